@@ -1,0 +1,58 @@
+#include "cli.h"
+
+#include <QCoreApplication>
+#include <QTextStream>
+#include <cstdio>
+#include <exception>
+
+namespace headlight::app {
+namespace {
+
+struct Command {
+    const char* name;
+    const char* summary;
+    int (*run)(const QStringList&);
+};
+
+constexpr Command kCommands[] = {
+    {"devices", "list Vulkan devices and the backend Headlight would choose", &runDevicesCommand},
+};
+
+int printUsage() {
+    QTextStream out(stdout);
+    out << "usage: headlight [--backend cpu|vulkan] [--vulkan-device INDEX|NAME]   (opens the window)\n"
+        << "       headlight COMMAND [options]\n\ncommands:\n";
+    for (const Command& command : kCommands) out << "  " << command.name << "\t" << command.summary << "\n";
+    return 0;
+}
+} // namespace
+
+bool isCliCommand(const QString& word) {
+    if (word == "help" || word == "--help" || word == "-h" || word == "--version") return true;
+    for (const Command& command : kCommands)
+        if (word == QLatin1String(command.name)) return true;
+    return false;
+}
+
+int runCli(int argc, char** argv) {
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationVersion(QStringLiteral(HEADLIGHT_VERSION));
+    QStringList args = QCoreApplication::arguments().mid(1);
+    const QString word = args.takeFirst();
+    if (word == "--version") {
+        QTextStream(stdout) << "headlight " << HEADLIGHT_VERSION << "\n";
+        return 0;
+    }
+    if (word == "help" || word == "--help" || word == "-h") return printUsage();
+    for (const Command& command : kCommands) {
+        if (word != QLatin1String(command.name)) continue;
+        try {
+            return command.run(args);
+        } catch (const std::exception& error) {
+            std::fprintf(stderr, "headlight %s: %s\n", command.name, error.what());
+            return 1;
+        }
+    }
+    return printUsage();
+}
+} // namespace headlight::app

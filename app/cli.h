@@ -1,0 +1,14 @@
+#pragma once
+// The command-line interface: `headlight COMMAND ...`. Every command prints one line on stderr and
+// exits non-zero on bad input; nothing it writes is left half-done.
+
+#include <QStringList>
+
+namespace headlight::app {
+
+bool isCliCommand(const QString& word);
+int runCli(int argc, char** argv);
+
+// Each command takes its arguments (after the command word) and returns the exit code.
+int runDevicesCommand(const QStringList& args);
+} // namespace headlight::app

@@ -1,0 +1,56 @@
+// `headlight devices [--json] [--vulkan-device SELECTOR]`: the Vulkan devices, their limits, and
+// which backend Headlight would use.
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTextStream>
+
+#include "backend/backend_choice.h"
+#include "backend/vulkan/vk_error.h"
+#include "cli.h"
+#include "cli_args.h"
+
+namespace headlight::app {
+namespace {
+
+QJsonObject toJson(const vk::DeviceInfo& d) {
+    return QJsonObject{{"index", int(d.index)},
+                       {"name", QString::fromStdString(d.name)},
+                       {"kind", vk::deviceKindName(d.kind)},
+                       {"driver", QString::fromStdString(d.driverVersion)},
+                       {"max_storage_buffer_range", double(d.maxStorageBufferRange)},
+                       {"max_compute_shared_memory", int(d.maxComputeSharedMemory)},
+                       {"max_push_constants_size", int(d.maxPushConstantsSize)},
+                       {"subgroup_size", int(d.subgroupSize)},
+                       {"unified_memory", d.unifiedMemory}};
+}
+} // namespace
+
+int runDevicesCommand(const QStringList& args) {
+    CliArgs parsed(args, {"--json"}, {"--vulkan-device", "--backend"});
+    std::optional<BackendKind> forced;
+    if (parsed.has("--backend")) forced = parsed.backend();
+    std::vector<vk::DeviceInfo> devices;
+    std::string error;
+    try {
+        devices = vk::listDevices();
+    } catch (const vk::VulkanError& e) {
+        error = e.what();
+    }
+    const BackendChoice choice = decideBackend(forced, devices, error, parsed.value("--vulkan-device").toStdString());
+    QTextStream out(stdout);
+    if (parsed.has("--json")) {
+        QJsonArray list;
+        for (const vk::DeviceInfo& d : devices) list.append(toJson(d));
+        const QJsonObject root{{"devices", list},
+                               {"backend", backendName(choice.kind)},
+                               {"reason", QString::fromStdString(choice.reason)}};
+        out << QJsonDocument(root).toJson(QJsonDocument::Indented);
+        return 0;
+    }
+    for (const vk::DeviceInfo& d : devices) out << d.index << ": " << QString::fromStdString(d.summary()) << "\n";
+    if (devices.empty()) out << "no Vulkan device: " << QString::fromStdString(error) << "\n";
+    out << "backend: " << backendName(choice.kind) << " (" << QString::fromStdString(choice.reason) << ")\n";
+    return 0;
+}
+} // namespace headlight::app

@@ -1,0 +1,46 @@
+// Headlight: with a command word it is the CLI (no display needed); otherwise the window opens.
+#include <QApplication>
+#include <QCommandLineParser>
+#include <cstdio>
+
+#include "cli.h"
+#include "main_window.h"
+
+namespace {
+
+int runGui(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QApplication::setApplicationName("Headlight");
+    QApplication::setOrganizationName("Headlight");
+    QApplication::setApplicationVersion(QStringLiteral(HEADLIGHT_VERSION));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription("Runs Transformer variants and shows what happens inside them.");
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption backend("backend", "Force the compute backend: cpu or vulkan.", "name");
+    const QCommandLineOption device("vulkan-device", "Vulkan device index or part of its name.", "device");
+    parser.addOption(backend);
+    parser.addOption(device);
+    parser.process(app);
+
+    headlight::app::LaunchOptions options;
+    if (parser.isSet(backend)) {
+        options.backend = headlight::parseBackend(parser.value(backend).toStdString());
+        if (!options.backend) {
+            std::fprintf(stderr, "headlight: --backend must be 'cpu' or 'vulkan'\n");
+            return 2;
+        }
+    }
+    options.vulkanDevice = parser.value(device).toStdString();
+    headlight::app::MainWindow window(options);
+    window.show();
+    return app.exec();
+}
+} // namespace
+
+int main(int argc, char** argv) {
+    if (argc > 1 && headlight::app::isCliCommand(QString::fromLocal8Bit(argv[1])))
+        return headlight::app::runCli(argc, argv);
+    return runGui(argc, argv);
+}

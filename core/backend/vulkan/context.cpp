@@ -1,0 +1,312 @@
+#include "context.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+#include "vk_error.h"
+
+namespace headlight::vk {
+namespace {
+
+constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
+
+bool envFlag(const char* name) {
+    const char* value = std::getenv(name);
+    return value && std::strcmp(value, "0") != 0 && *value;
+}
+
+bool validationWanted(bool requested) {
+#ifndef NDEBUG
+    requested = true;
+#endif
+    return requested || envFlag("HEADLIGHT_VULKAN_VALIDATION");
+}
+
+bool hasLayer(const char* layer) {
+    uint32_t count = 0;
+    vkEnumerateInstanceLayerProperties(&count, nullptr);
+    std::vector<VkLayerProperties> layers(count);
+    vkEnumerateInstanceLayerProperties(&count, layers.data());
+    return std::any_of(layers.begin(), layers.end(),
+                       [&](const VkLayerProperties& p) { return std::strcmp(p.layerName, layer) == 0; });
+}
+
+DeviceKind kindOf(VkPhysicalDeviceType type) {
+    switch (type) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return DeviceKind::Discrete;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return DeviceKind::Integrated;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return DeviceKind::Virtual;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return DeviceKind::Cpu;
+    default: return DeviceKind::Other;
+    }
+}
+
+int preference(DeviceKind kind) { return 4 - static_cast<int>(kind); }
+
+std::string versionString(uint32_t v) {
+    return std::to_string(VK_API_VERSION_MAJOR(v)) + "." + std::to_string(VK_API_VERSION_MINOR(v)) +
+           "." + std::to_string(VK_API_VERSION_PATCH(v));
+}
+
+DeviceInfo describe(VkPhysicalDevice device, uint32_t index) {
+    VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+    VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+    subgroup.pNext = &driver;
+    VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+    props.pNext = &subgroup;
+    vkGetPhysicalDeviceProperties2(device, &props);
+
+    VkPhysicalDeviceVulkan11Features features11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+    VkPhysicalDeviceVulkan12Features features12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    features11.pNext = &features12;
+    VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    features.pNext = &features11;
+    vkGetPhysicalDeviceFeatures2(device, &features);
+
+    VkPhysicalDeviceMemoryProperties memory;
+    vkGetPhysicalDeviceMemoryProperties(device, &memory);
+
+    const VkPhysicalDeviceLimits& limits = props.properties.limits;
+    DeviceInfo info;
+    info.index = index;
+    info.name = props.properties.deviceName;
+    info.kind = kindOf(props.properties.deviceType);
+    info.apiVersion = props.properties.apiVersion;
+    info.driverVersion = std::string(driver.driverName) + " " + driver.driverInfo;
+    info.maxStorageBufferRange = limits.maxStorageBufferRange;
+    info.maxComputeSharedMemory = limits.maxComputeSharedMemorySize;
+    info.maxComputeInvocations = limits.maxComputeWorkGroupInvocations;
+    std::copy_n(limits.maxComputeWorkGroupSize, 3, info.maxWorkgroupSize.begin());
+    info.maxPushConstantsSize = limits.maxPushConstantsSize;
+    info.subgroupSize = subgroup.subgroupSize;
+    info.subgroupArithmetic = (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) &&
+                              (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
+    info.shaderFloat16 = features12.shaderFloat16;
+    info.storageBuffer16Bit = features11.storageBuffer16BitAccess;
+    for (uint32_t i = 0; i < memory.memoryHeapCount; ++i)
+        if (memory.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
+            info.deviceLocalBytes = std::max<uint64_t>(info.deviceLocalBytes, memory.memoryHeaps[i].size);
+    const VkMemoryPropertyFlags unified =
+        VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
+    for (uint32_t i = 0; i < memory.memoryTypeCount; ++i)
+        if ((memory.memoryTypes[i].propertyFlags & unified) == unified) info.unifiedMemory = true;
+    return info;
+}
+
+VkInstance makeInstance(const std::vector<const char*>& layers, const std::vector<const char*>& extensions) {
+    VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+    app.pApplicationName = "Headlight";
+    app.apiVersion = VK_API_VERSION_1_2;
+    VkInstanceCreateInfo create{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+    create.pApplicationInfo = &app;
+    create.enabledLayerCount = static_cast<uint32_t>(layers.size());
+    create.ppEnabledLayerNames = layers.data();
+    create.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+    create.ppEnabledExtensionNames = extensions.data();
+    VkInstance instance = VK_NULL_HANDLE;
+    const VkResult result = vkCreateInstance(&create, nullptr, &instance);
+    if (result == VK_ERROR_INCOMPATIBLE_DRIVER)
+        throw VulkanError("no Vulkan driver is installed (vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER)", result);
+    check(result, "vkCreateInstance");
+    return instance;
+}
+
+std::vector<VkPhysicalDevice> physicalDevices(VkInstance instance) {
+    uint32_t count = 0;
+    check(vkEnumeratePhysicalDevices(instance, &count, nullptr), "vkEnumeratePhysicalDevices");
+    std::vector<VkPhysicalDevice> devices(count);
+    check(vkEnumeratePhysicalDevices(instance, &count, devices.data()), "vkEnumeratePhysicalDevices");
+    if (devices.empty()) throw VulkanError("no Vulkan device found");
+    return devices;
+}
+
+std::string lowercase(std::string text) {
+    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+    return text;
+}
+
+} // namespace
+
+const char* deviceKindName(DeviceKind kind) {
+    switch (kind) {
+    case DeviceKind::Discrete: return "discrete GPU";
+    case DeviceKind::Integrated: return "integrated GPU";
+    case DeviceKind::Virtual: return "virtual GPU";
+    case DeviceKind::Cpu: return "CPU";
+    case DeviceKind::Other: break;
+    }
+    return "other";
+}
+
+std::string DeviceInfo::summary() const {
+    std::ostringstream out;
+    out << name << " (" << deviceKindName(kind) << ", Vulkan " << versionString(apiVersion)
+        << ", subgroup " << subgroupSize << ", shared " << maxComputeSharedMemory / 1024 << " KiB, binding "
+        << maxStorageBufferRange / (1024 * 1024) << " MiB, push " << maxPushConstantsSize << " B"
+        << (unifiedMemory ? ", unified memory" : "") << ")";
+    return out.str();
+}
+
+std::optional<std::size_t> selectDevice(const std::vector<DeviceInfo>& devices, const std::string& selector) {
+    if (devices.empty()) return std::nullopt;
+    if (selector.empty()) {
+        const auto best = std::max_element(devices.begin(), devices.end(), [](const auto& a, const auto& b) {
+            return preference(a.kind) < preference(b.kind);
+        });
+        return static_cast<std::size_t>(best - devices.begin());
+    }
+    for (std::size_t i = 0; i < devices.size(); ++i)
+        if (std::to_string(devices[i].index) == selector ||
+            lowercase(devices[i].name).find(lowercase(selector)) != std::string::npos)
+            return i;
+    return std::nullopt;
+}
+
+std::vector<DeviceInfo> listDevices() {
+    VkInstance instance = makeInstance({}, {});
+    std::vector<DeviceInfo> infos;
+    try {
+        const auto devices = physicalDevices(instance);
+        for (uint32_t i = 0; i < devices.size(); ++i) infos.push_back(describe(devices[i], i));
+    } catch (...) {
+        vkDestroyInstance(instance, nullptr);
+        throw;
+    }
+    vkDestroyInstance(instance, nullptr);
+    return infos;
+}
+
+std::unique_ptr<Context> Context::create(const ContextOptions& options) {
+    std::unique_ptr<Context> context(new Context);
+    context->createInstance(validationWanted(options.validation));
+    std::string selector = options.deviceSelector;
+    if (selector.empty())
+        if (const char* env = std::getenv("HEADLIGHT_VULKAN_DEVICE")) selector = env;
+    context->pickDevice(selector);
+    context->createDevice();
+    return context;
+}
+
+Context::~Context() {
+    if (device_) {
+        vkDeviceWaitIdle(device_);
+        vkDestroyCommandPool(device_, commandPool_, nullptr);
+        vkDestroyDevice(device_, nullptr);
+    }
+    if (messenger_) {
+        auto destroy = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
+            vkGetInstanceProcAddr(instance_, "vkDestroyDebugUtilsMessengerEXT"));
+        destroy(instance_, messenger_, nullptr);
+    }
+    if (instance_) vkDestroyInstance(instance_, nullptr);
+}
+
+void Context::createInstance(bool validation) {
+    std::vector<const char*> layers;
+    std::vector<const char*> extensions;
+    if (validation && hasLayer(kValidationLayer)) {
+        layers.push_back(kValidationLayer);
+        extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+    } else if (validation) {
+        messages_.push_back("validation requested but VK_LAYER_KHRONOS_validation is not installed");
+    }
+    instance_ = makeInstance(layers, extensions);
+    if (layers.empty()) return;
+
+    VkDebugUtilsMessengerCreateInfoEXT create{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+    create.messageSeverity =
+        VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+    create.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                         VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT |
+                         VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT;
+    create.pfnUserCallback = &Context::onValidationMessage;
+    create.pUserData = this;
+    auto makeMessenger = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
+        vkGetInstanceProcAddr(instance_, "vkCreateDebugUtilsMessengerEXT"));
+    check(makeMessenger(instance_, &create, nullptr, &messenger_), "vkCreateDebugUtilsMessengerEXT");
+}
+
+void Context::pickDevice(const std::string& selector) {
+    const auto devices = physicalDevices(instance_);
+    std::vector<DeviceInfo> infos;
+    for (uint32_t i = 0; i < devices.size(); ++i) infos.push_back(describe(devices[i], i));
+    const std::optional<std::size_t> chosen = selectDevice(infos, selector);
+    if (!chosen) {
+        std::string names;
+        for (const DeviceInfo& d : infos) names += (names.empty() ? "" : ", ") + std::to_string(d.index) + ": " + d.name;
+        throw VulkanError("no Vulkan device matches '" + selector + "' (devices: " + names + ")");
+    }
+    physical_ = devices[*chosen];
+    info_ = infos[*chosen];
+    vkGetPhysicalDeviceMemoryProperties(physical_, &memory_);
+}
+
+void Context::createDevice() {
+    uint32_t familyCount = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(physical_, &familyCount, nullptr);
+    std::vector<VkQueueFamilyProperties> families(familyCount);
+    vkGetPhysicalDeviceQueueFamilyProperties(physical_, &familyCount, families.data());
+    const auto compute = std::find_if(families.begin(), families.end(), [](const VkQueueFamilyProperties& f) {
+        return f.queueFlags & VK_QUEUE_COMPUTE_BIT;
+    });
+    if (compute == families.end()) throw VulkanError("device '" + info_.name + "' has no compute queue");
+    queueFamily_ = static_cast<uint32_t>(compute - families.begin());
+
+    const float priority = 1.0f;
+    VkDeviceQueueCreateInfo queue{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+    queue.queueFamilyIndex = queueFamily_;
+    queue.queueCount = 1;
+    queue.pQueuePriorities = &priority;
+
+    VkPhysicalDeviceVulkan11Features features11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+    features11.storageBuffer16BitAccess = info_.storageBuffer16Bit;
+    VkPhysicalDeviceVulkan12Features features12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    features12.shaderFloat16 = info_.shaderFloat16;
+    features11.pNext = &features12;
+
+    VkDeviceCreateInfo create{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+    create.pNext = &features11;
+    create.queueCreateInfoCount = 1;
+    create.pQueueCreateInfos = &queue;
+    check(vkCreateDevice(physical_, &create, nullptr, &device_), "vkCreateDevice");
+    vkGetDeviceQueue(device_, queueFamily_, 0, &queue_);
+
+    VkCommandPoolCreateInfo pool{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    pool.queueFamilyIndex = queueFamily_;
+    check(vkCreateCommandPool(device_, &pool, nullptr, &commandPool_), "vkCreateCommandPool");
+}
+
+uint32_t Context::memoryType(uint32_t typeBits, VkMemoryPropertyFlags required,
+                             VkMemoryPropertyFlags preferred) const {
+    int fallback = -1;
+    for (uint32_t i = 0; i < memory_.memoryTypeCount; ++i) {
+        const VkMemoryPropertyFlags flags = memory_.memoryTypes[i].propertyFlags;
+        if (!(typeBits & (1u << i)) || (flags & required) != required) continue;
+        if ((flags & preferred) == preferred) return i;
+        if (fallback < 0) fallback = static_cast<int>(i);
+    }
+    if (fallback < 0) throw VulkanError("device '" + info_.name + "' has no suitable memory type");
+    return static_cast<uint32_t>(fallback);
+}
+
+std::vector<std::string> Context::validationMessages() const {
+    std::lock_guard lock(messagesMutex_);
+    return messages_;
+}
+
+VKAPI_ATTR VkBool32 VKAPI_CALL Context::onValidationMessage(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                            VkDebugUtilsMessageTypeFlagsEXT,
+                                                            const VkDebugUtilsMessengerCallbackDataEXT* data,
+                                                            void* self) {
+    auto* context = static_cast<Context*>(self);
+    const bool error = severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+    if (error) ++context->validationErrors_;
+    std::lock_guard lock(context->messagesMutex_);
+    context->messages_.push_back(std::string(error ? "error: " : "warning: ") + data->pMessage);
+    return VK_FALSE;
+}
+} // namespace headlight::vk

@@ -1,0 +1,108 @@
+#pragma once
+// The compute device layer: Headlight's own VkInstance (never Qt's, so compute runs with no
+// display), device selection, recorded features and limits, and validation messages counted so
+// that tests can fail on them.
+//
+// Selection order: discrete GPU > integrated GPU > virtual GPU > CPU (lavapipe) > other. The
+// environment variable HEADLIGHT_VULKAN_DEVICE or the CLI flag --vulkan-device overrides it with a
+// device index (as `headlight devices` lists them) or a case-insensitive part of the device name.
+// Validation layers are on in debug builds and whenever HEADLIGHT_VULKAN_VALIDATION=1.
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <vulkan/vulkan.h>
+
+namespace headlight::vk {
+
+enum class DeviceKind { Discrete, Integrated, Virtual, Cpu, Other };
+const char* deviceKindName(DeviceKind kind);
+
+struct DeviceInfo {
+    uint32_t index = 0; // position in vkEnumeratePhysicalDevices
+    std::string name;
+    DeviceKind kind = DeviceKind::Other;
+    uint32_t apiVersion = 0;
+    std::string driverVersion;
+    uint64_t maxStorageBufferRange = 0; // bytes one storage binding may span
+    uint32_t maxComputeSharedMemory = 0;
+    uint32_t maxComputeInvocations = 0;
+    std::array<uint32_t, 3> maxWorkgroupSize{};
+    uint32_t maxPushConstantsSize = 0;
+    uint32_t subgroupSize = 0;
+    bool subgroupArithmetic = false;
+    bool shaderFloat16 = false;
+    bool storageBuffer16Bit = false;
+    bool unifiedMemory = false;  // a device-local heap that the host can map
+    uint64_t deviceLocalBytes = 0; // size of the largest device-local heap
+    std::string summary() const; // one line: name, kind, API, limits
+};
+
+struct ContextOptions {
+    std::string deviceSelector; // empty: HEADLIGHT_VULKAN_DEVICE, then the best device
+    bool validation = false;    // forced on in debug builds and by HEADLIGHT_VULKAN_VALIDATION=1
+};
+
+// Every physical device the loader reports, with its limits. Throws VulkanError when there is no
+// loader, no driver, or no device.
+std::vector<DeviceInfo> listDevices();
+
+// The device `selector` names (an index or part of a name, case-insensitive), or the preferred
+// kind when `selector` is empty; nullopt when nothing matches.
+std::optional<std::size_t> selectDevice(const std::vector<DeviceInfo>& devices, const std::string& selector);
+
+class Context {
+public:
+    // Throws VulkanError with a one-line reason when no usable device exists.
+    static std::unique_ptr<Context> create(const ContextOptions& options = {});
+    ~Context();
+    Context(const Context&) = delete;
+    Context& operator=(const Context&) = delete;
+
+    const DeviceInfo& info() const { return info_; }
+    VkInstance instance() const { return instance_; }
+    VkPhysicalDevice physicalDevice() const { return physical_; }
+    VkDevice device() const { return device_; }
+    VkQueue queue() const { return queue_; }
+    uint32_t queueFamily() const { return queueFamily_; }
+    VkCommandPool commandPool() const { return commandPool_; }
+    bool validationEnabled() const { return messenger_ != VK_NULL_HANDLE; }
+
+    // Index of a memory type with all `required` flags, preferring those that also have
+    // `preferred`; throws when none fits `typeBits`.
+    uint32_t memoryType(uint32_t typeBits, VkMemoryPropertyFlags required,
+                        VkMemoryPropertyFlags preferred = 0) const;
+
+    // Validation-layer errors (and warnings) seen since creation.
+    int validationErrorCount() const { return validationErrors_.load(); }
+    std::vector<std::string> validationMessages() const;
+
+private:
+    Context() = default;
+    void createInstance(bool validation);
+    void pickDevice(const std::string& selector);
+    void createDevice();
+    static VKAPI_ATTR VkBool32 VKAPI_CALL onValidationMessage(
+        VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT types,
+        const VkDebugUtilsMessengerCallbackDataEXT* data, void* self);
+
+    VkInstance instance_ = VK_NULL_HANDLE;
+    VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
+    VkPhysicalDevice physical_ = VK_NULL_HANDLE;
+    VkDevice device_ = VK_NULL_HANDLE;
+    VkQueue queue_ = VK_NULL_HANDLE;
+    uint32_t queueFamily_ = 0;
+    VkCommandPool commandPool_ = VK_NULL_HANDLE;
+    VkPhysicalDeviceMemoryProperties memory_{};
+    DeviceInfo info_;
+    std::atomic<int> validationErrors_{0};
+    mutable std::mutex messagesMutex_;
+    std::vector<std::string> messages_;
+};
+} // namespace headlight::vk
