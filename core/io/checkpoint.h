@@ -1,0 +1,32 @@
+#pragma once
+// A Hugging Face checkpoint folder: config.json plus model.safetensors, or sharded
+// model-0000x-of-0000n.safetensors listed by model.safetensors.index.json. PyTorch pickles
+// (pytorch_model.bin, *.pt, *.pth, *.ckpt) are never opened: a folder that has only those is refused
+// with a message saying to convert it to safetensors.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "io/safetensors.h"
+
+namespace headlight::io {
+
+class Checkpoint {
+public:
+    // Opens and validates every shard; throws CheckpointError naming the file and the problem.
+    explicit Checkpoint(const std::string& folder);
+
+    const std::string& folder() const { return folder_; }
+    std::vector<std::string> names() const; // every tensor name, sorted
+    bool contains(const std::string& name) const;
+    const TensorInfo& info(const std::string& name) const; // throws CheckpointError ("missing tensor")
+    Tensor loadF32(const std::string& name) const;         // throws CheckpointError
+
+private:
+    const SafetensorsFile& fileOf(const std::string& name) const;
+    std::string folder_;
+    std::vector<std::unique_ptr<SafetensorsFile>> files_;
+    std::map<std::string, std::size_t> fileIndex_; // tensor name → files_ index
+};
+} // namespace headlight::io

@@ -1,0 +1,80 @@
+#pragma once
+// Safetensors files (https://huggingface.co/docs/safetensors): an 8-byte little-endian header
+// length, a JSON header naming each tensor's dtype, shape and byte range, then the raw data.
+// Files are mapped, never read whole. The header is validated before any use: its length is
+// bounded (100 MB) and inside the file, the JSON is well-formed UTF-8, dtypes are known, every
+// range lies inside the data and no two overlap, shape × dtype size equals the range, and no
+// arithmetic overflows. Any failure throws CheckpointError naming the file and the problem.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tensor/tensor.h"
+
+namespace headlight::io {
+
+class CheckpointError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+enum class DType { F64, F32, F16, BF16, I64, I32, I16, I8, U8, Bool };
+const char* dtypeName(DType dtype);  // as safetensors spells it: "F32", "BF16", ...
+std::size_t dtypeSize(DType dtype);
+
+struct TensorInfo {
+    std::string name;
+    DType dtype = DType::F32;
+    std::vector<int64_t> shape;
+    uint64_t begin = 0; // byte range relative to the start of the data section
+    uint64_t end = 0;
+};
+
+class SafetensorsFile {
+public:
+    // Maps and validates `path`; throws CheckpointError.
+    explicit SafetensorsFile(const std::string& path);
+    ~SafetensorsFile();
+    SafetensorsFile(const SafetensorsFile&) = delete;
+    SafetensorsFile& operator=(const SafetensorsFile&) = delete;
+
+    const std::string& path() const { return path_; }
+    const std::map<std::string, TensorInfo>& tensors() const { return tensors_; }
+    const std::map<std::string, std::string>& metadata() const { return metadata_; }
+    bool contains(const std::string& name) const { return tensors_.count(name) != 0; }
+    const TensorInfo& info(const std::string& name) const; // throws CheckpointError
+
+    // The tensor widened to f32 (F32, F16, BF16, F64, integer types). Throws CheckpointError.
+    Tensor loadF32(const std::string& name) const;
+    // Integer tensors (I64, I32, ...) as int64.
+    std::vector<int64_t> loadI64(const std::string& name) const;
+    // The raw bytes of a tensor, inside the mapping.
+    std::span<const std::byte> bytes(const std::string& name) const;
+
+private:
+    struct Mapping;
+    std::string path_;
+    std::unique_ptr<Mapping> mapping_;
+    std::span<const std::byte> data_; // the data section
+    std::map<std::string, TensorInfo> tensors_;
+    std::map<std::string, std::string> metadata_;
+};
+
+// A tensor to write: f32 values or int64 values, with a shape.
+struct TensorToWrite {
+    std::string name;
+    std::vector<int64_t> shape;
+    std::vector<float> f32;   // used when i64 is empty
+    std::vector<int64_t> i64; // written as I64
+};
+
+// Writes a safetensors file atomically (a temporary file renamed over `path` on success; nothing
+// is left behind on failure). Throws CheckpointError with the path and the reason.
+void writeSafetensors(const std::string& path, const std::vector<TensorToWrite>& tensors,
+                      const std::map<std::string, std::string>& metadata = {});
+} // namespace headlight::io
