@@ -1,0 +1,206 @@
+#!/usr/bin/python3
+"""Optional second opinion on the goldens, from PyTorch's own modules (Debian python3-torch).
+
+Rebuilds the BERT, DistilBERT, RoBERTa and GPT-2 goldens with torch.nn.MultiheadAttention,
+nn.LayerNorm and nn.functional.gelu, reading the checkpoints back from disk, and compares
+attentions and hidden states with the stored goldens.  (torch 1.13 has no RoPE or GQA
+building blocks; the Llama family is recomputed with a transcription written the way
+modeling_llama.py / modeling_mistral.py (4.4x) write it: rotate_half, repeat_kv by expand +
+reshape, an additive finfo.min 4D mask built as in _prepare_4d_causal_attention_mask_with_
+cache_position, softmax in float32 semantics.)
+
+    /usr/bin/python3 tools/golden/crosscheck_torch.py [DIR]
+"""
+import json
+import os
+import sys
+
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+sys.dont_write_bytecode = True  # leave no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import safetensors_io as S  # noqa: E402
+
+torch.set_default_dtype(torch.float64)
+
+
+def _load(folder):
+    W = {}
+    for f in sorted(os.listdir(folder)):
+        if f.endswith(".safetensors"):
+            W.update(S.load(os.path.join(folder, f))[0])
+    return {k: torch.from_numpy(v.astype(np.float64)) for k, v in W.items()}
+
+
+def _mha(D, H, wq, bq, wk, bk, wv, bv, wo, bo):
+    m = nn.MultiheadAttention(D, H, batch_first=True)
+    with torch.no_grad():
+        m.in_proj_weight.copy_(torch.cat([wq, wk, wv], 0))
+        m.in_proj_bias.copy_(torch.cat([bq, bk, bv], 0))
+        m.out_proj.weight.copy_(wo)
+        m.out_proj.bias.copy_(bo)
+    return m.eval()
+
+
+def _ln(x, w, b, eps):
+    return F.layer_norm(x, (x.shape[-1],), w, b, eps)
+
+
+def encoder(W, cfg, ids, mask, tt):
+    mt = cfg["model_type"]
+    p = "bert." if any(k.startswith("bert.") for k in W) else ""
+    ids_t = torch.tensor(ids)
+    if mt == "distilbert":
+        D, H, L, eps = cfg["dim"], cfg["n_heads"], cfg["n_layers"], 1e-12
+        x = W["embeddings.word_embeddings.weight"][ids_t] + W["embeddings.position_embeddings.weight"][:len(ids)]
+        x = _ln(x, W["embeddings.LayerNorm.weight"], W["embeddings.LayerNorm.bias"], eps)
+    else:
+        D, H, L, eps = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_hidden_layers"], cfg["layer_norm_eps"]
+        if mt == "roberta":
+            m = (ids_t != cfg["pad_token_id"]).long()
+            pos = torch.cumsum(m, 0) * m + cfg["pad_token_id"]
+        else:
+            pos = torch.arange(len(ids))
+        x = (W[p + "embeddings.word_embeddings.weight"][ids_t] + W[p + "embeddings.position_embeddings.weight"][pos]
+             + W[p + "embeddings.token_type_embeddings.weight"][torch.tensor(tt)])
+        x = _ln(x, W[p + "embeddings.LayerNorm.weight"], W[p + "embeddings.LayerNorm.bias"], eps)
+    kpm = torch.tensor(mask)[None] == 0
+    x = x[None]
+    hs, atts = [x[0]], []
+    for i in range(L):
+        if mt == "distilbert":
+            q = f"transformer.layer.{i}."
+            a = q + "attention."
+            mha = _mha(D, H, *(W[a + n] for n in ("q_lin.weight", "q_lin.bias", "k_lin.weight", "k_lin.bias",
+                                                  "v_lin.weight", "v_lin.bias", "out_lin.weight", "out_lin.bias")))
+            names = (q + "sa_layer_norm.", q + "ffn.lin1.", q + "ffn.lin2.", q + "output_layer_norm.")
+        else:
+            q = f"{p}encoder.layer.{i}."
+            a = q + "attention.self."
+            mha = _mha(D, H, *(W[a + n] for n in ("query.weight", "query.bias", "key.weight", "key.bias",
+                                                  "value.weight", "value.bias")),
+                       W[q + "attention.output.dense.weight"], W[q + "attention.output.dense.bias"])
+            names = (q + "attention.output.LayerNorm.", q + "intermediate.dense.", q + "output.dense.",
+                     q + "output.LayerNorm.")
+        sa, probs = mha(x, x, x, key_padding_mask=kpm, need_weights=True, average_attn_weights=False)
+        x = _ln(x + sa, W[names[0] + "weight"], W[names[0] + "bias"], eps)
+        h = F.gelu(F.linear(x, W[names[1] + "weight"], W[names[1] + "bias"]))
+        x = _ln(x + F.linear(h, W[names[2] + "weight"], W[names[2] + "bias"]), W[names[3] + "weight"],
+                W[names[3] + "bias"], eps)
+        hs.append(x[0])
+        atts.append(probs[0])
+    return torch.stack(atts), torch.stack(hs)
+
+
+def gpt2(W, cfg, ids, mask, tt):
+    p = "transformer." if "transformer.wte.weight" in W else ""
+    D, H, L, eps = cfg["n_embd"], cfg["n_head"], cfg["n_layer"], cfg["layer_norm_epsilon"]
+    T = len(ids)
+    x = (W[p + "wte.weight"][torch.tensor(ids)] + W[p + "wpe.weight"][:T])[None]
+    causal = torch.triu(torch.ones(T, T, dtype=torch.bool), 1)
+    kpm = torch.tensor(mask)[None] == 0
+    hs, atts = [], []
+    for i in range(L):
+        hs.append(x[0])
+        q = f"{p}h.{i}."
+        wqkv, bqkv = W[q + "attn.c_attn.weight"].T, W[q + "attn.c_attn.bias"]
+        mha = _mha(D, H, wqkv[:D], bqkv[:D], wqkv[D:2 * D], bqkv[D:2 * D], wqkv[2 * D:], bqkv[2 * D:],
+                   W[q + "attn.c_proj.weight"].T, W[q + "attn.c_proj.bias"])
+        h = _ln(x, W[q + "ln_1.weight"], W[q + "ln_1.bias"], eps)
+        sa, probs = mha(h, h, h, attn_mask=causal, key_padding_mask=kpm, need_weights=True,
+                        average_attn_weights=False)
+        x = x + sa
+        h = _ln(x, W[q + "ln_2.weight"], W[q + "ln_2.bias"], eps)
+        h = F.gelu(h @ W[q + "mlp.c_fc.weight"] + W[q + "mlp.c_fc.bias"], approximate="tanh")
+        x = x + h @ W[q + "mlp.c_proj.weight"] + W[q + "mlp.c_proj.bias"]
+        atts.append(probs[0])
+    hs.append(_ln(x, W[p + "ln_f.weight"], W[p + "ln_f.bias"], eps)[0])
+    return torch.stack(atts), torch.stack(hs)
+
+
+def _rms(x, w, eps):
+    return w * (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps))
+
+
+def _rotate_half(x):
+    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2:]
+    return torch.cat((-x2, x1), dim=-1)
+
+
+def _repeat_kv(h, n_rep):
+    b, kvh, slen, hd = h.shape
+    return h[:, :, None, :, :].expand(b, kvh, n_rep, slen, hd).reshape(b, kvh * n_rep, slen, hd)
+
+
+def llama(W, cfg, ids, mask, tt):
+    D, H, KV, L = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["num_hidden_layers"]
+    hd = cfg.get("head_dim") or D // H
+    eps, T = cfg["rms_norm_eps"], len(ids)
+    # causal mask (+ Mistral sliding window) as an additive 4D mask
+    min_dtype = torch.finfo(torch.float64).min
+    cache_position = torch.arange(T)
+    causal = torch.full((T, T), min_dtype)
+    attend_not = torch.arange(T) > cache_position.reshape(-1, 1)
+    if cfg["model_type"] == "mistral" and cfg.get("sliding_window") is not None:
+        attend_not |= torch.arange(T) <= (cache_position.reshape(-1, 1) - cfg["sliding_window"])
+    causal = causal * attend_not
+    causal = causal.masked_fill(torch.tensor(mask)[None, :] == 0, min_dtype)[None, None]
+    inv_freq = 1.0 / (cfg["rope_theta"] ** (torch.arange(0, hd, 2, dtype=torch.int64).double() / hd))
+    freqs = (inv_freq[:, None] @ cache_position[None, :].double()).T
+    emb = torch.cat((freqs, freqs), dim=-1)
+    cos, sin = emb.cos()[None, None], emb.sin()[None, None]
+    x = W["model.embed_tokens.weight"][torch.tensor(ids)][None]
+    hs, atts = [], []
+    for i in range(L):
+        hs.append(x[0])
+        p = f"model.layers.{i}."
+        h = _rms(x, W[p + "input_layernorm.weight"], eps)
+        a = p + "self_attn."
+        q = F.linear(h, W[a + "q_proj.weight"], W.get(a + "q_proj.bias")).view(1, T, H, hd).transpose(1, 2)
+        k = F.linear(h, W[a + "k_proj.weight"], W.get(a + "k_proj.bias")).view(1, T, KV, hd).transpose(1, 2)
+        v = F.linear(h, W[a + "v_proj.weight"], W.get(a + "v_proj.bias")).view(1, T, KV, hd).transpose(1, 2)
+        q = q * cos + _rotate_half(q) * sin
+        k = k * cos + _rotate_half(k) * sin
+        k, v = _repeat_kv(k, H // KV), _repeat_kv(v, H // KV)
+        w = torch.matmul(q, k.transpose(2, 3)) / hd ** 0.5 + causal
+        w = F.softmax(w, dim=-1)
+        o = torch.matmul(w, v).transpose(1, 2).reshape(1, T, H * hd)
+        x = x + F.linear(o, W[a + "o_proj.weight"])
+        h = _rms(x, W[p + "post_attention_layernorm.weight"], eps)
+        m = p + "mlp."
+        x = x + F.linear(F.silu(F.linear(h, W[m + "gate_proj.weight"])) * F.linear(h, W[m + "up_proj.weight"]),
+                         W[m + "down_proj.weight"])
+        atts.append(w[0])
+    hs.append(_rms(x, W["model.norm.weight"], eps)[0])
+    return torch.stack(atts), torch.stack(hs)
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+        os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "tests", "data", "models")
+    worst_all = 0.0
+    for name in ("bert", "bert_mlm", "roberta", "distilbert", "gpt2", "gpt2_plain", "llama", "qwen2",
+                 "mistral"):
+        d = os.path.join(root, name)
+        cfg = json.load(open(os.path.join(d, "config.json")))
+        W = _load(d)
+        fn = {"gpt2": gpt2, "llama": llama, "qwen2": llama, "mistral": llama}.get(cfg["model_type"], encoder)
+        worst = 0.0
+        for case in json.load(open(os.path.join(d, "golden.json"), encoding="utf-8"))["cases"]:
+            g = S.load(os.path.join(d, "golden", case["name"] + ".safetensors"))[0]
+            with torch.no_grad():
+                att, hs = fn(W, cfg, case["ids"], case["attention_mask"], case["token_type_ids"])
+            worst = max(worst, float((att - torch.from_numpy(g["attentions"].astype(np.float64))).abs().max()),
+                        float((hs - torch.from_numpy(g["hidden_states"].astype(np.float64))).abs().max()))
+        print(f"{name:11s} torch.nn max |diff| vs golden: {worst:.2e}")
+        worst_all = max(worst_all, worst)
+    if worst_all > 1e-5:
+        sys.exit("MISMATCH")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

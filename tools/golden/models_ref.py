@@ -1,0 +1,271 @@
+"""Forward passes of the supported Hugging Face architectures in float64 numpy.
+
+Each forward takes the checkpoint's tensors exactly as stored (HF names, already rounded to
+the stored dtype and widened to float64), the HF config dict, input_ids, attention_mask and
+(BERT) token_type_ids, and returns a dict with
+    attentions         [L, H, T, T]   post-softmax probabilities (output_attentions)
+    hidden_states      [L+1, T, D]    output_hidden_states: embeddings output, then each layer's
+                                      output; for GPT-2 and the Llama family the last entry is
+                                      after the final norm (ln_f / model.norm), as in HF
+    last_hidden_state  [T, D]
+    position_ids       [T]
+
+Conventions (cross-checked against transformers' modeling_*.py, see docs/golden-references.md):
+  * masked keys get probability exactly 0 (HF adds finfo.min; we use -inf, same softmax);
+  * BERT/RoBERTa/DistilBERT: key padding mask only; GPT-2/Llama family: causal AND key padding;
+  * Mistral: causal AND sliding window, query i sees key j iff i - window < j <= i
+    (masking_utils.sliding_window_overlay: kv_idx > q_idx - sliding_window);
+  * RoBERTa position ids: cumsum(input_ids != pad) * (input_ids != pad) + pad_token_id;
+  * gelu = exact erf form, gelu_new = tanh form, silu = x * sigmoid(x);
+  * LayerNorm uses the biased variance; RMSNorm x / sqrt(mean(x^2) + eps) * weight;
+  * RoPE: HF "rotate_half" layout (first half / second half of head_dim, not interleaved),
+    inv_freq = theta^(-2i/d), positions 0..T-1 (no position_ids given, right padding);
+  * GQA: query head h uses key/value head h // (heads / kv_heads) (repeat_kv).
+"""
+import math
+
+import numpy as np
+from scipy_free import erf  # vectorised math.erf (no scipy on the machines)
+
+NEG_INF = -np.inf
+
+
+def layer_norm(x, w, b, eps):
+    mu = x.mean(-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + eps) * w + b
+
+
+def rms_norm(x, w, eps):
+    return x / np.sqrt((x * x).mean(-1, keepdims=True) + eps) * w
+
+
+def gelu(x):
+    return 0.5 * x * (1.0 + erf(x / math.sqrt(2.0)))
+
+
+def gelu_new(x):
+    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
+
+
+def silu(x):
+    return x / (1.0 + np.exp(-x))
+
+
+ACT = {"gelu": gelu, "gelu_new": gelu_new, "gelu_pytorch_tanh": gelu_new, "silu": silu,
+       "relu": lambda x: np.maximum(x, 0.0)}
+
+
+def softmax_masked(scores, allowed):
+    """scores [H,T,T]; allowed [T,T] bool (query, key)."""
+    s = np.where(allowed[None], scores, NEG_INF)
+    s = s - s.max(-1, keepdims=True)
+    e = np.exp(s)
+    return e / e.sum(-1, keepdims=True)
+
+
+def linear(x, w, b=None):  # nn.Linear: weight [out, in]
+    y = x @ w.T
+    return y if b is None else y + b
+
+
+def mha(x, wq, bq, wk, bk, wv, bv, heads, allowed):
+    T, D = x.shape
+    d = D // heads
+    q = linear(x, wq, bq).reshape(T, heads, d).transpose(1, 0, 2)
+    k = linear(x, wk, bk).reshape(T, heads, d).transpose(1, 0, 2)
+    v = linear(x, wv, bv).reshape(T, heads, d).transpose(1, 0, 2)
+    p = softmax_masked(q @ k.transpose(0, 2, 1) / math.sqrt(d), allowed)
+    ctx = (p @ v).transpose(1, 0, 2).reshape(T, D)
+    return ctx, p
+
+
+def _key_mask(attention_mask, T):
+    m = np.asarray(attention_mask, dtype=bool)
+    return np.broadcast_to(m[None, :], (T, T))
+
+
+# ------------------------------------------------------------------------------------------
+# BERT / RoBERTa  (modeling_bert.py BertEmbeddings, BertSelfAttention, BertLayer;
+#                  modeling_roberta.py RobertaEmbeddings, create_position_ids_from_input_ids)
+# ------------------------------------------------------------------------------------------
+
+
+def bert_forward(W, cfg, input_ids, attention_mask, token_type_ids, prefix=""):
+    ids = np.asarray(input_ids)
+    T = len(ids)
+    g = lambda n: W[prefix + n]  # noqa: E731
+    if cfg["model_type"] == "roberta":
+        pad = cfg["pad_token_id"]
+        nonpad = (ids != pad).astype(np.int64)
+        pos = np.cumsum(nonpad) * nonpad + pad
+    else:
+        pos = np.arange(T)
+    x = (g("embeddings.word_embeddings.weight")[ids]
+         + g("embeddings.position_embeddings.weight")[pos]
+         + g("embeddings.token_type_embeddings.weight")[np.asarray(token_type_ids)])
+    eps = cfg["layer_norm_eps"]
+    x = layer_norm(x, g("embeddings.LayerNorm.weight"), g("embeddings.LayerNorm.bias"), eps)
+    allowed = _key_mask(attention_mask, T)
+    act = ACT[cfg["hidden_act"]]
+    hs, atts = [x], []
+    for i in range(cfg["num_hidden_layers"]):
+        p = f"encoder.layer.{i}."
+        a = p + "attention.self."
+        ctx, probs = mha(x, g(a + "query.weight"), g(a + "query.bias"), g(a + "key.weight"),
+                         g(a + "key.bias"), g(a + "value.weight"), g(a + "value.bias"),
+                         cfg["num_attention_heads"], allowed)
+        o = p + "attention.output."
+        x = layer_norm(linear(ctx, g(o + "dense.weight"), g(o + "dense.bias")) + x,
+                       g(o + "LayerNorm.weight"), g(o + "LayerNorm.bias"), eps)
+        h = act(linear(x, g(p + "intermediate.dense.weight"), g(p + "intermediate.dense.bias")))
+        x = layer_norm(linear(h, g(p + "output.dense.weight"), g(p + "output.dense.bias")) + x,
+                       g(p + "output.LayerNorm.weight"), g(p + "output.LayerNorm.bias"), eps)
+        hs.append(x)
+        atts.append(probs)
+    return dict(attentions=np.stack(atts), hidden_states=np.stack(hs), last_hidden_state=x,
+                position_ids=pos)
+
+
+# ------------------------------------------------------------------------------------------
+# DistilBERT (modeling_distilbert.py Embeddings, MultiHeadSelfAttention, TransformerBlock)
+# ------------------------------------------------------------------------------------------
+
+
+def distilbert_forward(W, cfg, input_ids, attention_mask):
+    ids = np.asarray(input_ids)
+    T = len(ids)
+    pos = np.arange(T)
+    eps = 1e-12  # hard-coded nn.LayerNorm(config.dim, eps=1e-12) in modeling_distilbert.py
+    x = W["embeddings.word_embeddings.weight"][ids] + W["embeddings.position_embeddings.weight"][pos]
+    x = layer_norm(x, W["embeddings.LayerNorm.weight"], W["embeddings.LayerNorm.bias"], eps)
+    allowed = _key_mask(attention_mask, T)
+    act = ACT[cfg["activation"]]
+    hs, atts = [x], []
+    for i in range(cfg["n_layers"]):
+        p = f"transformer.layer.{i}."
+        a = p + "attention."
+        ctx, probs = mha(x, W[a + "q_lin.weight"], W[a + "q_lin.bias"], W[a + "k_lin.weight"],
+                         W[a + "k_lin.bias"], W[a + "v_lin.weight"], W[a + "v_lin.bias"],
+                         cfg["n_heads"], allowed)
+        sa = linear(ctx, W[a + "out_lin.weight"], W[a + "out_lin.bias"])
+        x = layer_norm(sa + x, W[p + "sa_layer_norm.weight"], W[p + "sa_layer_norm.bias"], eps)
+        h = act(linear(x, W[p + "ffn.lin1.weight"], W[p + "ffn.lin1.bias"]))
+        x = layer_norm(linear(h, W[p + "ffn.lin2.weight"], W[p + "ffn.lin2.bias"]) + x,
+                       W[p + "output_layer_norm.weight"], W[p + "output_layer_norm.bias"], eps)
+        hs.append(x)
+        atts.append(probs)
+    return dict(attentions=np.stack(atts), hidden_states=np.stack(hs), last_hidden_state=x,
+                position_ids=pos)
+
+
+# ------------------------------------------------------------------------------------------
+# GPT-2 (modeling_gpt2.py GPT2Model, GPT2Block, GPT2Attention, GPT2MLP; Conv1D: x @ W + b)
+# ------------------------------------------------------------------------------------------
+
+
+def gpt2_forward(W, cfg, input_ids, attention_mask, prefix=""):
+    ids = np.asarray(input_ids)
+    T = len(ids)
+    g = lambda n: W[prefix + n]  # noqa: E731
+    D, H = cfg["n_embd"], cfg["n_head"]
+    d = D // H
+    eps = cfg["layer_norm_epsilon"]
+    pos = np.arange(T)
+    x = g("wte.weight")[ids] + g("wpe.weight")[pos]
+    allowed = np.tril(np.ones((T, T), dtype=bool)) & _key_mask(attention_mask, T)
+    act = ACT[cfg["activation_function"]]
+    hs, atts = [], []
+    for i in range(cfg["n_layer"]):
+        hs.append(x)
+        p = f"h.{i}."
+        h = layer_norm(x, g(p + "ln_1.weight"), g(p + "ln_1.bias"), eps)
+        qkv = h @ g(p + "attn.c_attn.weight") + g(p + "attn.c_attn.bias")
+        q, k, v = (qkv[:, j * D:(j + 1) * D].reshape(T, H, d).transpose(1, 0, 2) for j in range(3))
+        scores = q @ k.transpose(0, 2, 1)
+        if cfg.get("scale_attn_weights", True):
+            scores = scores / math.sqrt(d)
+        probs = softmax_masked(scores, allowed)
+        ctx = (probs @ v).transpose(1, 0, 2).reshape(T, D)
+        x = x + ctx @ g(p + "attn.c_proj.weight") + g(p + "attn.c_proj.bias")
+        h = layer_norm(x, g(p + "ln_2.weight"), g(p + "ln_2.bias"), eps)
+        h = act(h @ g(p + "mlp.c_fc.weight") + g(p + "mlp.c_fc.bias"))
+        x = x + h @ g(p + "mlp.c_proj.weight") + g(p + "mlp.c_proj.bias")
+        atts.append(probs)
+    x = layer_norm(x, g("ln_f.weight"), g("ln_f.bias"), eps)
+    hs.append(x)
+    return dict(attentions=np.stack(atts), hidden_states=np.stack(hs), last_hidden_state=x,
+                position_ids=pos)
+
+
+# ------------------------------------------------------------------------------------------
+# Llama / Qwen2 / Mistral (modeling_llama.py LlamaRMSNorm, LlamaRotaryEmbedding (default
+# rope), rotate_half, apply_rotary_pos_emb, repeat_kv, LlamaAttention, LlamaMLP)
+# ------------------------------------------------------------------------------------------
+
+
+def rope_cos_sin(T, d, theta):
+    inv_freq = 1.0 / (theta ** (np.arange(0, d, 2, dtype=np.float64) / d))
+    freqs = np.arange(T, dtype=np.float64)[:, None] * inv_freq[None, :]
+    emb = np.concatenate([freqs, freqs], axis=-1)
+    return np.cos(emb), np.sin(emb)
+
+
+def rotate_half(x):
+    h = x.shape[-1] // 2
+    return np.concatenate([-x[..., h:], x[..., :h]], axis=-1)
+
+
+def llama_forward(W, cfg, input_ids, attention_mask):
+    ids = np.asarray(input_ids)
+    T = len(ids)
+    D, H = cfg["hidden_size"], cfg["num_attention_heads"]
+    KV = cfg.get("num_key_value_heads", H)
+    d = cfg.get("head_dim") or D // H
+    eps = cfg["rms_norm_eps"]
+    bias = cfg["model_type"] == "qwen2" or cfg.get("attention_bias", False)
+    pos = np.arange(T)
+    cos, sin = rope_cos_sin(T, d, cfg["rope_theta"])
+    qi, kj = np.arange(T)[:, None], np.arange(T)[None, :]
+    allowed = (kj <= qi) & _key_mask(attention_mask, T)
+    window = None
+    if cfg["model_type"] == "mistral":
+        window = cfg.get("sliding_window")  # null = full causal attention
+    elif cfg["model_type"] == "qwen2" and cfg.get("use_sliding_window"):
+        # Qwen2Config keeps sliding_window only when use_sliding_window is true, and then only
+        # for layers >= max_window_layers; the goldens never enable it.
+        raise NotImplementedError("Qwen2 use_sliding_window=true")
+    if window is not None:
+        allowed = allowed & (kj > qi - window)
+    act = ACT[cfg["hidden_act"]]
+    x = W["model.embed_tokens.weight"][ids]
+    hs, atts = [], []
+    for i in range(cfg["num_hidden_layers"]):
+        hs.append(x)
+        p = f"model.layers.{i}."
+        h = rms_norm(x, W[p + "input_layernorm.weight"], eps)
+        a = p + "self_attn."
+        bq = W[a + "q_proj.bias"] if bias else None
+        bk = W[a + "k_proj.bias"] if bias else None
+        bv = W[a + "v_proj.bias"] if bias else None
+        q = linear(h, W[a + "q_proj.weight"], bq).reshape(T, H, d).transpose(1, 0, 2)
+        k = linear(h, W[a + "k_proj.weight"], bk).reshape(T, KV, d).transpose(1, 0, 2)
+        v = linear(h, W[a + "v_proj.weight"], bv).reshape(T, KV, d).transpose(1, 0, 2)
+        q = q * cos[None] + rotate_half(q) * sin[None]
+        k = k * cos[None] + rotate_half(k) * sin[None]
+        rep = H // KV
+        k = np.repeat(k, rep, axis=0)  # repeat_kv == repeat_interleave on the head axis
+        v = np.repeat(v, rep, axis=0)
+        probs = softmax_masked(q @ k.transpose(0, 2, 1) * d ** -0.5, allowed)
+        ctx = (probs @ v).transpose(1, 0, 2).reshape(T, H * d)
+        o_bias = W.get(a + "o_proj.bias")
+        x = x + linear(ctx, W[a + "o_proj.weight"], o_bias)
+        h = rms_norm(x, W[p + "post_attention_layernorm.weight"], eps)
+        m = p + "mlp."
+        h = act(linear(h, W[m + "gate_proj.weight"])) * linear(h, W[m + "up_proj.weight"])
+        x = x + linear(h, W[m + "down_proj.weight"])
+        atts.append(probs)
+    x = rms_norm(x, W["model.norm.weight"], eps)
+    hs.append(x)
+    return dict(attentions=np.stack(atts), hidden_states=np.stack(hs), last_hidden_state=x,
+                position_ids=pos)
