@@ -1,14 +1,15 @@
 #pragma once
 // A Hugging Face checkpoint folder: config.json plus model.safetensors, or sharded
 // model-0000x-of-0000n.safetensors listed by model.safetensors.index.json. PyTorch pickles
-// (pytorch_model.bin, *.pt, *.pth, *.ckpt) are never opened: a folder that has only those is refused
-// with a message saying to convert it to safetensors.
+// (pytorch_model.bin, *.pt, *.pth, *.ckpt) are never opened: a folder that has only those is
+// refused with a message saying to convert it to safetensors.
 
+#include "io/safetensors.h"
+
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include "io/safetensors.h"
 
 namespace headlight::io {
 
@@ -20,10 +21,13 @@ public:
     const std::string& folder() const { return folder_; }
     std::vector<std::string> names() const; // every tensor name, sorted
     bool contains(const std::string& name) const;
-    const TensorInfo& info(const std::string& name) const; // throws CheckpointError ("missing tensor")
-    Tensor loadF32(const std::string& name) const;         // throws CheckpointError
+    // Both throw CheckpointError: "<folder>: missing tensor 'name'" for an unknown name.
+    const TensorInfo& info(const std::string& name) const;
+    Tensor loadF32(const std::string& name) const;
 
 private:
+    void addFile(const std::string& path);         // opens one file; a name seen before is an error
+    void openShards(const std::string& indexPath); // every shard the index names, cross-checked
     const SafetensorsFile& fileOf(const std::string& name) const;
     std::string folder_;
     std::vector<std::unique_ptr<SafetensorsFile>> files_;

@@ -6,6 +6,8 @@
 // range lies inside the data and no two overlap, shape × dtype size equals the range, and no
 // arithmetic overflows. Any failure throws CheckpointError naming the file and the problem.
 
+#include "tensor/tensor.h"
+
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -13,8 +15,6 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include "tensor/tensor.h"
 
 namespace headlight::io {
 
@@ -24,7 +24,7 @@ public:
 };
 
 enum class DType { F64, F32, F16, BF16, I64, I32, I16, I8, U8, Bool };
-const char* dtypeName(DType dtype);  // as safetensors spells it: "F32", "BF16", ...
+const char* dtypeName(DType dtype); // as safetensors spells it: "F32", "BF16", ...
 std::size_t dtypeSize(DType dtype);
 
 struct TensorInfo {

@@ -28,7 +28,7 @@ Tensor::Tensor(std::vector<int64_t> shape, float fill)
 Tensor::Tensor(std::vector<int64_t> shape, std::vector<float> values)
     : shape_(std::move(shape)), values_(std::move(values)) {
     if (elementCount(shape_) != static_cast<int64_t>(values_.size()))
-        throw std::invalid_argument("tensor of shape " + shapeString(shape_) + " given " +
+        throw std::invalid_argument("tensor of shape " + headlight::shapeString(shape_) + " given " +
                                     std::to_string(values_.size()) + " values");
 }
 
@@ -44,7 +44,7 @@ ConstMatrixMap Tensor::matrix() const {
 
 void Tensor::reshape(std::vector<int64_t> shape) {
     if (elementCount(shape) != static_cast<int64_t>(values_.size()))
-        throw std::invalid_argument("cannot reshape " + shapeString(shape_) + " to " + shapeString(shape));
+        throw std::invalid_argument("cannot reshape " + headlight::shapeString(shape_) + " to " + headlight::shapeString(shape));
     shape_ = std::move(shape);
 }
 

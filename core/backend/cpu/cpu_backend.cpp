@@ -1,0 +1,212 @@
+#include "cpu_backend.h"
+
+#include <cmath>
+#include <limits>
+#include <omp.h>
+#include <stdexcept>
+
+namespace headlight::cpu {
+namespace {
+
+ConstMatrixMap matrixOf(const DeviceTensor& t) {
+    const int64_t cols = t.shape().back();
+    return ConstMatrixMap(valuesOf(t).data(), t.size() / cols, cols);
+}
+
+MatrixMap mutableMatrixOf(DeviceTensor& t) {
+    const int64_t cols = t.shape().back();
+    return MatrixMap(valuesOf(t).data(), t.size() / cols, cols);
+}
+
+void requireSameSize(const DeviceTensor& a, const DeviceTensor& b, const char* op) {
+    if (a.size() != b.size())
+        throw std::invalid_argument(std::string(op) + ": shapes " + shapeString(a.shape()) + " and " +
+                                    shapeString(b.shape()) + " differ in size");
+}
+
+// GELU, exact: x·Φ(x) = ½x(1 + erf(x/√2)) (Hendrycks & Gimpel 2016; HF "gelu").
+float geluErf(float x) { return 0.5f * x * (1.0f + std::erf(x * float(M_SQRT1_2))); }
+// GELU, tanh approximation (HF "gelu_new", GPT-2): ½x(1 + tanh(√(2/π)(x + 0.044715x³))).
+float geluTanh(float x) {
+    const float k = 0.7978845608028654f; // √(2/π)
+    return 0.5f * x * (1.0f + std::tanh(k * (x + 0.044715f * x * x * x)));
+}
+float silu(float x) { return x / (1.0f + std::exp(-x)); }
+
+float activate(float x, Activation kind) {
+    switch (kind) {
+    case Activation::Gelu: return geluErf(x);
+    case Activation::GeluTanh: return geluTanh(x);
+    case Activation::Relu: return x > 0.0f ? x : 0.0f;
+    case Activation::Silu: return silu(x);
+    }
+    return x;
+}
+
+bool keyMasked(const AttentionParams& p, int64_t query, int64_t key) {
+    if (!p.keyValid.empty() && !p.keyValid[std::size_t(key)]) return true;
+    if (p.causal && key > query) return true;
+    return p.slidingWindow > 0 && query - key >= p.slidingWindow;
+}
+
+// One head's pre-softmax scores: S = scale·Q Kᵀ with masked entries set to the lowest float.
+// Q and K are [T, d]; S is [T, T].
+void maskedScores(const RowMatrix& qh, const RowMatrix& kh, const AttentionParams& p, RowMatrix& scores) {
+    const int64_t tokens = qh.rows();
+    scores.noalias() = p.scale * (qh * kh.transpose());
+    const float lowest = std::numeric_limits<float>::lowest();
+    for (int64_t i = 0; i < tokens; ++i)
+        for (int64_t j = 0; j < tokens; ++j)
+            if (keyMasked(p, i, j)) scores(i, j) = lowest;
+}
+} // namespace
+
+std::vector<float>& valuesOf(const DeviceTensor& tensor) {
+    auto* host = dynamic_cast<HostStorage*>(tensor.storage());
+    if (!host) throw std::logic_error("a tensor of another backend was given to the CPU backend");
+    return host->values;
+}
+
+std::string CpuBackend::deviceName() const {
+    return "CPU (Eigen, " + std::to_string(omp_get_max_threads()) + " threads)";
+}
+
+DeviceTensor CpuBackend::upload(const Tensor& host) {
+    auto storage = std::make_shared<HostStorage>();
+    storage->values.assign(host.values().begin(), host.values().end());
+    return DeviceTensor(host.shape(), storage);
+}
+
+DeviceTensor CpuBackend::allocate(std::vector<int64_t> shape) {
+    auto storage = std::make_shared<HostStorage>();
+    storage->values.resize(std::size_t(elementCount(shape)));
+    return DeviceTensor(std::move(shape), storage);
+}
+
+Tensor CpuBackend::download(const DeviceTensor& tensor) { return Tensor(tensor.shape(), valuesOf(tensor)); }
+
+void CpuBackend::linear(const DeviceTensor& x, const DeviceTensor& w, const DeviceTensor* bias, DeviceTensor& out) {
+    const ConstMatrixMap input = matrixOf(x), weight = matrixOf(w);
+    if (input.cols() != weight.cols())
+        throw std::invalid_argument("linear: input " + shapeString(x.shape()) + " does not fit weight " +
+                                    shapeString(w.shape()));
+    MatrixMap result = mutableMatrixOf(out);
+    result.noalias() = input * weight.transpose();
+    if (bias) result.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(valuesOf(*bias).data(), bias->size());
+}
+
+void CpuBackend::add(const DeviceTensor& a, const DeviceTensor& b, DeviceTensor& out) {
+    requireSameSize(a, out, "add");
+    const auto& av = valuesOf(a);
+    const auto& bv = valuesOf(b);
+    auto& ov = valuesOf(out);
+    const std::size_t period = bv.size();
+    if (period == 0 || av.size() % period) throw std::invalid_argument("add: b does not tile a");
+    for (std::size_t i = 0; i < av.size(); ++i) ov[i] = av[i] + bv[i % period];
+}
+
+void CpuBackend::gatherRows(const DeviceTensor& table, std::span<const int32_t> ids, DeviceTensor& out) {
+    const ConstMatrixMap rows = matrixOf(table);
+    MatrixMap result = mutableMatrixOf(out);
+    for (std::size_t t = 0; t < ids.size(); ++t) {
+        if (ids[t] < 0 || ids[t] >= rows.rows()) throw std::out_of_range("gatherRows: id out of range");
+        result.row(Eigen::Index(t)) = rows.row(ids[t]);
+    }
+}
+
+void CpuBackend::layerNorm(const DeviceTensor& x, const DeviceTensor& gamma, const DeviceTensor& beta, float eps,
+                           DeviceTensor& out) {
+    requireSameSize(x, out, "layerNorm");
+    const ConstMatrixMap input = matrixOf(x);
+    MatrixMap result = mutableMatrixOf(out);
+    const auto g = Eigen::Map<const Eigen::RowVectorXf>(valuesOf(gamma).data(), gamma.size());
+    const auto b = Eigen::Map<const Eigen::RowVectorXf>(valuesOf(beta).data(), beta.size());
+    for (Eigen::Index r = 0; r < input.rows(); ++r) {
+        const Eigen::RowVectorXf row = input.row(r);
+        const float mean = row.mean();
+        const float variance = (row.array() - mean).square().mean(); // biased, as torch
+        result.row(r) = ((row.array() - mean) / std::sqrt(variance + eps)).matrix().cwiseProduct(g) + b;
+    }
+}
+
+void CpuBackend::rmsNorm(const DeviceTensor& x, const DeviceTensor& gamma, float eps, DeviceTensor& out) {
+    requireSameSize(x, out, "rmsNorm");
+    const ConstMatrixMap input = matrixOf(x);
+    MatrixMap result = mutableMatrixOf(out);
+    const auto g = Eigen::Map<const Eigen::RowVectorXf>(valuesOf(gamma).data(), gamma.size());
+    for (Eigen::Index r = 0; r < input.rows(); ++r) {
+        const Eigen::RowVectorXf row = input.row(r);
+        const float inverseRms = 1.0f / std::sqrt(row.squaredNorm() / float(row.size()) + eps);
+        result.row(r) = (row * inverseRms).cwiseProduct(g);
+    }
+}
+
+void CpuBackend::activation(const DeviceTensor& x, Activation kind, DeviceTensor& out) {
+    requireSameSize(x, out, "activation");
+    const auto& in = valuesOf(x);
+    auto& result = valuesOf(out);
+#pragma omp parallel for
+    for (std::size_t i = 0; i < in.size(); ++i) result[i] = activate(in[i], kind);
+}
+
+void CpuBackend::gatedActivation(const DeviceTensor& gate, const DeviceTensor& up, Activation kind,
+                                 DeviceTensor& out) {
+    requireSameSize(gate, up, "gatedActivation");
+    requireSameSize(gate, out, "gatedActivation");
+    const auto& g = valuesOf(gate);
+    const auto& u = valuesOf(up);
+    auto& result = valuesOf(out);
+#pragma omp parallel for
+    for (std::size_t i = 0; i < g.size(); ++i) result[i] = activate(g[i], kind) * u[i];
+}
+
+void CpuBackend::rope(DeviceTensor& x, int heads, int headDim, std::span<const int32_t> positions, double theta) {
+    MatrixMap values = mutableMatrixOf(x);
+    const int half = headDim / 2;
+    // HF: inv_freq = 1 / theta^(2i/d) held in f32; angle = position · inv_freq in f32.
+    std::vector<float> inverseFrequency;
+    for (int i = 0; i < half; ++i) inverseFrequency.push_back(float(1.0 / std::pow(theta, 2.0 * i / headDim)));
+    for (Eigen::Index t = 0; t < values.rows(); ++t)
+        for (int h = 0; h < heads; ++h)
+            for (int i = 0; i < half; ++i) {
+                const float angle = float(positions[std::size_t(t)]) * inverseFrequency[std::size_t(i)];
+                const float c = std::cos(angle), s = std::sin(angle);
+                float& a = values(t, h * headDim + i);
+                float& b = values(t, h * headDim + i + half);
+                const float x1 = a, x2 = b;
+                a = x1 * c - x2 * s;
+                b = x2 * c + x1 * s;
+            }
+}
+
+void CpuBackend::attention(const DeviceTensor& q, const DeviceTensor& k, const DeviceTensor& v,
+                           const AttentionParams& p, DeviceTensor& context, DeviceTensor* scores,
+                           DeviceTensor* probs) {
+    const ConstMatrixMap qm = matrixOf(q), km = matrixOf(k), vm = matrixOf(v);
+    MatrixMap cm = mutableMatrixOf(context);
+    const int64_t tokens = qm.rows(), d = p.headDim;
+    const int group = p.heads / p.kvHeads;
+    float* scoresOut = scores ? valuesOf(*scores).data() : nullptr;
+    float* probsOut = probs ? valuesOf(*probs).data() : nullptr;
+#pragma omp parallel for schedule(dynamic)
+    for (int h = 0; h < p.heads; ++h) {
+        const int kv = h / group;
+        const RowMatrix qh = qm.middleCols(h * d, d), kh = km.middleCols(kv * d, d), vh = vm.middleCols(kv * d, d);
+        RowMatrix s(tokens, tokens);
+        maskedScores(qh, kh, p, s);
+        if (scoresOut) MatrixMap(scoresOut + h * tokens * tokens, tokens, tokens) = s;
+        // Row softmax, max-subtracted for stability.
+        for (int64_t i = 0; i < tokens; ++i) {
+            auto row = s.row(i);
+            row.array() = (row.array() - row.maxCoeff()).exp();
+            row /= row.sum();
+        }
+        if (probsOut) MatrixMap(probsOut + h * tokens * tokens, tokens, tokens) = s;
+        cm.middleCols(h * d, d).noalias() = s * vh;
+    }
+}
+} // namespace headlight::cpu
+
+namespace headlight {
+std::unique_ptr<Backend> makeCpuBackend() { return std::make_unique<cpu::CpuBackend>(); }
+} // namespace headlight

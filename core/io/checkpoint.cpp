@@ -1,0 +1,203 @@
+#include "io/checkpoint.h"
+
+#include "io/json_reader.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <set>
+
+namespace headlight::io {
+namespace {
+constexpr const char* kSingleFile = "model.safetensors";
+constexpr const char* kIndexFile = "model.safetensors.index.json";
+constexpr const char* kSafetensorsSuffix = ".safetensors";
+// An index lists tensor names and file names; even the largest models' are a few hundred KB.
+constexpr qint64 kMaxIndexBytes = 100'000'000;
+// Suffixes of PyTorch pickle formats, refused without ever being opened.
+constexpr const char* kPickleSuffixes[] = {".bin", ".pt", ".pth", ".ckpt", ".pkl"};
+constexpr int kNamesShown = 4;
+
+[[noreturn]] void fail(const std::string& where, const std::string& problem) {
+    throw CheckpointError(where + ": " + problem);
+}
+
+std::string quoted(const std::string& text) {
+    return "'" + text + "'";
+}
+
+std::string joinPath(const std::string& folder, const std::string& name) {
+    return QDir(QString::fromStdString(folder))
+        .filePath(QString::fromStdString(name))
+        .toStdString();
+}
+
+bool isRegularFile(const std::string& path) {
+    return QFileInfo(QString::fromStdString(path)).isFile();
+}
+
+bool endsWith(const std::string& text, const std::string& suffix) {
+    return text.size() >= suffix.size() &&
+           text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// A shard must be a plain .safetensors file name: no directory part (so no "../", no absolute
+// path, no drive letter) and nothing that could name a pickle.
+bool isPlainShardName(const std::string& name) {
+    return endsWith(name, kSafetensorsSuffix) && name != kSafetensorsSuffix &&
+           name.find_first_of(std::string("/\\:\0", 4)) == std::string::npos;
+}
+
+std::string listNames(const std::vector<std::string>& names) {
+    std::string list;
+    for (int i = 0; i < static_cast<int>(names.size()) && i < kNamesShown; ++i)
+        list += (i ? ", " : "") + names[static_cast<std::size_t>(i)];
+    if (static_cast<int>(names.size()) > kNamesShown)
+        list += " and " + std::to_string(names.size() - kNamesShown) + " more";
+    return list;
+}
+
+std::vector<std::string> filesWithSuffix(const QDir& dir,
+                                         std::initializer_list<const char*> suffixes) {
+    std::vector<std::string> found;
+    for (const QString& entry : dir.entryList(QDir::Files, QDir::Name)) {
+        const std::string name = entry.toStdString();
+        for (const char* suffix : suffixes)
+            if (endsWith(name, suffix)) {
+                found.push_back(name);
+                break;
+            }
+    }
+    return found;
+}
+
+// The weight_map of an index: tensor name → shard file name, each name checked.
+std::map<std::string, std::string> readWeightMap(const std::string& indexPath) {
+    QFile file(QString::fromStdString(indexPath));
+    if (!file.open(QIODevice::ReadOnly))
+        fail(indexPath, "cannot open (" + file.errorString().toStdString() + ")");
+    if (file.size() > kMaxIndexBytes) fail(indexPath, "larger than 100 MB, not a shard index");
+    const QByteArray bytes = file.readAll();
+    std::map<std::string, std::string> weightMap;
+    bool sawWeightMap = false;
+    try {
+        JsonReader reader({bytes.constData(), static_cast<std::size_t>(bytes.size())});
+        if (reader.peekKind() != JsonReader::Kind::Object) fail(indexPath, "not a JSON object");
+        reader.readObject([&](const std::string& key) {
+            if (key != "weight_map") return reader.skipValue();
+            if (sawWeightMap) fail(indexPath, "weight_map appears twice");
+            sawWeightMap = true;
+            if (reader.peekKind() != JsonReader::Kind::Object)
+                fail(indexPath, "weight_map is not an object");
+            reader.readObject([&](const std::string& tensor) {
+                if (reader.peekKind() != JsonReader::Kind::String)
+                    fail(indexPath,
+                         "weight_map entry for " + quoted(tensor) + " is not a file name");
+                const std::string shard = reader.readString();
+                if (!isPlainShardName(shard))
+                    fail(indexPath, "weight_map entry for " + quoted(tensor) + " names " +
+                                        quoted(shard) + ", not a .safetensors file in the folder");
+                if (!weightMap.emplace(tensor, shard).second)
+                    fail(indexPath, "tensor " + quoted(tensor) + " is listed twice in weight_map");
+            });
+        });
+        reader.expectEnd();
+    } catch (const JsonSyntaxError& error) {
+        fail(indexPath, std::string("not valid JSON (byte ") + std::to_string(error.offset()) +
+                            ": " + error.what() + ")");
+    }
+    if (!sawWeightMap) fail(indexPath, "has no weight_map");
+    if (weightMap.empty()) fail(indexPath, "weight_map is empty");
+    return weightMap;
+}
+
+[[noreturn]] void refuseFolderWithoutSafetensors(const std::string& folder, const QDir& dir) {
+    const auto safetensors = filesWithSuffix(dir, {kSafetensorsSuffix});
+    if (!safetensors.empty())
+        fail(folder, std::string("no ") + kSingleFile + " or " + kIndexFile + " (found " +
+                         listNames(safetensors) + ", which Hugging Face would not load either)");
+    const auto pickles =
+        filesWithSuffix(dir, {kPickleSuffixes[0], kPickleSuffixes[1], kPickleSuffixes[2],
+                              kPickleSuffixes[3], kPickleSuffixes[4]});
+    if (!pickles.empty())
+        fail(folder, "only PyTorch pickle weights (" + listNames(pickles) +
+                         ") found; Headlight never executes pickles — convert them to "
+                         "safetensors (e.g. with the safetensors convert script)");
+    fail(folder,
+         std::string("no weights found (expected ") + kSingleFile + " or " + kIndexFile + ")");
+}
+} // namespace
+
+Checkpoint::Checkpoint(const std::string& folder)
+    : folder_(folder) {
+    const QFileInfo folderInfo(QString::fromStdString(folder));
+    if (!folderInfo.exists()) fail(folder, "folder does not exist");
+    if (!folderInfo.isDir()) fail(folder, "not a folder");
+    const std::string single = joinPath(folder, kSingleFile);
+    const std::string index = joinPath(folder, kIndexFile);
+    // The order Hugging Face resolves weights in: one file first, then an index.
+    if (isRegularFile(single))
+        addFile(single);
+    else if (isRegularFile(index))
+        openShards(index);
+    else
+        refuseFolderWithoutSafetensors(folder, QDir(folderInfo.absoluteFilePath()));
+}
+
+void Checkpoint::addFile(const std::string& path) {
+    files_.push_back(std::make_unique<SafetensorsFile>(path));
+    const std::size_t fileNumber = files_.size() - 1;
+    for (const auto& [name, info] : files_.back()->tensors()) {
+        const auto [at, added] = fileIndex_.emplace(name, fileNumber);
+        if (!added)
+            fail(folder_, "tensor " + quoted(name) + " is in both " + files_[at->second]->path() +
+                              " and " + path);
+    }
+}
+
+void Checkpoint::openShards(const std::string& indexPath) {
+    const auto weightMap = readWeightMap(indexPath);
+    std::set<std::string> shards;
+    for (const auto& [tensor, shard] : weightMap)
+        shards.insert(shard);
+    std::map<std::string, std::size_t> shardNumber;
+    for (const std::string& shard : shards) {
+        const std::string path = joinPath(folder_, shard);
+        if (!isRegularFile(path)) fail(indexPath, "shard " + quoted(shard) + " is missing");
+        addFile(path);
+        shardNumber[shard] = files_.size() - 1;
+    }
+    for (const auto& [tensor, shard] : weightMap) {
+        const auto found = fileIndex_.find(tensor);
+        if (found == fileIndex_.end() || found->second != shardNumber.at(shard))
+            fail(indexPath, "tensor " + quoted(tensor) + " is listed in " + quoted(shard) +
+                                " but that shard does not contain it");
+    }
+}
+
+std::vector<std::string> Checkpoint::names() const {
+    std::vector<std::string> names;
+    names.reserve(fileIndex_.size());
+    for (const auto& [name, file] : fileIndex_)
+        names.push_back(name); // std::map: already sorted
+    return names;
+}
+
+bool Checkpoint::contains(const std::string& name) const {
+    return fileIndex_.count(name) != 0;
+}
+
+const SafetensorsFile& Checkpoint::fileOf(const std::string& name) const {
+    const auto found = fileIndex_.find(name);
+    if (found == fileIndex_.end()) fail(folder_, "missing tensor " + quoted(name));
+    return *files_[found->second];
+}
+
+const TensorInfo& Checkpoint::info(const std::string& name) const {
+    return fileOf(name).info(name);
+}
+
+Tensor Checkpoint::loadF32(const std::string& name) const {
+    return fileOf(name).loadF32(name);
+}
+} // namespace headlight::io

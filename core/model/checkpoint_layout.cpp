@@ -1,0 +1,187 @@
+#include "checkpoint_layout.h"
+
+#include <cmath>
+
+namespace headlight {
+namespace {
+
+using Shape = std::vector<int64_t>;
+
+// Reads tensors under one name prefix, checking shapes and finiteness.
+class WeightReader {
+public:
+    WeightReader(const io::Checkpoint& checkpoint, std::string prefix)
+        : checkpoint_(checkpoint), prefix_(std::move(prefix)) {}
+
+    Tensor get(const std::string& name, const Shape& shape) const {
+        const std::string full = prefix_ + name;
+        const io::TensorInfo& info = checkpoint_.info(full); // throws "missing tensor"
+        if (info.shape != shape)
+            throw io::CheckpointError(checkpoint_.folder() + ": tensor '" + full + "' has shape " +
+                                      shapeString(info.shape) + " but config.json implies " + shapeString(shape));
+        Tensor tensor = checkpoint_.loadF32(full);
+        for (float v : tensor.values())
+            if (!std::isfinite(v))
+                throw io::CheckpointError(checkpoint_.folder() + ": tensor '" + full + "' contains NaN or Inf values");
+        return tensor;
+    }
+    Tensor optional(const std::string& name, const Shape& shape) const {
+        return checkpoint_.contains(prefix_ + name) ? get(name, shape) : Tensor();
+    }
+    HostLinear linear(const std::string& name, int64_t out, int64_t in, bool bias = true) const {
+        return {get(name + ".weight", {out, in}), bias ? get(name + ".bias", {out}) : Tensor()};
+    }
+    HostNorm layerNorm(const std::string& name, int64_t d) const {
+        return {get(name + ".weight", {d}), get(name + ".bias", {d})};
+    }
+    HostNorm rmsNorm(const std::string& name, int64_t d) const { return {get(name + ".weight", {d}), Tensor()}; }
+    const std::string& prefix() const { return prefix_; }
+
+private:
+    const io::Checkpoint& checkpoint_;
+    std::string prefix_;
+};
+
+// The first prefix under which `probe` exists.
+WeightReader readerFor(const io::Checkpoint& checkpoint, const std::vector<std::string>& prefixes,
+                       const std::string& probe) {
+    for (const std::string& prefix : prefixes)
+        if (checkpoint.contains(prefix + probe)) return WeightReader(checkpoint, prefix);
+    std::string tried;
+    for (const std::string& prefix : prefixes) tried += (tried.empty() ? "'" : ", '") + prefix + probe + "'";
+    throw io::CheckpointError(checkpoint.folder() + ": no tensor " + tried + " — is this the architecture config.json names?");
+}
+
+Tensor transposed(const Tensor& t) {
+    RowMatrix m = t.matrix().transpose();
+    return Tensor({t.dim(1), t.dim(0)}, std::vector<float>(m.data(), m.data() + m.size()));
+}
+
+Tensor rowsOf(const Tensor& t, int64_t begin, int64_t count) {
+    const int64_t cols = t.rank() == 2 ? t.dim(1) : 1;
+    std::vector<float> values(t.values().begin() + begin * cols, t.values().begin() + (begin + count) * cols);
+    return t.rank() == 2 ? Tensor({count, cols}, std::move(values)) : Tensor({count}, std::move(values));
+}
+
+HostWeights readBertFamily(const io::Checkpoint& checkpoint, const ModelSpec& s) {
+    const std::string root = s.architecture == Architecture::Roberta ? "roberta." : "bert.";
+    const WeightReader r = readerFor(checkpoint, {"", root}, "embeddings.word_embeddings.weight");
+    const int64_t d = s.hidden, f = s.intermediate;
+    HostWeights w;
+    w.prefix = r.prefix();
+    w.tokenEmbedding = r.get("embeddings.word_embeddings.weight", {s.vocabSize, d});
+    w.positionEmbedding = r.get("embeddings.position_embeddings.weight", {s.maxPositions, d});
+    if (s.typeVocabSize > 0) w.tokenTypeEmbedding = r.get("embeddings.token_type_embeddings.weight", {s.typeVocabSize, d});
+    w.embeddingNorm = r.layerNorm("embeddings.LayerNorm", d);
+    for (int i = 0; i < s.layers; ++i) {
+        const std::string l = "encoder.layer." + std::to_string(i) + ".";
+        HostLayer layer;
+        layer.query = r.linear(l + "attention.self.query", d, d);
+        layer.key = r.linear(l + "attention.self.key", d, d);
+        layer.value = r.linear(l + "attention.self.value", d, d);
+        layer.output = r.linear(l + "attention.output.dense", d, d);
+        layer.attentionNorm = r.layerNorm(l + "attention.output.LayerNorm", d);
+        layer.up = r.linear(l + "intermediate.dense", f, d);
+        layer.down = r.linear(l + "output.dense", d, f);
+        layer.ffnNorm = r.layerNorm(l + "output.LayerNorm", d);
+        w.layers.push_back(std::move(layer));
+    }
+    return w;
+}
+
+HostWeights readDistilBert(const io::Checkpoint& checkpoint, const ModelSpec& s) {
+    const WeightReader r = readerFor(checkpoint, {"", "distilbert."}, "embeddings.word_embeddings.weight");
+    const int64_t d = s.hidden, f = s.intermediate;
+    HostWeights w;
+    w.prefix = r.prefix();
+    w.tokenEmbedding = r.get("embeddings.word_embeddings.weight", {s.vocabSize, d});
+    w.positionEmbedding = r.get("embeddings.position_embeddings.weight", {s.maxPositions, d});
+    w.embeddingNorm = r.layerNorm("embeddings.LayerNorm", d);
+    for (int i = 0; i < s.layers; ++i) {
+        const std::string l = "transformer.layer." + std::to_string(i) + ".";
+        HostLayer layer;
+        layer.query = r.linear(l + "attention.q_lin", d, d);
+        layer.key = r.linear(l + "attention.k_lin", d, d);
+        layer.value = r.linear(l + "attention.v_lin", d, d);
+        layer.output = r.linear(l + "attention.out_lin", d, d);
+        layer.attentionNorm = r.layerNorm(l + "sa_layer_norm", d);
+        layer.up = r.linear(l + "ffn.lin1", f, d);
+        layer.down = r.linear(l + "ffn.lin2", d, f);
+        layer.ffnNorm = r.layerNorm(l + "output_layer_norm", d);
+        w.layers.push_back(std::move(layer));
+    }
+    return w;
+}
+
+// GPT-2's Conv1D stores [in, out]; transpose to the nn.Linear layout the backends use.
+HostLinear conv1d(const WeightReader& r, const std::string& name, int64_t in, int64_t out) {
+    return {transposed(r.get(name + ".weight", {in, out})), r.get(name + ".bias", {out})};
+}
+
+HostWeights readGpt2(const io::Checkpoint& checkpoint, const ModelSpec& s) {
+    const WeightReader r = readerFor(checkpoint, {"", "transformer."}, "wte.weight");
+    const int64_t d = s.hidden, f = s.intermediate;
+    HostWeights w;
+    w.prefix = r.prefix();
+    w.tokenEmbedding = r.get("wte.weight", {s.vocabSize, d});
+    w.positionEmbedding = r.get("wpe.weight", {s.maxPositions, d});
+    w.finalNorm = r.layerNorm("ln_f", d);
+    for (int i = 0; i < s.layers; ++i) {
+        const std::string l = "h." + std::to_string(i) + ".";
+        HostLayer layer;
+        layer.attentionNorm = r.layerNorm(l + "ln_1", d);
+        const HostLinear fused = conv1d(r, l + "attn.c_attn", d, 3 * d); // rows: q | k | v
+        layer.query = {rowsOf(fused.weight, 0, d), rowsOf(fused.bias, 0, d)};
+        layer.key = {rowsOf(fused.weight, d, d), rowsOf(fused.bias, d, d)};
+        layer.value = {rowsOf(fused.weight, 2 * d, d), rowsOf(fused.bias, 2 * d, d)};
+        layer.output = conv1d(r, l + "attn.c_proj", d, d);
+        layer.ffnNorm = r.layerNorm(l + "ln_2", d);
+        layer.up = conv1d(r, l + "mlp.c_fc", d, f);
+        layer.down = conv1d(r, l + "mlp.c_proj", f, d);
+        w.layers.push_back(std::move(layer));
+    }
+    return w;
+}
+
+HostWeights readLlamaFamily(const io::Checkpoint& checkpoint, const ModelSpec& s) {
+    const WeightReader r = readerFor(checkpoint, {"model.", ""}, "embed_tokens.weight");
+    const int64_t d = s.hidden, f = s.intermediate, qd = int64_t(s.heads) * s.headDim,
+                  kvd = int64_t(s.kvHeads) * s.headDim;
+    const bool qkvBias = s.attentionBias;
+    HostWeights w;
+    w.prefix = r.prefix();
+    w.tokenEmbedding = r.get("embed_tokens.weight", {s.vocabSize, d});
+    w.finalNorm = r.rmsNorm("norm", d);
+    for (int i = 0; i < s.layers; ++i) {
+        const std::string l = "layers." + std::to_string(i) + ".";
+        HostLayer layer;
+        layer.attentionNorm = r.rmsNorm(l + "input_layernorm", d);
+        layer.query = r.linear(l + "self_attn.q_proj", qd, d, qkvBias);
+        layer.key = r.linear(l + "self_attn.k_proj", kvd, d, qkvBias);
+        layer.value = r.linear(l + "self_attn.v_proj", kvd, d, qkvBias);
+        // Why: Qwen2 has q/k/v biases but none on o_proj; Llama's attention_bias covers o_proj too.
+        const bool outputBias = qkvBias && s.architecture != Architecture::Qwen2;
+        layer.output = r.linear(l + "self_attn.o_proj", d, qd, outputBias);
+        layer.ffnNorm = r.rmsNorm(l + "post_attention_layernorm", d);
+        layer.gate = r.linear(l + "mlp.gate_proj", f, d, false);
+        layer.up = r.linear(l + "mlp.up_proj", f, d, false);
+        layer.down = r.linear(l + "mlp.down_proj", d, f, false);
+        w.layers.push_back(std::move(layer));
+    }
+    return w;
+}
+} // namespace
+
+HostWeights readWeights(const io::Checkpoint& checkpoint, const ModelSpec& spec) {
+    switch (spec.architecture) {
+    case Architecture::Bert:
+    case Architecture::Roberta: return readBertFamily(checkpoint, spec);
+    case Architecture::DistilBert: return readDistilBert(checkpoint, spec);
+    case Architecture::Gpt2: return readGpt2(checkpoint, spec);
+    case Architecture::Llama:
+    case Architecture::Qwen2:
+    case Architecture::Mistral: return readLlamaFamily(checkpoint, spec);
+    }
+    throw io::CheckpointError(checkpoint.folder() + ": unsupported architecture");
+}
+} // namespace headlight

@@ -1,0 +1,51 @@
+#pragma once
+// Where each architecture keeps its weights in a Hugging Face checkpoint, read into one uniform
+// host-side layout. Every tensor's shape is checked against what config.json implies, and every
+// value must be finite, so a wrong or corrupted checkpoint fails here with the tensor's name.
+//
+//   BERT / RoBERTa  [bert.|roberta.]embeddings.*, encoder.layer.N.{attention.self.{query,key,value},
+//                   attention.output.{dense,LayerNorm}, intermediate.dense, output.{dense,LayerNorm}}
+//   DistilBERT      [distilbert.]embeddings.*, transformer.layer.N.{attention.{q,k,v,out}_lin,
+//                   sa_layer_norm, ffn.lin{1,2}, output_layer_norm}
+//   GPT-2           [transformer.]{wte,wpe,ln_f}, h.N.{ln_1, attn.c_attn (fused q|k|v), attn.c_proj,
+//                   ln_2, mlp.c_fc, mlp.c_proj}; Conv1D weights are [in, out] and are transposed here
+//   Llama family    [model.]{embed_tokens, norm}, layers.N.{input_layernorm,
+//                   self_attn.{q,k,v,o}_proj, post_attention_layernorm, mlp.{gate,up,down}_proj}
+
+#include <vector>
+
+#include "io/checkpoint.h"
+#include "model/model_spec.h"
+#include "tensor/tensor.h"
+
+namespace headlight {
+
+struct HostLinear {
+    Tensor weight; // [out, in], nn.Linear layout
+    Tensor bias;   // [out], empty when the layer has none
+};
+
+struct HostNorm {
+    Tensor gamma; // [D]
+    Tensor beta;  // [D], empty for RMSNorm
+};
+
+struct HostLayer {
+    HostLinear query, key, value, output;
+    HostNorm attentionNorm, ffnNorm; // post-LN: after each residual add; pre-LN: before each sub-layer
+    HostLinear up, gate, down;       // gate is empty unless the FFN is gated (SwiGLU)
+};
+
+struct HostWeights {
+    Tensor tokenEmbedding;     // [V, D]
+    Tensor positionEmbedding;  // [P, D], empty for rotary models
+    Tensor tokenTypeEmbedding; // [types, D], empty when the model has none
+    HostNorm embeddingNorm;    // BERT family only
+    HostNorm finalNorm;        // GPT-2 and Llama family only
+    std::vector<HostLayer> layers;
+    std::string prefix; // the prefix the checkpoint used ("", "bert.", "transformer.", "model.", ...)
+};
+
+// Throws io::CheckpointError naming the tensor and the problem.
+HostWeights readWeights(const io::Checkpoint& checkpoint, const ModelSpec& spec);
+} // namespace headlight

@@ -1,0 +1,44 @@
+#pragma once
+// What one forward pass did, as far as the open views asked for it. Capture is selective so that
+// memory follows what is shown: a BERT-base pass at T = 512 with every probability map kept is
+// 12 · 12 · 512² · 4 B = 151 MB, while one layer is 12.6 MB.
+
+#include <cstdint>
+#include <vector>
+
+#include "tensor/tensor.h"
+
+namespace headlight {
+
+struct CaptureRequest {
+    bool probabilities = true;  // softmax probabilities [H, T, T] per captured layer
+    bool scores = false;        // pre-softmax scores (scaled, masked) [H, T, T]
+    bool hiddenStates = false;  // [T, D] after the embeddings and after every layer
+    std::vector<int> layers;    // layers to capture; empty means all
+    std::vector<int> heads;     // heads kept in the trace; empty means all (the device computes
+                                // every head of a captured layer, the host keeps these)
+
+    bool wantsLayer(int layer) const;
+};
+
+struct LayerTrace {
+    std::vector<int> heads; // which heads the tensors hold, in order
+    Tensor probabilities;   // [heads, T, T], empty when not captured
+    Tensor scores;          // [heads, T, T], empty when not captured
+};
+
+// Keeps the listed heads of a [H, T, T] tensor (all when `heads` is empty); throws on a bad index.
+Tensor selectHeads(const Tensor& perHead, const std::vector<int>& heads);
+
+struct Trace {
+    std::vector<int32_t> ids;     // [T]
+    std::vector<uint8_t> valid;   // [T], 0 for padding (excluded from every statistic)
+    std::vector<LayerTrace> layers;     // one per model layer
+    std::vector<Tensor> hiddenStates;   // L + 1 tensors [T, D] when requested (as HF's hidden_states)
+    Tensor lastHiddenState;             // [T, D] (after the final norm where the model has one)
+    double forwardMs = 0.0;             // wall time of the forward pass, capture included
+
+    // Probabilities of every layer stacked to [L, H, T, T]; throws when a layer was not captured.
+    Tensor stackedProbabilities() const;
+};
+} // namespace headlight

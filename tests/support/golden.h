@@ -1,0 +1,74 @@
+#pragma once
+// The golden checkpoints written by tools/golden/make_goldens.py (PyTorch, from Hugging Face's
+// model semantics): tests/data/models/<name>/{config.json, weights, tokenizer files, golden.json,
+// golden/<case>.safetensors}. Tests compare the engine against them within 1e-4.
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "io/safetensors.h"
+#include "tensor/tensor.h"
+
+namespace headlight::test {
+
+constexpr double kGoldenTolerance = 1e-4;
+
+struct GoldenCase {
+    QString model;  // folder name, e.g. "bert"
+    QString folder; // absolute path of the checkpoint folder
+    QJsonObject json;
+    QString name() const { return json["name"].toString(); }
+    QString tensorsPath() const { return folder + "/golden/" + name() + ".safetensors"; }
+    std::vector<int32_t> ints(const char* key) const {
+        std::vector<int32_t> values;
+        for (const QJsonValue& v : json[key].toArray()) values.push_back(v.toInt());
+        return values;
+    }
+};
+
+inline QString goldenRoot() { return QStringLiteral(HEADLIGHT_TEST_DATA "/models"); }
+
+// Every case of every golden model; fails the calling test when there are none.
+inline std::vector<GoldenCase> goldenCases() {
+    std::vector<GoldenCase> cases;
+    const QDir root(goldenRoot());
+    for (const QString& model : root.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
+        QFile file(root.filePath(model + "/golden.json"));
+        if (!file.open(QIODevice::ReadOnly)) continue;
+        const QJsonObject doc = QJsonDocument::fromJson(file.readAll()).object();
+        for (const QJsonValue& c : doc["cases"].toArray())
+            cases.push_back({model, root.filePath(model), c.toObject()});
+    }
+    return cases;
+}
+
+// Largest |a - b| over the elements where `include(index)` holds; shapes must match.
+template <typename Include>
+double maxAbsDiff(const Tensor& a, const Tensor& b, Include include, QString* where = nullptr) {
+    if (a.shape() != b.shape()) {
+        if (where) *where = QString("shape %1 vs %2").arg(a.shapeString().c_str(), b.shapeString().c_str());
+        return INFINITY;
+    }
+    double worst = 0.0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        if (!include(i)) continue;
+        const double d = std::abs(double(a.data()[i]) - double(b.data()[i]));
+        if (!(d <= worst)) {
+            worst = d;
+            if (where) *where = QString("index %1: %2 vs %3").arg(i).arg(a.data()[i]).arg(b.data()[i]);
+        }
+    }
+    return worst;
+}
+
+inline double maxAbsDiff(const Tensor& a, const Tensor& b, QString* where = nullptr) {
+    return maxAbsDiff(a, b, [](std::size_t) { return true; }, where);
+}
+} // namespace headlight::test

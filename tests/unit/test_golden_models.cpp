@@ -1,0 +1,77 @@
+// The CPU forward pass of every golden checkpoint (BERT, BERT-MLM in f16, RoBERTa, DistilBERT,
+// GPT-2, sharded bf16 GPT-2, Llama, Qwen2, Mistral) against PyTorch's golden tensors: attention
+// probabilities, every hidden state and the last hidden state within 1e-4, and the entropy and
+// adjacent-layer JSD of the analysis library on the valid tokens.
+#include "analysis/divergence.h"
+#include "backend/backend.h"
+#include "golden.h"
+#include "model/transformer.h"
+
+#include <QTest>
+
+using namespace headlight;
+
+class TestGoldenModels : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void forwardMatchesPyTorch_data() {
+        QTest::addColumn<int>("index");
+        const auto cases = test::goldenCases();
+        QVERIFY2(cases.size() >= 20, "expected the golden cases of tools/golden/make_goldens.py");
+        for (std::size_t i = 0; i < cases.size(); ++i)
+            QTest::newRow(qPrintable(cases[i].model + "/" + cases[i].name())) << int(i);
+    }
+
+    void forwardMatchesPyTorch() {
+        QFETCH(int, index);
+        const test::GoldenCase golden = test::goldenCases()[std::size_t(index)];
+        auto backend = makeCpuBackend();
+        const auto model = loadModel(golden.folder.toStdString(), *backend);
+        const io::SafetensorsFile expected(golden.tensorsPath().toStdString());
+
+        ModelInput input;
+        for (int64_t id : expected.loadI64("input_ids"))
+            input.ids.push_back(int32_t(id));
+        for (int64_t t : expected.loadI64("token_type_ids"))
+            input.tokenTypes.push_back(int32_t(t));
+        for (int64_t m : expected.loadI64("attention_mask"))
+            input.attentionMask.push_back(m != 0);
+        CaptureRequest capture;
+        capture.hiddenStates = true;
+        const Trace trace = model->forward(input, capture);
+
+        QString where;
+        const Tensor attentions = trace.stackedProbabilities();
+        QVERIFY2(test::maxAbsDiff(attentions, expected.loadF32("attentions"), &where) <=
+                     test::kGoldenTolerance,
+                 qPrintable("attentions " + where));
+        QVERIFY2(test::maxAbsDiff(trace.lastHiddenState, expected.loadF32("last_hidden_state"),
+                                  &where) <= test::kGoldenTolerance,
+                 qPrintable("last_hidden_state " + where));
+        const Tensor hidden = expected.loadF32("hidden_states");
+        QCOMPARE(int64_t(trace.hiddenStates.size()), hidden.dim(0));
+        for (std::size_t l = 0; l < trace.hiddenStates.size(); ++l) {
+            const Tensor& ours = trace.hiddenStates[l];
+            const Tensor theirs(
+                ours.shape(), std::vector<float>(hidden.values().begin() + l * ours.size(),
+                                                 hidden.values().begin() + (l + 1) * ours.size()));
+            QVERIFY2(test::maxAbsDiff(ours, theirs, &where) <= test::kGoldenTolerance,
+                     qPrintable(QString("hidden_states[%1] ").arg(l) + where));
+        }
+
+        // Analysis: compared on valid query tokens (padded queries are excluded from statistics).
+        const int64_t tokens = int64_t(input.ids.size());
+        auto validQuery = [&](std::size_t i) { return trace.valid[i % std::size_t(tokens)] != 0; };
+        QVERIFY2(test::maxAbsDiff(analysis::attentionEntropy(attentions, trace.valid),
+                                  expected.loadF32("entropy"), validQuery,
+                                  &where) <= test::kGoldenTolerance,
+                 qPrintable("entropy " + where));
+        QVERIFY2(test::maxAbsDiff(analysis::adjacentLayerJsd(attentions, trace.valid),
+                                  expected.loadF32("jsd_adjacent"), validQuery,
+                                  &where) <= test::kGoldenTolerance,
+                 qPrintable("jsd_adjacent " + where));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestGoldenModels)
+#include "test_golden_models.moc"
