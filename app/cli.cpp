@@ -16,6 +16,8 @@ struct Command {
 
 constexpr Command kCommands[] = {
     {"devices", "list Vulkan devices and the backend Headlight would choose", &runDevicesCommand},
+    {"inspect", "run a checkpoint on text or ids; dump attentions and their analysis", &runInspectCommand},
+    {"tokenize", "show the token ids and offsets a checkpoint's tokenizer gives for a text", &runTokenizeCommand},
 };
 
 int printUsage() {

@@ -11,4 +11,6 @@ int runCli(int argc, char** argv);
 
 // Each command takes its arguments (after the command word) and returns the exit code.
 int runDevicesCommand(const QStringList& args);
+int runInspectCommand(const QStringList& args);
+int runTokenizeCommand(const QStringList& args);
 } // namespace headlight::app

@@ -20,8 +20,10 @@ int runGui(int argc, char** argv) {
     parser.addVersionOption();
     const QCommandLineOption backend("backend", "Force the compute backend: cpu or vulkan.", "name");
     const QCommandLineOption device("vulkan-device", "Vulkan device index or part of its name.", "device");
+    const QCommandLineOption model("model", "Open this checkpoint folder at start.", "folder");
     parser.addOption(backend);
     parser.addOption(device);
+    parser.addOption(model);
     parser.process(app);
 
     headlight::app::LaunchOptions options;
@@ -35,6 +37,7 @@ int runGui(int argc, char** argv) {
     options.vulkanDevice = parser.value(device).toStdString();
     headlight::app::MainWindow window(options);
     window.show();
+    if (parser.isSet(model)) window.openCheckpoint(parser.value(model));
     return app.exec();
 }
 } // namespace

@@ -3,9 +3,17 @@
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
+#include <QDragEnterEvent>
+#include <QDir>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QSettings>
 #include <QStatusBar>
 #include <QVulkanInstance>
 
@@ -17,6 +25,17 @@ MainWindow::MainWindow(const LaunchOptions& options, QWidget* parent)
     : QMainWindow(parent), options_(options) {
     setWindowTitle(tr("Headlight"));
     resize(1280, 800);
+    setAcceptDrops(true);
+    session_ = new ModelSession(this);
+    connect(session_, &ModelSession::loaded, this, &MainWindow::onModelLoaded);
+    connect(session_, &ModelSession::failed, this, &MainWindow::onModelFailed);
+    modelLabel_ = new QLabel(tr("No model: File ▸ Open checkpoint folder… (Ctrl+O)"), this);
+    statusBar()->addWidget(modelLabel_, 1);
+    loadProgress_ = new QProgressBar(this);
+    loadProgress_->setRange(0, 0); // busy indicator: loading has no meaningful fraction
+    loadProgress_->setMaximumWidth(160);
+    loadProgress_->hide();
+    statusBar()->addPermanentWidget(loadProgress_);
     computeLabel_ = new QLabel(this);
     statusBar()->addPermanentWidget(computeLabel_);
     createMenus();
@@ -31,6 +50,11 @@ MainWindow::~MainWindow() {
 
 void MainWindow::createMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* open = file->addAction(tr("&Open checkpoint folder…"), this, &MainWindow::chooseCheckpoint);
+    open->setShortcut(QKeySequence::Open);
+    recentMenu_ = file->addMenu(tr("Open &recent"));
+    rebuildRecentMenu();
+    file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
     quit->setShortcut(QKeySequence::Quit);
 
@@ -81,11 +105,74 @@ void MainWindow::setBackend(std::optional<BackendKind> forced) {
 
 void MainWindow::refreshStatus() {
     const QString device = backend_.device ? QString::fromStdString(backend_.device->name) : tr("none");
-    computeLabel_->setText(tr("Compute device: %1  ·  %2").arg(device, QString::fromStdString(backend_.reason)));
+    const QString shortDevice = device.section(" (", 0, 0);
+    const QString backend = backend_.kind == BackendKind::Vulkan ? tr("Vulkan") : tr("CPU (Eigen)");
+    computeLabel_->setText(tr("%1 backend · Vulkan device: %2").arg(backend, shortDevice));
+    computeLabel_->setToolTip(QString::fromStdString(backend_.reason));
     if (canvas_)
         canvas_->setHudLines({tr("Compute: %1").arg(device),
                               tr("Backend: %1").arg(QString::fromLatin1(backendName(backend_.kind)))});
 }
+
+void MainWindow::chooseCheckpoint() {
+    const QString folder = QFileDialog::getExistingDirectory(this, tr("Open checkpoint folder"));
+    if (!folder.isEmpty()) openCheckpoint(folder);
+}
+
+void MainWindow::openCheckpoint(const QString& folder) {
+    modelLabel_->setText(tr("Loading %1…").arg(QDir::toNativeSeparators(folder)));
+    loadProgress_->show();
+    session_->load(folder, backend_, options_.vulkanDevice);
+}
+
+void MainWindow::onModelLoaded(const QString& summary) {
+    loadProgress_->hide();
+    const LoadedModel* model = session_->current();
+    rememberRecent(model->folder);
+    QString text = QFileInfo(model->folder).fileName() + "  ·  " + summary;
+    if (!model->tokenizer) text += tr("  ·  no tokenizer files: ids only");
+    if (!model->backendNote.isEmpty()) text += "  ·  " + model->backendNote;
+    modelLabel_->setText(text);
+    setWindowTitle(tr("Headlight — %1").arg(QFileInfo(model->folder).fileName()));
+}
+
+void MainWindow::onModelFailed(const QString& folder, const QString& reason) {
+    loadProgress_->hide();
+    const LoadedModel* previous = session_->current();
+    modelLabel_->setText(previous ? QFileInfo(previous->folder).fileName() + "  ·  " + previous->summary()
+                                  : tr("No model: File ▸ Open checkpoint folder… (Ctrl+O)"));
+    // Why non-modal open(): the window keeps working, and tests can read the dialog.
+    errorDialog_ = new QMessageBox(QMessageBox::Critical, tr("Cannot open checkpoint"),
+                                   tr("Headlight cannot open %1.").arg(QDir::toNativeSeparators(folder)),
+                                   QMessageBox::Ok, this);
+    errorDialog_->setInformativeText(reason);
+    errorDialog_->setAttribute(Qt::WA_DeleteOnClose);
+    errorDialog_->open();
+}
+
+void MainWindow::rememberRecent(const QString& folder) {
+    QSettings settings;
+    QStringList recent = settings.value("recentFolders").toStringList();
+    recent.removeAll(folder);
+    recent.prepend(folder);
+    settings.setValue("recentFolders", recent.mid(0, 8));
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+    recentMenu_->clear();
+    const QStringList recent = QSettings().value("recentFolders").toStringList();
+    for (const QString& folder : recent)
+        recentMenu_->addAction(QDir::toNativeSeparators(folder), this, [this, folder] { openCheckpoint(folder); });
+    recentMenu_->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.size() == 1 && QFileInfo(urls.first().toLocalFile()).isDir()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) { openCheckpoint(event->mimeData()->urls().first().toLocalFile()); }
 
 void MainWindow::showAbout() {
     QMessageBox::about(this, tr("About Headlight"),

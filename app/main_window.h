@@ -3,15 +3,19 @@
 // names the compute device and backend (and why that backend was chosen).
 
 #include <QMainWindow>
+#include <QMessageBox>
 #include <QPointer>
 #include <memory>
 #include <optional>
 
 #include "backend/backend_choice.h"
 #include "canvas/canvas_window.h"
+#include "model_session.h"
 
 class QLabel;
 class QActionGroup;
+class QMenu;
+class QProgressBar;
 class QVulkanInstance;
 
 namespace headlight::app {
@@ -28,13 +32,25 @@ public:
     ~MainWindow() override;
 
     const BackendChoice& backendChoice() const { return backend_; }
+    ModelSession& session() { return *session_; }
+    QMessageBox* errorDialog() const { return errorDialog_; } // the last error shown, if any
     render::CanvasWindow* canvas() const { return canvas_; } // nullptr when Vulkan cannot draw
     QString canvasProblem() const { return canvasProblem_; }
 
 public Q_SLOTS:
     void setBackend(std::optional<BackendKind> forced);
+    void openCheckpoint(const QString& folder); // loads on a worker thread
+
+protected:
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
 
 private:
+    void chooseCheckpoint();
+    void onModelLoaded(const QString& summary);
+    void onModelFailed(const QString& folder, const QString& reason);
+    void rememberRecent(const QString& folder);
+    void rebuildRecentMenu();
     void createMenus();
     void createCanvas();
     void showAbout();
@@ -46,6 +62,11 @@ private:
     QPointer<render::CanvasWindow> canvas_;
     QString canvasProblem_;
     QLabel* computeLabel_ = nullptr;
+    QLabel* modelLabel_ = nullptr;
+    QProgressBar* loadProgress_ = nullptr;
     QActionGroup* backendGroup_ = nullptr;
+    QMenu* recentMenu_ = nullptr;
+    ModelSession* session_ = nullptr;
+    QPointer<QMessageBox> errorDialog_;
 };
 } // namespace headlight::app

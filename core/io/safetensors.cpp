@@ -362,11 +362,27 @@ std::size_t dtypeSize(DType dtype) {
     return entryOf(dtype).size;
 }
 
+namespace {
+void checkLengthPrefixFits(const std::string& path, uint64_t size) {
+    if (size < kLengthPrefixBytes)
+        fail(path, "file is " + std::to_string(size) +
+                       " bytes, too short for the 8-byte header length");
+}
+} // namespace
+
 // The file stays open while mapped: the mapping belongs to the QFile. As with any mapping, a
 // file truncated by another process while open faults on access; the header checks cannot help.
+// A file given as bytes (fromBytes) is owned here instead, and `file` stays closed.
 struct SafetensorsFile::Mapping {
     QFile file;
+    std::vector<std::byte> owned;
     std::span<const std::byte> bytes;
+
+    Mapping(const std::string& name, std::span<const std::byte> copy)
+        : owned(copy.begin(), copy.end()) {
+        checkLengthPrefixFits(name, owned.size());
+        bytes = owned;
+    }
 
     explicit Mapping(const std::string& path)
         : file(QString::fromStdString(path)) {
@@ -377,9 +393,7 @@ struct SafetensorsFile::Mapping {
         if (!file.open(QIODevice::ReadOnly))
             fail(path, "cannot open (" + file.errorString().toStdString() + ")");
         const qint64 size = file.size();
-        if (size < static_cast<qint64>(kLengthPrefixBytes))
-            fail(path, "file is " + std::to_string(size) +
-                           " bytes, too short for the 8-byte header length");
+        checkLengthPrefixFits(path, static_cast<uint64_t>(size));
         const uchar* base = file.map(0, size);
         if (!base) fail(path, "cannot map into memory (" + file.errorString().toStdString() + ")");
         bytes = {reinterpret_cast<const std::byte*>(base), static_cast<std::size_t>(size)};
@@ -389,6 +403,22 @@ struct SafetensorsFile::Mapping {
 SafetensorsFile::SafetensorsFile(const std::string& path)
     : path_(path)
     , mapping_(std::make_unique<Mapping>(path)) {
+    validate();
+}
+
+SafetensorsFile::SafetensorsFile(std::string path, std::unique_ptr<Mapping> mapping)
+    : path_(std::move(path))
+    , mapping_(std::move(mapping)) {
+    validate();
+}
+
+std::unique_ptr<SafetensorsFile> SafetensorsFile::fromBytes(const std::string& name,
+                                                            std::span<const std::byte> file) {
+    return std::unique_ptr<SafetensorsFile>(
+        new SafetensorsFile(name, std::make_unique<Mapping>(name, file)));
+}
+
+void SafetensorsFile::validate() {
     const auto file = mapping_->bytes;
     const uint64_t headerLength = readU64LittleEndian(file.data());
     const uint64_t afterPrefix = file.size() - kLengthPrefixBytes;

@@ -39,6 +39,10 @@ class SafetensorsFile {
 public:
     // Maps and validates `path`; throws CheckpointError.
     explicit SafetensorsFile(const std::string& path);
+    // Validates a copy of a whole file already in memory, with `name` standing for the path in
+    // messages. Why: the fuzzer drives the parser at memory speed, with no file per input.
+    static std::unique_ptr<SafetensorsFile> fromBytes(const std::string& name,
+                                                      std::span<const std::byte> file);
     ~SafetensorsFile();
     SafetensorsFile(const SafetensorsFile&) = delete;
     SafetensorsFile& operator=(const SafetensorsFile&) = delete;
@@ -58,6 +62,8 @@ public:
 
 private:
     struct Mapping;
+    SafetensorsFile(std::string path, std::unique_ptr<Mapping> mapping);
+    void validate(); // the header checks, shared by both ways in
     std::string path_;
     std::unique_ptr<Mapping> mapping_;
     std::span<const std::byte> data_; // the data section

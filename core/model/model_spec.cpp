@@ -120,6 +120,17 @@ public:
             fail(std::string(key) + " must be a positive number, not " + describe(v));
         return v.toDouble();
     }
+    // A norm's eps is used as a float. Why the range check: a double such as 1e-196 rounds to 0
+    // there (the norm then divides by zero on a constant row) and 1e39 overflows to inf (and the
+    // conversion itself is undefined behaviour).
+    float positiveFloatOr(const char* key, double fallback) const {
+        const double number = positiveNumberOr(key, fallback);
+        if (number < std::numeric_limits<float>::min() ||
+            number > std::numeric_limits<float>::max())
+            fail(std::string(key) + " " + describe(value(key)) +
+                 " is out of range for a 32-bit float (1.2e-38 to 3.4e+38)");
+        return static_cast<float>(number);
+    }
     bool boolOr(const char* key, bool fallback) const {
         if (!has(key)) return fallback;
         if (!value(key).isBool())
@@ -209,7 +220,7 @@ void readBertFamily(const ConfigReader& config, ModelSpec& spec, bool roberta) {
     spec.intermediate = config.requiredInt("intermediate_size", 1, kMaxIntermediate);
     spec.maxPositions = config.requiredInt("max_position_embeddings", 1, kMaxPositions);
     spec.typeVocabSize = config.requiredInt("type_vocab_size", 1, kMaxTypeVocab);
-    spec.normEps = static_cast<float>(config.positiveNumberOr("layer_norm_eps", 1e-12));
+    spec.normEps = config.positiveFloatOr("layer_norm_eps", 1e-12);
     spec.activation = readActivation(config, "hidden_act", "gelu");
     spec.causal = config.boolOr("is_decoder", false);
     spec.tieEmbeddings = config.boolOr("tie_word_embeddings", true);
@@ -251,7 +262,7 @@ void readGpt2(const ConfigReader& config, ModelSpec& spec) {
     spec.heads = config.requiredInt("n_head", 1, kMaxHeads);
     spec.intermediate = config.intOr("n_inner", 4 * spec.hidden, 1, kMaxIntermediate);
     spec.maxPositions = config.requiredInt("n_positions", 1, kMaxPositions);
-    spec.normEps = static_cast<float>(config.positiveNumberOr("layer_norm_epsilon", 1e-5));
+    spec.normEps = config.positiveFloatOr("layer_norm_epsilon", 1e-5);
     spec.activation = readActivation(config, "activation_function", "gelu_new");
     spec.causal = true;
     spec.tieEmbeddings = config.boolOr("tie_word_embeddings", true);
@@ -323,7 +334,7 @@ void readLlamaFamily(const ConfigReader& config, ModelSpec& spec) {
     spec.kvHeads = config.intOr("num_key_value_heads", spec.heads, 1, kMaxHeads);
     spec.headDim = config.intOr("head_dim", 0, 1, kMaxHidden);
     spec.norm = NormKind::RmsNorm;
-    spec.normEps = static_cast<float>(config.positiveNumberOr("rms_norm_eps", 1e-6));
+    spec.normEps = config.positiveFloatOr("rms_norm_eps", 1e-6);
     spec.activation = readActivation(config, "hidden_act", "silu");
     spec.causal = true;
     spec.tieEmbeddings = config.boolOr("tie_word_embeddings", false);

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "io/checkpoint.h"
+#include "model/memory_budget.h"
 
 namespace headlight {
 namespace {
@@ -15,7 +16,9 @@ bool usesRotary(Architecture a) {
 
 std::unique_ptr<TransformerModel> loadModel(const std::string& folder, Backend& backend) {
     ModelSpec spec = loadModelConfig(folder);
-    const HostWeights weights = readWeights(io::Checkpoint(folder), spec);
+    const io::Checkpoint checkpoint(folder);
+    checkLoadBudget(checkpoint, backend.kind() == BackendKind::Cpu);
+    const HostWeights weights = readWeights(checkpoint, spec);
     return std::make_unique<TransformerModel>(std::move(spec), weights, backend);
 }
 
@@ -194,6 +197,7 @@ Trace TransformerModel::forward(const ModelInput& input, const CaptureRequest& c
         if (h < 0 || h >= spec_.heads)
             throw ModelError("head " + std::to_string(h) + " does not exist (the model has " +
                              std::to_string(spec_.heads) + ")");
+    checkForwardBudget(spec_, int64_t(input.ids.size()), capture, backend_.kind() == BackendKind::Cpu);
     const auto start = std::chrono::steady_clock::now();
     Trace trace;
     trace.ids = input.ids;

@@ -7,6 +7,11 @@
 #include <QStatusBar>
 #include <QTest>
 
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+
+#include "golden.h"
 #include "main_window.h"
 
 using namespace headlight;
@@ -23,7 +28,7 @@ QAction* findAction(QMenuBar* bar, const QString& menuTitle, const QString& text
 
 QString statusText(const app::MainWindow& window) {
     QString text;
-    for (QLabel* label : window.statusBar()->findChildren<QLabel*>()) text += label->text();
+    for (QLabel* label : window.statusBar()->findChildren<QLabel*>()) text += label->text() + label->toolTip();
     return text;
 }
 } // namespace
@@ -31,6 +36,49 @@ QString statusText(const app::MainWindow& window) {
 class TestMainWindow : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    void opensACheckpointOnAWorkerThread() {
+        app::MainWindow window({});
+        QSignalSpy loaded(&window.session(), &app::ModelSession::loaded);
+        window.openCheckpoint(test::goldenRoot() + "/bert");
+        QVERIFY(loaded.wait(20000));
+        QVERIFY2(statusText(window).contains("bert  ·  bert · 2 layers × 4 heads · hidden 32 · cpu"),
+                 qPrintable(statusText(window)));
+        QVERIFY(window.windowTitle().contains("bert"));
+        QVERIFY(window.session().current()->tokenizer != nullptr);
+        QVERIFY(findAction(window.menuBar(), "File", "Open checkpoint folder…"));
+    }
+
+    void badCheckpointGetsADialogAndKeepsThePreviousModel() {
+        app::MainWindow window({});
+        QSignalSpy loaded(&window.session(), &app::ModelSession::loaded);
+        window.openCheckpoint(test::goldenRoot() + "/gpt2");
+        QVERIFY(loaded.wait(20000));
+
+        QTemporaryDir pickles;
+        QFile bin(pickles.filePath("pytorch_model.bin"));
+        QVERIFY(bin.open(QIODevice::WriteOnly));
+        bin.write("\x80\x02}q\x00.");
+        bin.close();
+        QFile config(pickles.filePath("config.json"));
+        QVERIFY(config.open(QIODevice::WriteOnly));
+        config.write(R"({"model_type": "bert", "vocab_size": 10, "hidden_size": 8, "num_hidden_layers": 1,
+                        "num_attention_heads": 2, "intermediate_size": 16, "max_position_embeddings": 8,
+                        "type_vocab_size": 2})");
+        config.close();
+        QSignalSpy failed(&window.session(), &app::ModelSession::failed);
+        window.openCheckpoint(pickles.path());
+        QVERIFY(failed.wait(20000));
+        QVERIFY(window.errorDialog());
+        QVERIFY(window.errorDialog()->isVisible());
+        QCOMPARE(window.errorDialog()->windowTitle(), QString("Cannot open checkpoint"));
+        QVERIFY2(window.errorDialog()->informativeText().contains("never executes pickles"),
+                 qPrintable(window.errorDialog()->informativeText()));
+        QCOMPARE(window.session().current()->model->spec().architecture, Architecture::Gpt2);
+        QVERIFY(statusText(window).contains("gpt2"));
+    }
+
     void opensWithoutCanvasAndSaysWhy() {
         app::MainWindow window({});
         window.show();
@@ -56,6 +104,7 @@ private Q_SLOTS:
         QVERIFY(vulkan && cpu);
         vulkan->trigger();
         QCOMPARE(window.backendChoice().kind, BackendKind::Vulkan);
+        QVERIFY(statusText(window).contains("Vulkan backend · Vulkan device: llvmpipe"));
         QVERIFY(statusText(window).contains("vulkan backend (chosen)"));
         cpu->trigger();
         QCOMPARE(window.backendChoice().kind, BackendKind::Cpu);

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <omp.h>
+#include <unsupported/Eigen/SpecialFunctions>
 #include <stdexcept>
 
 namespace headlight::cpu {
@@ -43,21 +44,21 @@ float activate(float x, Activation kind) {
     return x;
 }
 
-bool keyMasked(const AttentionParams& p, int64_t query, int64_t key) {
-    if (!p.keyValid.empty() && !p.keyValid[std::size_t(key)]) return true;
-    if (p.causal && key > query) return true;
-    return p.slidingWindow > 0 && query - key >= p.slidingWindow;
-}
-
 // One head's pre-softmax scores: S = scale·Q Kᵀ with masked entries set to the lowest float.
-// Q and K are [T, d]; S is [T, T].
+// Q and K are [T, d]; S is [T, T]. Per query, the causal and window rules leave a contiguous
+// key range [first, last]; padding masks single keys.
 void maskedScores(const RowMatrix& qh, const RowMatrix& kh, const AttentionParams& p, RowMatrix& scores) {
     const int64_t tokens = qh.rows();
     scores.noalias() = p.scale * (qh * kh.transpose());
     const float lowest = std::numeric_limits<float>::lowest();
-    for (int64_t i = 0; i < tokens; ++i)
-        for (int64_t j = 0; j < tokens; ++j)
-            if (keyMasked(p, i, j)) scores(i, j) = lowest;
+    for (int64_t i = 0; i < tokens; ++i) {
+        const int64_t first = p.slidingWindow > 0 ? std::max<int64_t>(0, i - p.slidingWindow + 1) : 0;
+        const int64_t last = p.causal ? i : tokens - 1;
+        scores.row(i).head(first).setConstant(lowest);
+        scores.row(i).tail(tokens - 1 - last).setConstant(lowest);
+    }
+    for (std::size_t j = 0; j < p.keyValid.size(); ++j)
+        if (!p.keyValid[j]) scores.col(Eigen::Index(j)).setConstant(lowest);
 }
 } // namespace
 
@@ -145,6 +146,14 @@ void CpuBackend::activation(const DeviceTensor& x, Activation kind, DeviceTensor
     requireSameSize(x, out, "activation");
     const auto& in = valuesOf(x);
     auto& result = valuesOf(out);
+    if (kind == Activation::Gelu) {
+        // Why: Eigen's vectorised erf is several times faster than std::erf per element, and
+        // accurate to a few ulp, far inside the 1e-4 tolerance against PyTorch.
+        const Eigen::Map<const Eigen::ArrayXf> input(in.data(), Eigen::Index(in.size()));
+        Eigen::Map<Eigen::ArrayXf> output(result.data(), Eigen::Index(result.size()));
+        output = 0.5f * input * (1.0f + (input * float(M_SQRT1_2)).erf());
+        return;
+    }
 #pragma omp parallel for
     for (std::size_t i = 0; i < in.size(); ++i) result[i] = activate(in[i], kind);
 }

@@ -61,7 +61,7 @@ VkDescriptorSet ComputeBatch::allocateSet(VkDescriptorSetLayout layout) {
     return set;
 }
 
-void ComputeBatch::dispatch(const ComputePipeline& pipeline, std::initializer_list<const Buffer*> buffers,
+void ComputeBatch::dispatch(const ComputePipeline& pipeline, std::span<const Buffer* const> buffers,
                             std::span<const std::byte> push, uint32_t groupsX, uint32_t groupsY,
                             uint32_t groupsZ) {
     if (buffers.size() != pipeline.storageBuffers() || buffers.size() > kBuffersPerSet)

@@ -25,9 +25,15 @@ public:
 
     // Binds `buffers` to bindings 0..n-1 (n must equal the pipeline's count), pushes `push`
     // (at most 128 bytes) and dispatches `groups` workgroups.
-    void dispatch(const ComputePipeline& pipeline, std::initializer_list<const Buffer*> buffers,
+    void dispatch(const ComputePipeline& pipeline, std::span<const Buffer* const> buffers,
                   std::span<const std::byte> push, uint32_t groupsX, uint32_t groupsY = 1,
                   uint32_t groupsZ = 1);
+    void dispatch(const ComputePipeline& pipeline, std::initializer_list<const Buffer*> buffers,
+                  std::span<const std::byte> push, uint32_t groupsX, uint32_t groupsY = 1,
+                  uint32_t groupsZ = 1) {
+        dispatch(pipeline, std::span<const Buffer* const>(buffers.begin(), buffers.size()), push, groupsX,
+                 groupsY, groupsZ);
+    }
     template <typename Push>
     void dispatch(const ComputePipeline& pipeline, std::initializer_list<const Buffer*> buffers,
                   const Push& push, uint32_t groupsX, uint32_t groupsY = 1, uint32_t groupsZ = 1) {

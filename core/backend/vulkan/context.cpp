@@ -51,10 +51,24 @@ std::string versionString(uint32_t v) {
            "." + std::to_string(VK_API_VERSION_PATCH(v));
 }
 
+bool hasDeviceExtension(VkPhysicalDevice device, const char* name) {
+    uint32_t count = 0;
+    vkEnumerateDeviceExtensionProperties(device, nullptr, &count, nullptr);
+    std::vector<VkExtensionProperties> extensions(count);
+    vkEnumerateDeviceExtensionProperties(device, nullptr, &count, extensions.data());
+    return std::any_of(extensions.begin(), extensions.end(),
+                       [&](const VkExtensionProperties& e) { return std::strcmp(e.extensionName, name) == 0; });
+}
+
 DeviceInfo describe(VkPhysicalDevice device, uint32_t index) {
     VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
     VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+    VkPhysicalDeviceSubgroupSizeControlPropertiesEXT sizeControl{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES_EXT};
     subgroup.pNext = &driver;
+    // Why: kernels that share loads across a subgroup must not assume more lanes than the
+    // smallest subgroup a driver may pick (Intel picks 8, 16 or 32 per pipeline).
+    if (hasDeviceExtension(device, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME)) driver.pNext = &sizeControl;
     VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
     props.pNext = &subgroup;
     vkGetPhysicalDeviceProperties2(device, &props);
@@ -82,6 +96,9 @@ DeviceInfo describe(VkPhysicalDevice device, uint32_t index) {
     std::copy_n(limits.maxComputeWorkGroupSize, 3, info.maxWorkgroupSize.begin());
     info.maxPushConstantsSize = limits.maxPushConstantsSize;
     info.subgroupSize = subgroup.subgroupSize;
+    info.minSubgroupSize = sizeControl.minSubgroupSize ? sizeControl.minSubgroupSize : subgroup.subgroupSize;
+    info.subgroupBallot = (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_BALLOT_BIT) &&
+                          (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
     info.subgroupArithmetic = (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) &&
                               (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
     info.shaderFloat16 = features12.shaderFloat16;

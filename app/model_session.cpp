@@ -1,0 +1,69 @@
+#include "model_session.h"
+
+#include <QtConcurrent/QtConcurrentRun>
+#include <exception>
+
+#include "backend/backend_factory.h"
+
+namespace headlight::app {
+
+struct ModelSession::Result {
+    QString folder;
+    std::unique_ptr<LoadedModel> model; // null on failure
+    QString error;
+};
+
+QString LoadedModel::summary() const {
+    const ModelSpec& s = model->spec();
+    return QStringLiteral("%1 · %2 layers × %3 heads · hidden %4 · %5")
+        .arg(QString::fromLatin1(architectureName(s.architecture)))
+        .arg(s.layers)
+        .arg(s.heads)
+        .arg(s.hidden)
+        .arg(QString::fromLatin1(backendName(backend->kind())));
+}
+
+ModelSession::ModelSession(QObject* parent)
+    : QObject(parent), watcher_(new QFutureWatcher<std::shared_ptr<Result>>(this)) {
+    connect(watcher_, &QFutureWatcherBase::finished, this, &ModelSession::finish);
+}
+
+ModelSession::~ModelSession() { watcher_->waitForFinished(); }
+
+bool ModelSession::busy() const { return watcher_->isRunning(); }
+
+void ModelSession::load(const QString& folder, const BackendChoice& choice, const std::string& deviceSelector) {
+    watcher_->waitForFinished();
+    watcher_->setFuture(QtConcurrent::run([folder, choice, deviceSelector] {
+        auto result = std::make_shared<Result>();
+        result->folder = folder;
+        try {
+            auto loaded = std::make_unique<LoadedModel>();
+            loaded->folder = folder;
+            OpenedBackend opened = openBackend(choice, deviceSelector);
+            loaded->backend = std::move(opened.backend);
+            loaded->backendNote = QString::fromStdString(opened.note);
+            loaded->model = loadModel(folder.toStdString(), *loaded->backend);
+            try {
+                loaded->tokenizer = tokenize::Tokenizer::load(folder.toStdString());
+            } catch (const tokenize::TokenizerError&) {
+                // Why: a checkpoint without tokenizer files still runs on ids; the views say so.
+            }
+            result->model = std::move(loaded);
+        } catch (const std::exception& error) {
+            result->error = QString::fromUtf8(error.what());
+        }
+        return result;
+    }));
+}
+
+void ModelSession::finish() {
+    const std::shared_ptr<Result> result = watcher_->result();
+    if (!result->model) {
+        Q_EMIT failed(result->folder, result->error);
+        return;
+    }
+    current_ = std::move(result->model);
+    Q_EMIT loaded(current_->summary());
+}
+} // namespace headlight::app

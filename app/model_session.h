@@ -1,0 +1,48 @@
+#pragma once
+// The model the window works on: a checkpoint folder loaded on a worker thread (so the window
+// never freezes on a large checkpoint), with its tokenizer when the folder has one. A load that
+// fails reports one line, and the previous model stays.
+
+#include <QFutureWatcher>
+#include <QObject>
+#include <QString>
+#include <memory>
+
+#include "backend/backend.h"
+#include "model/transformer.h"
+#include "tokenize/tokenizer.h"
+
+namespace headlight::app {
+
+struct LoadedModel {
+    QString folder;
+    std::unique_ptr<Backend> backend;
+    std::unique_ptr<TransformerModel> model;
+    std::unique_ptr<tokenize::Tokenizer> tokenizer; // null when the folder has no tokenizer files
+    QString backendNote;                            // why the CPU backend is used, if it is
+    QString summary() const;                        // "bert · 12 layers × 12 heads · hidden 768 · cpu"
+};
+
+class ModelSession : public QObject {
+    Q_OBJECT
+public:
+    explicit ModelSession(QObject* parent = nullptr);
+    ~ModelSession() override;
+
+    // Starts loading `folder` with the backend `choice` names; emits loaded() or failed().
+    void load(const QString& folder, const BackendChoice& choice, const std::string& deviceSelector);
+    bool busy() const;
+    const LoadedModel* current() const { return current_.get(); }
+
+Q_SIGNALS:
+    void loaded(const QString& summary);
+    void failed(const QString& folder, const QString& reason);
+
+private:
+    struct Result;
+    void finish();
+
+    QFutureWatcher<std::shared_ptr<Result>>* watcher_;
+    std::unique_ptr<LoadedModel> current_;
+};
+} // namespace headlight::app

@@ -1,0 +1,26 @@
+#pragma once
+// Workgroup and tile sizes of the compute kernels, chosen per device and passed as
+// specialization constants, so that tuning for a GPU is a change here and not in the shaders.
+
+#include <cstdint>
+
+namespace headlight::vk {
+
+struct DeviceInfo;
+
+struct KernelConfig {
+    uint32_t elementwiseWorkgroup = 256; // activation, gated activation, add, rope, gather
+    uint32_t rowWorkgroup = 128;         // layer_norm, rms_norm: one workgroup per row
+    uint32_t attentionWorkgroup = 64;    // keys per tile, one per invocation
+    uint32_t matmulWorkgroup = 64;       // invocations sharing the same TM rows of x
+    uint32_t matmulTileM = 16;           // rows per invocation (fewer when M is small)
+    uint32_t matmulTileN = 2;            // columns per invocation
+    uint32_t matmulLoadLanes = 8;        // lanes loading x together: ≤ the smallest subgroup
+};
+
+KernelConfig kernelConfigFor(const DeviceInfo& device);
+
+// Rows per matmul invocation for an M-row product: the configured tile, or fewer for short
+// inputs (a single token's M = 1 would otherwise compute 15 discarded rows).
+uint32_t matmulTileMFor(const KernelConfig& config, int64_t rows);
+} // namespace headlight::vk

@@ -1,0 +1,106 @@
+// VulkanBackend: memory, pipelines and the small buffers ops need. The ops themselves are in
+// vulkan_ops.cpp (elementwise, norms, rope, gather), vulkan_linear.cpp and vulkan_attention.cpp.
+#include "vulkan_backend.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "buffer.h"
+#include "context.h"
+#include "pipeline.h"
+#include "vk_error.h"
+#include "vulkan_storage.h"
+
+namespace headlight::vk {
+
+VulkanBackend::VulkanBackend(std::shared_ptr<Context> context, const VulkanBackendOptions& options)
+    : context_(std::move(context)), guardRows_(options.guardRows), recorder_(*context_) {
+    const DeviceInfo& info = context_->info();
+    if (!info.subgroupArithmetic || !info.subgroupBallot)
+        throw VulkanError("device '" + info.name + "' lacks subgroup arithmetic or broadcast in compute shaders");
+    maxBindingBytes_ = std::size_t(info.maxStorageBufferRange);
+    if (options.maxBindingBytes) maxBindingBytes_ = std::min(maxBindingBytes_, options.maxBindingBytes);
+    config_ = kernelConfigFor(info);
+    placeholder_ = std::make_shared<Buffer>(*context_, 16);
+}
+
+VulkanBackend::~VulkanBackend() = default;
+
+std::string VulkanBackend::deviceName() const { return context_->info().name; }
+
+DeviceTensor VulkanBackend::upload(const Tensor& host) {
+    auto storage = std::make_shared<VulkanStorage>(context_, host.shape(), maxBindingBytes_, guardRows_);
+    storage->write(host.values());
+    return DeviceTensor(host.shape(), storage);
+}
+
+DeviceTensor VulkanBackend::allocate(std::vector<int64_t> shape) {
+    auto storage = std::make_shared<VulkanStorage>(context_, shape, maxBindingBytes_, guardRows_);
+    return DeviceTensor(std::move(shape), storage);
+}
+
+Tensor VulkanBackend::download(const DeviceTensor& tensor) {
+    finish();
+    Tensor host(tensor.shape());
+    storageOf(tensor).read(host.values());
+    return host;
+}
+
+void VulkanBackend::finish() {
+    if (recorder_.pending()) recorder_.submit();
+}
+
+const ComputePipeline& VulkanBackend::pipeline(const std::string& shader, std::vector<uint32_t> specialization) {
+    std::string key = shader;
+    for (uint32_t value : specialization) key += "/" + std::to_string(value);
+    auto& slot = pipelines_[key];
+    if (!slot) slot = std::make_unique<ComputePipeline>(*context_, shader, specialization);
+    return *slot;
+}
+
+const VulkanStorage& VulkanBackend::use(const DeviceTensor& tensor) {
+    VulkanStorage& storage = storageOf(tensor);
+    recorder_.keepAlive(storage.shared_from_this());
+    return storage;
+}
+
+const Buffer& VulkanBackend::transient(std::span<const std::byte> bytes) {
+    auto buffer = std::make_shared<Buffer>(*context_, std::max<std::size_t>(bytes.size(), 4));
+    buffer->upload(bytes);
+    recorder_.keepAlive(buffer);
+    return *buffer;
+}
+
+// cos and sin of every (position, pair) angle, computed as Hugging Face (and the CPU backend)
+// do: inverse frequencies and angles in f32, so that both backends rotate by the same angles.
+const Buffer& VulkanBackend::ropeTable(std::span<const int32_t> positions, int headDim, double theta) {
+    const bool cached = rope_.buffer && rope_.headDim == headDim && rope_.theta == theta &&
+                        std::equal(positions.begin(), positions.end(), rope_.positions.begin(), rope_.positions.end());
+    if (!cached) {
+        const int half = headDim / 2;
+        std::vector<float> table;
+        table.reserve(positions.size() * std::size_t(half) * 2);
+        for (const int32_t position : positions)
+            for (int i = 0; i < half; ++i) {
+                const auto inverseFrequency = float(1.0 / std::pow(theta, 2.0 * i / headDim));
+                const float angle = float(position) * inverseFrequency;
+                table.push_back(float(std::cos(double(angle))));
+                table.push_back(float(std::sin(double(angle))));
+            }
+        rope_ = {{positions.begin(), positions.end()}, headDim, theta, std::make_shared<Buffer>(*context_, std::max<std::size_t>(table.size() * 4, 4))};
+        rope_.buffer->upload(std::span<const float>(table));
+    }
+    recorder_.keepAlive(rope_.buffer);
+    return *rope_.buffer;
+}
+
+std::unique_ptr<Backend> makeVulkanBackend(std::shared_ptr<Context> context, const VulkanBackendOptions& options) {
+    return std::make_unique<VulkanBackend>(std::move(context), options);
+}
+} // namespace headlight::vk
+
+namespace headlight {
+std::unique_ptr<Backend> makeVulkanBackend(std::shared_ptr<vk::Context> context) {
+    return vk::makeVulkanBackend(std::move(context), {});
+}
+} // namespace headlight

@@ -1,0 +1,97 @@
+#pragma once
+// The Vulkan backend: every Backend op as one compute shader (shaders/*.comp), recorded into one
+// command buffer and run on download() or finish().
+//
+// Implements: every op of backend.h, with tensors larger than one storage binding split by rows
+// (VulkanStorage) wherever they occur in practice: big linear weights and tied embeddings,
+// embedding tables, activations of long inputs, attention scores and probabilities.
+// Lacks: attention whose q, k, v or context alone exceed one binding (VulkanError; the caller
+// falls back to the CPU backend), and f16 weights (they are widened to f32 on load).
+//
+// Index: VulkanBackendOptions · VulkanBackend (memory, ops, internals) · makeVulkanBackend
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "backend/vulkan/kernel_config.h"
+#include "backend/vulkan/recorder.h"
+
+namespace headlight::vk {
+
+class Buffer;
+class ComputePipeline;
+class Context;
+class VulkanStorage;
+
+struct VulkanBackendOptions {
+    // Largest storage buffer per tensor chunk; 0 means the device's limit. Tests lower it to
+    // exercise chunking with small tensors.
+    std::size_t maxBindingBytes = 0;
+    // Rows of sentinel values around every buffer's contents (VulkanStorage::guardsIntact), so
+    // that tests catch a kernel writing out of bounds; 0 outside tests.
+    int64_t guardRows = 0;
+};
+
+class VulkanBackend final : public Backend {
+public:
+    // Throws VulkanError when the device lacks what the kernels need (subgroup arithmetic and
+    // broadcast in compute shaders).
+    VulkanBackend(std::shared_ptr<Context> context, const VulkanBackendOptions& options = {});
+    ~VulkanBackend() override;
+
+    BackendKind kind() const override { return BackendKind::Vulkan; }
+    std::string deviceName() const override;
+
+    // [SECTION] memory
+    DeviceTensor upload(const Tensor& host) override;
+    DeviceTensor allocate(std::vector<int64_t> shape) override;
+    Tensor download(const DeviceTensor& tensor) override;
+    void finish() override;
+
+    // [SECTION] ops (shapes and semantics: backend.h)
+    void linear(const DeviceTensor& x, const DeviceTensor& w, const DeviceTensor* bias, DeviceTensor& out) override;
+    void add(const DeviceTensor& a, const DeviceTensor& b, DeviceTensor& out) override;
+    void gatherRows(const DeviceTensor& table, std::span<const int32_t> ids, DeviceTensor& out) override;
+    void layerNorm(const DeviceTensor& x, const DeviceTensor& gamma, const DeviceTensor& beta, float eps,
+                   DeviceTensor& out) override;
+    void rmsNorm(const DeviceTensor& x, const DeviceTensor& gamma, float eps, DeviceTensor& out) override;
+    void activation(const DeviceTensor& x, Activation kind, DeviceTensor& out) override;
+    void gatedActivation(const DeviceTensor& gate, const DeviceTensor& up, Activation kind,
+                         DeviceTensor& out) override;
+    void rope(DeviceTensor& x, int heads, int headDim, std::span<const int32_t> positions, double theta) override;
+    void attention(const DeviceTensor& q, const DeviceTensor& k, const DeviceTensor& v, const AttentionParams& params,
+                   DeviceTensor& context, DeviceTensor* scores, DeviceTensor* probs) override;
+
+    const KernelConfig& kernelConfig() const { return config_; }
+    std::size_t maxBindingBytes() const { return maxBindingBytes_; }
+
+private:
+    // [SECTION] internals
+    const ComputePipeline& pipeline(const std::string& shader, std::vector<uint32_t> specialization);
+    // The storage of `tensor`, kept alive until the pending commands have run.
+    const VulkanStorage& use(const DeviceTensor& tensor);
+    // A small buffer holding `words` for the pending commands (ids, masks, tables).
+    const Buffer& transient(std::span<const std::byte> bytes);
+    const Buffer& ropeTable(std::span<const int32_t> positions, int headDim, double theta);
+    void matmul(const VulkanStorage& x, const VulkanStorage& w, const VulkanStorage* bias, const VulkanStorage& out);
+
+    std::shared_ptr<Context> context_;
+    std::size_t maxBindingBytes_;
+    int64_t guardRows_;
+    KernelConfig config_;
+    Recorder recorder_;
+    std::map<std::string, std::unique_ptr<ComputePipeline>> pipelines_;
+    std::shared_ptr<Buffer> placeholder_; // bound where an optional input or output is absent
+    struct RopeTable {
+        std::vector<int32_t> positions;
+        int headDim = 0;
+        double theta = 0.0;
+        std::shared_ptr<Buffer> buffer;
+    } rope_; // models rotate q and k of every layer with the same positions
+};
+
+std::unique_ptr<Backend> makeVulkanBackend(std::shared_ptr<Context> context, const VulkanBackendOptions& options);
+} // namespace headlight::vk

@@ -1,0 +1,199 @@
+#include "model/memory_budget.h"
+
+#include <QByteArray>
+#include <QFile>
+#include <QString>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+#include "io/checkpoint.h"
+#include "model/transformer.h"
+
+namespace headlight {
+namespace {
+
+constexpr const char* kLimitVariable = "HEADLIGHT_MEMORY_LIMIT_MB";
+constexpr double kBytesPerMB = 1e6;
+constexpr double kF32 = 4.0;
+
+struct Available {
+    double bytes = 0.0;
+    bool fromVariable = false;
+};
+
+// Whole small files under /proc and /sys; an empty result means "not readable here".
+QByteArray readSmallFile(const QString& path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) return {};
+    return file.read(1 << 16); // procfs files report size 0, so read a bounded amount
+}
+
+std::optional<double> memAvailableBytes() {
+    for (const QByteArray& line : readSmallFile("/proc/meminfo").split('\n')) {
+        if (!line.startsWith("MemAvailable:")) continue;
+        const QList<QByteArray> fields = line.simplified().split(' ');
+        bool ok = false;
+        const double kib = fields.size() >= 2 ? fields[1].toDouble(&ok) : 0.0;
+        if (ok) return kib * 1024.0;
+    }
+    return std::nullopt;
+}
+
+// In a container MemAvailable is the host's, while the OOM killer acts at the cgroup's limit:
+// take the least headroom (memory.max − memory.current) of the process's cgroup and its parents.
+std::optional<double> cgroupHeadroomBytes() {
+    QByteArray path;
+    for (const QByteArray& line : readSmallFile("/proc/self/cgroup").split('\n'))
+        if (line.startsWith("0::")) path = line.mid(3).trimmed();
+    if (path.isEmpty()) return std::nullopt;
+    std::optional<double> least;
+    while (true) {
+        const QString dir = "/sys/fs/cgroup" + QString::fromUtf8(path == "/" ? "" : path);
+        bool maxOk = false, currentOk = false;
+        const double max = readSmallFile(dir + "/memory.max").trimmed().toDouble(&maxOk);
+        const double current = readSmallFile(dir + "/memory.current").trimmed().toDouble(&currentOk);
+        if (maxOk && currentOk) least = std::min(least.value_or(max), std::max(max - current, 0.0));
+        const qsizetype slash = path.lastIndexOf('/');
+        if (slash <= 0) break;
+        path.truncate(slash);
+    }
+    return least;
+}
+
+std::optional<Available> available() {
+    if (const char* limit = std::getenv(kLimitVariable)) {
+        char* end = nullptr;
+        const double megabytes = std::strtod(limit, &end);
+        if (end == limit || *end != '\0' || !std::isfinite(megabytes) || megabytes < 0)
+            throw ModelError(std::string(kLimitVariable) + " '" + limit +
+                             "' is not a number of megabytes");
+        return Available{megabytes * kBytesPerMB, true};
+    }
+    std::optional<double> bytes = memAvailableBytes();
+    if (const auto headroom = cgroupHeadroomBytes())
+        bytes = std::min(bytes.value_or(*headroom), *headroom);
+    if (!bytes) return std::nullopt;
+    return Available{*bytes, false};
+}
+
+std::string availableText(const Available& memory) {
+    return formatBytes(memory.bytes) + " is available" +
+           (memory.fromVariable ? std::string(" (limit set by ") + kLimitVariable + ")" : "");
+}
+
+std::string counted(int64_t count, const char* noun) {
+    return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
+}
+} // namespace
+
+std::optional<double> availableMemoryBytes() {
+    const auto memory = available();
+    return memory ? std::optional<double>(memory->bytes) : std::nullopt;
+}
+
+std::string formatBytes(double bytes) {
+    struct Unit {
+        double size;
+        const char* name;
+    };
+    constexpr Unit kUnits[] = {{1e12, "TB"}, {1e9, "GB"}, {1e6, "MB"}, {1e3, "kB"}};
+    char text[64];
+    for (const Unit& unit : kUnits)
+        if (bytes >= unit.size) {
+            std::snprintf(text, sizeof text, "%.1f %s", bytes / unit.size, unit.name);
+            return text;
+        }
+    std::snprintf(text, sizeof text, "%.0f bytes", bytes);
+    return text;
+}
+
+double checkpointF32Bytes(const io::Checkpoint& checkpoint) {
+    double elements = 0.0;
+    for (const std::string& name : checkpoint.names())
+        elements += double(elementCount(checkpoint.info(name).shape));
+    return elements * kF32;
+}
+
+double loadBytes(double checkpointF32, bool backendInHostMemory) {
+    return checkpointF32 * (backendInHostMemory ? 2.0 : 1.0);
+}
+
+ForwardEstimate estimateForward(const ModelSpec& spec, int64_t tokens,
+                                const CaptureRequest& capture, bool backendInHostMemory) {
+    const double t = double(tokens), d = double(spec.hidden), heads = double(spec.heads);
+    const double headDim = double(spec.headDim), kvHeads = double(spec.kvHeads);
+    const double square = t * t * kF32; // one head's [T, T] map
+    int64_t capturedLayers = 0;
+    for (int l = 0; l < spec.layers; ++l) capturedLayers += capture.wantsLayer(l) ? 1 : 0;
+    const double kinds = double(capture.probabilities) + double(capture.scores);
+    const double keptHeads = capture.heads.empty() ? heads : double(capture.heads.size());
+
+    ForwardEstimate estimate;
+    // The backend holds every head of each captured layer until the pass ends; the trace keeps
+    // the requested heads, and each layer's full [H, T, T] is downloaded once before selection.
+    const double backendCopies = backendInHostMemory ? heads : 0.0;
+    if (capturedLayers > 0 && kinds > 0)
+        estimate.capture = kinds * double(capturedLayers) * (backendCopies + keptHeads) * square +
+                           heads * square;
+    const double state = t * d * kF32;
+    const double hiddenCopies = backendInHostMemory ? 2.0 : 1.0;
+    estimate.hidden = state; // the last hidden state
+    if (capture.hiddenStates) estimate.hidden += (double(spec.layers) + 1.0) * state * hiddenCopies;
+    if (backendInHostMemory) {
+        // Live inside one layer: x, the residual sum and the normed copy; q, k, v, the attention
+        // context and output; the MLP's up and gate projections and its output; and one [T, T]
+        // score matrix per attention thread (the CPU backend runs heads in parallel, one thread
+        // per core at most).
+        const double threads = std::min(heads, double(std::max(1u, std::thread::hardware_concurrency())));
+        const double projections = t * (2.0 * heads * headDim + 2.0 * kvHeads * headDim) * kF32;
+        const double mlp = 2.0 * t * double(spec.intermediate) * kF32;
+        estimate.workingSet = 5.0 * state + projections + mlp + threads * square;
+    }
+    return estimate;
+}
+
+void checkLoadBudget(const io::Checkpoint& checkpoint, bool backendInHostMemory) {
+    const auto memory = available();
+    if (!memory) return;
+    const double f32 = checkpointF32Bytes(checkpoint);
+    const double need = loadBytes(f32, backendInHostMemory);
+    if (need <= memory->bytes) return;
+    std::string stored;
+    if (backendInHostMemory)
+        stored = " (" + formatBytes(f32) + " as f32, held twice while the CPU backend copies it)";
+    throw ModelError(checkpoint.folder() + ": loading the weights needs " + formatBytes(need) +
+                     stored + " but " + availableText(*memory) +
+                     ": close other programs or choose a smaller model");
+}
+
+void checkForwardBudget(const ModelSpec& spec, int64_t tokens, const CaptureRequest& capture,
+                        bool backendInHostMemory) {
+    const auto memory = available();
+    if (!memory) return;
+    const ForwardEstimate estimate = estimateForward(spec, tokens, capture, backendInHostMemory);
+    const double need = estimate.total();
+    if (need <= memory->bytes) return;
+    const std::string tail = " needs " + formatBytes(need) + " but " + availableText(*memory);
+    const std::string at = " at " + counted(tokens, "token");
+    int64_t capturedLayers = 0;
+    for (int l = 0; l < spec.layers; ++l) capturedLayers += capture.wantsLayer(l) ? 1 : 0;
+    // Name the largest part, since reducing it is what helps.
+    if (estimate.capture >= estimate.hidden && estimate.capture >= estimate.workingSet) {
+        const std::string what = capture.scores && capture.probabilities
+                                     ? "capturing scores and probabilities of "
+                                     : capture.scores ? "capturing scores of " : "capturing ";
+        throw ModelError(what + counted(capturedLayers, "layer") + " × " +
+                         counted(spec.heads, "head") + at + tail +
+                         (capture.scores ? ": capture fewer layers, leave out the scores, or "
+                                           "shorten the text"
+                                         : ": capture fewer layers or shorten the text"));
+    }
+    if (estimate.hidden >= estimate.workingSet)
+        throw ModelError("keeping the hidden states of " + counted(spec.layers + 1, "layer") + at +
+                         tail + ": leave out the hidden states or shorten the text");
+    throw ModelError("a forward pass" + at + tail + ": shorten the text");
+}
+} // namespace headlight

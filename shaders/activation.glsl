@@ -1,0 +1,108 @@
+// Activation functions shared by activation.comp and gated_activation.comp.
+// Kinds (the ACT specialization constant): 0 GELU (erf form), 1 GELU (tanh form), 2 ReLU, 3 SiLU,
+// in the order of headlight::Activation.
+//
+// GLSL has no erf, and the short Abramowitz-Stegun formulas err by 1e-7..1e-5 relative, more than
+// an f32 reference allows, so erf is built from three Chebyshev least-squares fits (computed
+// with mpmath at 40 digits, coefficients rounded to f32):
+//   |u| < 1:      erf(u)  = u + u · P(u²)                        (P: 7 terms)
+//   1 ≤ |u| < 3:  erfc(u) = exp(-u²) / u · A(1/u - 2/3)          (A: 10 terms)
+//   |u| ≥ 3:      erfc(u) = exp(-u²) / u · B(1/u - 1/6)          (B: 9 terms)
+// With these f32 coefficients the approximation itself errs by at most 6.4e-9 (erf) and 1.1e-8
+// (erfc, u ≥ 1) relative; evaluated in f32, GELU stays within ~3 ulp of the exact value.
+// Writing erf as u + u·P keeps the leading 2/√π - 1 small, so its f32 rounding costs nothing;
+// centring A and B avoids cancellation between large alternating coefficients.
+
+const float kSqrtHalf = 0.70710678118654752;
+
+float hornerP(float s) {
+    float r = 7.87587487e-05;
+    r = fma(r, s, -0.00080168643);
+    r = fma(r, s, 0.00518908724);
+    r = fma(r, s, -0.0268542115);
+    r = fma(r, s, 0.112835944);
+    r = fma(r, s, -0.37612626);
+    return fma(r, s, 0.128379166);
+}
+
+float hornerA(float z) {
+    float r = -0.0375909731;
+    r = fma(r, z, 0.0370952673);
+    r = fma(r, z, -0.0119429398);
+    r = fma(r, z, -0.0160379987);
+    r = fma(r, z, 0.0463418327);
+    r = fma(r, z, -0.0679922104);
+    r = fma(r, z, 0.0599401332);
+    r = fma(r, z, 0.00694030058);
+    r = fma(r, z, -0.17133984);
+    return fma(r, z, 0.482378125);
+}
+
+float hornerB(float z) {
+    float r = -1.4422282;
+    r = fma(r, z, 0.762287915);
+    r = fma(r, z, 0.248154834);
+    r = fma(r, z, -0.460061699);
+    r = fma(r, z, 0.127235293);
+    r = fma(r, z, 0.205212355);
+    r = fma(r, z, -0.221958861);
+    r = fma(r, z, -0.0869200826);
+    return fma(r, z, 0.5566594);
+}
+
+// erf(u) for |u| < 1.
+float erfSmall(float u) { return fma(u, hornerP(u * u), u); }
+
+// exp(-u²) · u · erfc(u) for u ≥ 1 (the smooth factor of erfc).
+float erfcScaled(float u) {
+    const float t = 1.0 / u;
+    return u < 3.0 ? hornerA(t - 0.666666687) : hornerB(t - 0.166666672);
+}
+
+// exp(x) to ~1 ulp for |x| up to ~87. Drivers compute exp as exp2(x · log2 e), whose rounded
+// product errs by |x| · 1e-7 in the exponent: 8e-6 relative at x = -80. Here x = n·ln2 + r with
+// ln2 in two parts (Cody-Waite; n·ln2hi is exact), so exp only sees |r| ≤ ln2/2.
+float expAccurate(float x) {
+    const float n = round(x * 1.44269504);
+    const float r = fma(n, -1.42860677e-06, fma(n, -0.693145752, x));
+    return ldexp(exp(r), int(n));
+}
+
+// exp(-x²/2) with x² split into its f32 value and rounding error (fma gives that exactly):
+// for |x| near 13 the rounding of x² alone would otherwise cost ~1e-5 relative.
+float expHalfSquare(float x) {
+    const float s = x * x;
+    const float e = fma(x, x, -s);
+    const float ex = expAccurate(-0.5 * s);
+    return fma(-ex, 0.5 * e, ex);
+}
+
+// GELU(x) = x/2 · (1 + erf(x/√2)). For x < -√2 it is x/2 · erfc(|x|/√2), computed directly so
+// that it keeps its relative accuracy where 1 + erf would cancel.
+float geluErf(float x) {
+    const float u = x * kSqrtHalf;
+    const float a = abs(u);
+    if (a < 1.0) return 0.5 * x * (1.0 + erfSmall(u));
+    if (a > 10.0) return u > 0.0 ? x : 0.0; // erfc(10) = 2e-45: beyond f32
+    const float erfcA = expHalfSquare(x) / a * erfcScaled(a);
+    return u > 0.0 ? x * fma(-0.5, erfcA, 1.0) : 0.5 * x * erfcA;
+}
+
+// GELU, tanh form: x/2 · (1 + tanh(√(2/π)(x + 0.044715x³))). Since 1 + tanh(y) = 2/(1 + e^(-2y)),
+// this is x / (1 + e^(-2y)): no overflow for large |y| and no cancellation for negative x.
+float geluTanh(float x) {
+    const float y = 0.79788456080286536 * fma(0.044715 * x, x * x, x);
+    return x / (1.0 + exp(-2.0 * y));
+}
+
+float relu(float x) { return max(x, 0.0); }
+
+// SiLU(x) = x · sigmoid(x); exp(-x) overflowing to +inf for x < -88 correctly yields -0.
+float silu(float x) { return x / (1.0 + exp(-x)); }
+
+float activate(uint kind, float x) {
+    if (kind == 0) return geluErf(x);
+    if (kind == 1) return geluTanh(x);
+    if (kind == 2) return relu(x);
+    return silu(x);
+}

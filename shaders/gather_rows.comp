@@ -1,0 +1,27 @@
+#version 450
+// gather_rows: out[t, :] = table[ids[t], :] for the rows t of one stretch of out, from one row
+// chunk of the table: table rows [tableRow0, tableRow0 + tableRows) of the full table [V, D];
+// rows whose id lies in another chunk are left to that chunk's dispatch.
+// Shapes: ids [T] (int32, all < V), out [T, D]; workgroup y = t - t0, x strides over D.
+layout(constant_id = 0) const uint WG = 256;
+layout(local_size_x_id = 0) in;
+
+layout(std430, binding = 0) readonly buffer Table { float table[]; };
+layout(std430, binding = 1) readonly buffer Ids { int ids[]; };
+layout(std430, binding = 2) writeonly buffer Out { float outValues[]; };
+layout(push_constant) uniform Push {
+    uint D;
+    uint t0;         // first row of out in this dispatch (index into ids)
+    uint outRow0;    // row of the out buffer holding out[t0, :]
+    uint tableRow0;  // first table row held by this table buffer
+    uint tableRows;
+    uint tableBufferRow0; // row of the table buffer holding table row tableRow0
+} p;
+
+void main() {
+    const uint t = p.t0 + gl_WorkGroupID.y;
+    const uint row = uint(ids[t]) - p.tableRow0; // wraps to a huge value below this chunk
+    if (row >= p.tableRows) return;
+    for (uint d = gl_LocalInvocationID.x; d < p.D; d += WG)
+        outValues[(p.outRow0 + gl_WorkGroupID.y) * p.D + d] = table[(p.tableBufferRow0 + row) * p.D + d];
+}

@@ -1,0 +1,121 @@
+#version 450
+// matmul (Backend::linear): out[m, nOffset + n] = Σ_k x[m, k] · w[n, k] (+ bias[nOffset + n])
+// Shapes: x [M, K] from row xRow0 of its buffer; w [nCount, K] from row wRow0 (one row chunk
+// of an nn.Linear weight [N, K]); bias [N] from element biasBase (unused when hasBias == 0);
+// out [M, N] from row outRow0.
+//
+// Design: each invocation keeps a TM × TN block of outputs in registers. All invocations of a
+// workgroup share the same TM rows of x, and each owns TN columns (strided by WG so that stores of
+// neighbouring invocations are adjacent). Loads, not arithmetic, bound this kernel on CPU
+// drivers (lavapipe loads every lane separately), so x is loaded cooperatively: lane l of a
+// subgroup loads x[m, k0 + l] (a vec4 of four k when VEC4), and every lane takes the values it
+// needs with subgroupBroadcast. Per k an invocation then issues TN + TM / SG loads for TM · TN
+// fused multiply-adds. No shared memory: on lavapipe it is slower than registers.
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_ballot : require
+
+layout(constant_id = 0) const uint WG = 64;       // invocations per workgroup
+layout(constant_id = 1) const uint TM = 16;       // rows per invocation (shared by the workgroup)
+layout(constant_id = 2) const uint TN = 2;        // columns per invocation
+layout(constant_id = 3) const uint SG = 8;        // lanes that load x together; ≤ the smallest subgroup
+layout(constant_id = 4) const bool VEC4 = false;  // K % 4 == 0: load x and w as vec4
+layout(local_size_x_id = 0) in;
+
+// The vec4 views alias the float views (same binding) so that one pipeline layout serves both.
+layout(std430, binding = 0) readonly buffer X { float x[]; };
+layout(std430, binding = 0) readonly buffer X4 { vec4 x4[]; };
+layout(std430, binding = 1) readonly buffer W { float w[]; };
+layout(std430, binding = 1) readonly buffer W4 { vec4 w4[]; };
+layout(std430, binding = 2) readonly buffer Bias { float bias[]; };
+layout(std430, binding = 3) writeonly buffer Out { float outValues[]; };
+
+layout(push_constant) uniform Push {
+    uint M, K, N;     // rows, reduction length, full width of out (its row stride)
+    uint nOffset;     // first column of out (and bias) covered by this chunk of w
+    uint nCount;      // rows of this chunk of w
+    uint xRow0;       // row of the x buffer holding x[0, :]
+    uint wRow0;       // row of the w buffer holding this chunk's first row
+    uint outRow0;     // row of the out buffer holding out[0, :]
+    uint hasBias, biasBase;
+} p;
+
+float acc[TM * TN];
+uint rowBase[TM]; // element offset of each x row (clamped rows repeat the last one)
+uint colBase[TN]; // element offset of each w row (clamped likewise)
+
+// One k step shared by the subgroup: the x values come from lane `j`'s registers.
+void step(float xs[TM], uint j, float wv[TN]) {
+    for (uint m = 0; m < TM; ++m) {
+        const float xv = subgroupBroadcast(xs[m], j);
+        for (uint n = 0; n < TN; ++n) acc[m * TN + n] = fma(xv, wv[n], acc[m * TN + n]);
+    }
+}
+
+// Scalar path: SG values of k per cooperative load. Every loop below has a trip count known
+// after specialization, so the driver unrolls it and the arrays live in registers.
+void scalarLoop(uint lane, uint kFull) {
+    for (uint k0 = 0; k0 < kFull; k0 += SG) {
+        float xs[TM];
+        for (uint m = 0; m < TM; ++m) xs[m] = x[rowBase[m] + k0 + lane % SG];
+        for (uint j = 0; j < SG; ++j) {
+            float wv[TN];
+            for (uint n = 0; n < TN; ++n) wv[n] = w[colBase[n] + k0 + j];
+            step(xs, j, wv);
+        }
+    }
+}
+
+// vec4 path: 4 · SG values of k per cooperative load; k0 counts vec4s.
+void vec4Loop(uint lane, uint kFull) {
+    for (uint k0 = 0; k0 < kFull / 4; k0 += SG) {
+        vec4 xs[TM];
+        for (uint m = 0; m < TM; ++m) xs[m] = x4[rowBase[m] / 4 + k0 + lane % SG];
+        for (uint j = 0; j < SG; ++j) {
+            vec4 wv[TN];
+            for (uint n = 0; n < TN; ++n) wv[n] = w4[colBase[n] / 4 + k0 + j];
+            for (uint c = 0; c < 4; ++c) {
+                float xc[TM], wc[TN];
+                for (uint m = 0; m < TM; ++m) xc[m] = xs[m][c];
+                for (uint n = 0; n < TN; ++n) wc[n] = wv[n][c];
+                step(xc, j, wc);
+            }
+        }
+    }
+}
+
+// The last K % (SG · width) values of k: every invocation loads its own x (rare, and short).
+void tailLoop(uint kFrom) {
+    for (uint k = kFrom; k < p.K; ++k) {
+        for (uint m = 0; m < TM; ++m) {
+            const float xv = x[rowBase[m] + k];
+            for (uint n = 0; n < TN; ++n) acc[m * TN + n] = fma(xv, w[colBase[n] + k], acc[m * TN + n]);
+        }
+    }
+}
+
+void main() {
+    const uint m0 = gl_WorkGroupID.y * TM;
+    const uint n0 = gl_WorkGroupID.x * WG * TN + gl_LocalInvocationID.x;
+    for (uint m = 0; m < TM; ++m) rowBase[m] = (p.xRow0 + min(m0 + m, p.M - 1)) * p.K;
+    for (uint n = 0; n < TN; ++n) colBase[n] = (p.wRow0 + min(n0 + n * WG, p.nCount - 1)) * p.K;
+    for (uint i = 0; i < TM * TN; ++i) acc[i] = 0.0;
+
+    // Every invocation takes part in the loads and broadcasts, even one whose outputs fall
+    // outside out: subgroup operations need the whole subgroup.
+    const uint lane = gl_SubgroupInvocationID;
+    const uint chunk = VEC4 ? 4 * SG : SG;
+    const uint kFull = p.K - p.K % chunk;
+    if (VEC4) vec4Loop(lane, kFull);
+    else scalarLoop(lane, kFull);
+    tailLoop(kFull);
+
+    for (uint n = 0; n < TN; ++n) {
+        const uint col = n0 + n * WG;
+        if (col >= p.nCount) continue;
+        const float b = p.hasBias != 0 ? bias[p.biasBase + p.nOffset + col] : 0.0;
+        for (uint m = 0; m < TM; ++m) {
+            if (m0 + m >= p.M) break;
+            outValues[(p.outRow0 + m0 + m) * p.N + p.nOffset + col] = acc[m * TN + n] + b;
+        }
+    }
+}

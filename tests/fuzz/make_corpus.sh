@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Builds the seed corpora of the fuzz targets from the real files in tests/data:
+#   make_corpus.sh DATA_DIR OUT_DIR
+# Each target gets OUT_DIR/<target>/ with inputs in the form its LLVMFuzzerTestOneInput reads
+# (parts joined by a NUL byte where a target reads several files; see fuzz_support.h).
+set -euo pipefail
+data=$1
+out=$2
+rm -rf "$out"
+mkdir -p "$out"/{safetensors,shard_index,model_config,wordpiece_vocab,bpe_files,tokenizer_json}
+
+# Seeds above this size slow every execution (libFuzzer sizes max_len from the corpus) without
+# adding structure the small files lack.
+max_seed=65536
+# Stdin becomes one seed of target $1, named by its SHA-1 as libFuzzer names corpus files (so
+# duplicates collapse; a counter would not survive the subshell of a pipeline).
+seed() {
+  local tmp=$out/$1/.incoming
+  cat > "$tmp"
+  mv "$tmp" "$out/$1/$(sha1sum < "$tmp" | cut -c1-40)"
+}
+# The JSON header of a safetensors file ($2 bytes after the 8-byte length). Why head first:
+# head stops reading at its count, so nothing upstream dies of SIGPIPE under pipefail.
+header() { head -c $((8 + $2)) "$1" | tail -c +9; }
+
+# Safetensors: small whole files, and the same split as header JSON, NUL, data section.
+for file in "$data"/models/*/golden/*.safetensors "$data"/models/*/*.safetensors; do
+  [[ $(stat -c %s "$file") -le $max_seed ]] || continue
+  seed safetensors < "$file"
+  length=$(od -An -t u8 -N 8 "$file" | tr -d ' ')
+  { header "$file" "$length"; printf '\0'; tail -c +$((9 + length)) "$file"; } | seed safetensors
+done
+# The headers alone, with empty data sections (every range then lies outside), keep large
+# models' tensor tables in the corpus.
+for file in "$data"/models/*/model*.safetensors; do
+  length=$(od -An -t u8 -N 8 "$file" | tr -d ' ')
+  header "$file" "$length" | seed safetensors
+done
+
+for file in "$data"/models/*/model.safetensors.index.json; do seed shard_index < "$file"; done
+for file in "$data"/configs/*.json "$data"/models/*/config.json "$data"/tokenizers/*/config.json; do
+  seed model_config < "$file"
+  seed shard_index < "$file"
+done
+
+# WordPiece: vocab.txt [NUL tokenizer_config.json]
+for dir in "$data"/models/* "$data"/tokenizers/*; do
+  [[ -f $dir/vocab.txt ]] || continue
+  seed wordpiece_vocab < "$dir/vocab.txt"
+  [[ -f $dir/tokenizer_config.json ]] || continue
+  { cat "$dir/vocab.txt"; printf '\0'; cat "$dir/tokenizer_config.json"; } | seed wordpiece_vocab
+done
+
+# Byte-level BPE: vocab.json NUL merges.txt [NUL tokenizer_config.json]
+for dir in "$data"/models/* "$data"/tokenizers/*; do
+  [[ -f $dir/vocab.json && -f $dir/merges.txt ]] || continue
+  { cat "$dir/vocab.json"; printf '\0'; cat "$dir/merges.txt"; } | seed bpe_files
+  [[ -f $dir/tokenizer_config.json ]] || continue
+  { cat "$dir/vocab.json"; printf '\0'; cat "$dir/merges.txt"; printf '\0'
+    cat "$dir/tokenizer_config.json"; } | seed bpe_files
+done
+
+# tokenizer.json [NUL tokenizer_config.json]
+for dir in "$data"/models/* "$data"/tokenizers/*; do
+  [[ -f $dir/tokenizer.json ]] || continue
+  seed tokenizer_json < "$dir/tokenizer.json"
+  seed shard_index < "$dir/tokenizer.json"
+  [[ -f $dir/tokenizer_config.json ]] || continue
+  { cat "$dir/tokenizer.json"; printf '\0'; cat "$dir/tokenizer_config.json"; } | seed tokenizer_json
+done

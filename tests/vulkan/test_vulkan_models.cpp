@@ -1,0 +1,96 @@
+// Every golden architecture on the Vulkan backend (lavapipe in CI): node by node against the CPU
+// backend (embeddings, each layer's pre-softmax scores, probabilities and output state) and
+// against PyTorch's golden tensors, within 1e-4, with no validation error.
+#include <QTest>
+
+#include "backend/backend.h"
+#include "golden.h"
+#include "model/transformer.h"
+#include "vulkan_fixture.h"
+
+using namespace headlight;
+
+namespace {
+// Scores of masked keys are the lowest float on both backends; compare only unmasked entries.
+bool finiteScore(float a) { return a > -1e30f; }
+} // namespace
+
+class TestVulkanModels : public QObject {
+    Q_OBJECT
+    std::shared_ptr<vk::Context> context_;
+    std::unique_ptr<Backend> vulkan_;
+    std::unique_ptr<Backend> cpu_;
+
+private Q_SLOTS:
+    void initTestCase() {
+        context_ = test::makeContext();
+        vulkan_ = makeVulkanBackend(context_);
+        cpu_ = makeCpuBackend();
+    }
+    void cleanupTestCase() {
+        vulkan_.reset();
+        test::verifyNoValidationErrors(*context_);
+    }
+
+    void nodeByNodeParity_data() {
+        QTest::addColumn<int>("index");
+        const auto cases = test::goldenCases();
+        QVERIFY(!cases.empty());
+        for (std::size_t i = 0; i < cases.size(); ++i)
+            QTest::newRow(qPrintable(cases[i].model + "/" + cases[i].name())) << int(i);
+    }
+
+    void nodeByNodeParity() {
+        QFETCH(int, index);
+        const test::GoldenCase golden = test::goldenCases()[std::size_t(index)];
+        const io::SafetensorsFile expected(golden.tensorsPath().toStdString());
+        ModelInput input;
+        for (int64_t id : expected.loadI64("input_ids")) input.ids.push_back(int32_t(id));
+        for (int64_t t : expected.loadI64("token_type_ids")) input.tokenTypes.push_back(int32_t(t));
+        for (int64_t m : expected.loadI64("attention_mask")) input.attentionMask.push_back(m != 0);
+        CaptureRequest capture;
+        capture.hiddenStates = true;
+        capture.scores = true;
+
+        const auto onGpu = loadModel(golden.folder.toStdString(), *vulkan_);
+        const auto onCpu = loadModel(golden.folder.toStdString(), *cpu_);
+        const Trace gpu = onGpu->forward(input, capture), cpu = onCpu->forward(input, capture);
+
+        QString where;
+        QCOMPARE(gpu.hiddenStates.size(), cpu.hiddenStates.size());
+        for (std::size_t n = 0; n < gpu.hiddenStates.size(); ++n)
+            QVERIFY2(test::maxAbsDiff(gpu.hiddenStates[n], cpu.hiddenStates[n], &where) <= test::kGoldenTolerance,
+                     qPrintable(QString("hidden state %1: ").arg(n) + where));
+        for (std::size_t l = 0; l < gpu.layers.size(); ++l) {
+            const Tensor& gs = gpu.layers[l].scores;
+            const Tensor& cs = cpu.layers[l].scores;
+            QVERIFY2(test::maxAbsDiff(gs, cs, [&](std::size_t i) { return finiteScore(cs.data()[i]); }, &where) <=
+                         test::kGoldenTolerance,
+                     qPrintable(QString("layer %1 scores: ").arg(l) + where));
+            QVERIFY2(test::maxAbsDiff(gpu.layers[l].probabilities, cpu.layers[l].probabilities, &where) <=
+                         test::kGoldenTolerance,
+                     qPrintable(QString("layer %1 probabilities: ").arg(l) + where));
+        }
+        QVERIFY2(test::maxAbsDiff(gpu.stackedProbabilities(), expected.loadF32("attentions"), &where) <=
+                     test::kGoldenTolerance,
+                 qPrintable("golden attentions " + where));
+        QVERIFY2(test::maxAbsDiff(gpu.lastHiddenState, expected.loadF32("last_hidden_state"), &where) <=
+                     test::kGoldenTolerance,
+                 qPrintable("golden last_hidden_state " + where));
+    }
+
+    void selectiveCaptureReadsBackOnlyWhatWasAsked() {
+        const QString folder = test::goldenRoot() + "/llama";
+        const auto model = loadModel(folder.toStdString(), *vulkan_);
+        CaptureRequest capture;
+        capture.layers = {1};
+        const Trace trace = model->forward({{1, 5, 9, 13}, {}, {}}, capture);
+        QVERIFY(trace.layers[0].probabilities.empty());
+        QCOMPARE(trace.layers[1].probabilities.shape(), (std::vector<int64_t>{4, 4, 4}));
+        QVERIFY(trace.layers[1].scores.empty());
+        QVERIFY(trace.hiddenStates.empty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestVulkanModels)
+#include "test_vulkan_models.moc"

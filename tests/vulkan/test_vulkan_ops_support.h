@@ -1,0 +1,109 @@
+#pragma once
+// Helpers for the Vulkan parity tests: seeded inputs, both backends side by side, and comparison
+// of a device result with the CPU backend's (the reference) under stated tolerances.
+//
+// Tolerances (f32 on both sides; the backends differ only in summation order and in libm
+// versus shader transcendentals):
+//   NMSE = Σ(got - want)² / Σ want²            ≤ 1e-11
+//   |got - want| ≤ 2e-5 · max(1, max|want|)      for every element (max-abs, relative to scale)
+// and every element finite where the reference is. Device outputs start as NaN, so an element
+// a kernel forgets to write fails; every device buffer carries guard rows (VulkanBackendOptions::
+// guardRows), so an element written out of bounds fails too.
+
+#include <QTest>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <random>
+#include <string>
+
+#include "backend/backend.h"
+#include "backend/vulkan/context.h"
+#include "backend/vulkan/vulkan_backend.h"
+#include "backend/vulkan/vulkan_storage.h"
+#include "tensor/tensor.h"
+
+namespace headlight::test {
+
+inline Tensor randomTensor(std::vector<int64_t> shape, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(lo, hi);
+    Tensor t(std::move(shape));
+    for (float& v : t.values()) v = dist(rng);
+    return t;
+}
+
+struct Tolerance {
+    double nmse = 1e-11;
+    double maxAbs = 2e-5; // times max(1, max|want|)
+};
+
+struct Comparison {
+    double nmse = 0.0, maxAbs = 0.0, scale = 1.0;
+    std::size_t nonFinite = 0, worst = 0;
+};
+
+inline Comparison compareTensors(const Tensor& got, const Tensor& want) {
+    Comparison c;
+    double err = 0.0, ref = 0.0;
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        const double g = got.values()[i], w = want.values()[i];
+        if (!std::isfinite(g) && std::isfinite(w)) ++c.nonFinite;
+        const double d = std::abs(g - w);
+        if (!std::isfinite(d)) continue; // counted above
+        err += d * d;
+        ref += w * w;
+        c.scale = std::max(c.scale, std::abs(w));
+        if (d > c.maxAbs) c.maxAbs = d, c.worst = i;
+    }
+    c.nmse = ref > 0.0 ? err / ref : err;
+    return c;
+}
+
+inline bool closeEnough(const Tensor& got, const Tensor& want, const std::string& what, Tolerance tol = {}) {
+    if (got.shape() != want.shape()) {
+        qWarning("%s: shape %s, expected %s", what.c_str(), got.shapeString().c_str(), want.shapeString().c_str());
+        return false;
+    }
+    const Comparison c = compareTensors(got, want);
+    const bool ok = c.nonFinite == 0 && c.nmse <= tol.nmse && c.maxAbs <= tol.maxAbs * c.scale;
+    if (!ok)
+        qWarning("%s: nmse %.3g, max abs %.3g at %zu (got %.9g, want %.9g), scale %.3g, %zu non-finite",
+                 what.c_str(), c.nmse, c.maxAbs, c.worst, double(got.values()[c.worst]),
+                 double(want.values()[c.worst]), c.scale, c.nonFinite);
+    return ok;
+}
+
+// One tensor on both backends.
+struct Both {
+    DeviceTensor gpu, cpu;
+};
+
+// The Vulkan backend under test next to the CPU reference.
+class BackendPair {
+public:
+    BackendPair(std::shared_ptr<vk::Context> context, vk::VulkanBackendOptions options)
+        : gpu_(vk::makeVulkanBackend(std::move(context), options)), cpu_(makeCpuBackend()) {}
+
+    Backend& gpu() { return *gpu_; }
+    Backend& cpu() { return *cpu_; }
+    Both upload(const Tensor& host) { return {gpu_->upload(host), cpu_->upload(host)}; }
+    // An output: NaN on the device, so unwritten elements show.
+    Both output(const std::vector<int64_t>& shape) {
+        return {gpu_->upload(Tensor(shape, std::numeric_limits<float>::quiet_NaN())), cpu_->allocate(shape)};
+    }
+    // Compares the device result with the reference and checks the device guards.
+    bool matches(const Both& t, const std::string& what, Tolerance tol = {}) {
+        const Tensor got = gpu_->download(t.gpu), want = cpu_->download(t.cpu);
+        if (!vk::storageOf(t.gpu).guardsIntact()) {
+            qWarning("%s: a kernel wrote outside the tensor (guard rows changed)", what.c_str());
+            return false;
+        }
+        return closeEnough(got, want, what, tol);
+    }
+
+private:
+    std::unique_ptr<Backend> gpu_, cpu_;
+};
+} // namespace headlight::test
