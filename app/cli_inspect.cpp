@@ -146,13 +146,15 @@ int runInspectCommand(const QStringList& rawArgs) {
     if (args.has("--backend")) forced = args.backend();
     const std::string selector = args.value("--vulkan-device").toStdString();
     OpenedBackend opened = openBackend(chooseBackend(forced, selector), selector);
-    auto model = loadModel(folder, *opened.backend);
+    std::unique_ptr<TransformerModel> model;
     Run run;
     try {
+        model = loadModel(folder, *opened.backend);
         run = runRepeated(*model, input.model, repeat);
     } catch (const vk::VulkanError& error) {
-        // Device lost or out of device memory mid-run: the same pass again on the CPU.
-        opened = {makeCpuBackend(), std::string("Vulkan failed (") + error.what() + "); reran on the CPU backend"};
+        // Pipeline creation failed, the device was lost or ran out of memory: the same pass on the CPU.
+        model.reset(); // its device tensors go before the Vulkan backend that owns their memory
+        opened = {makeCpuBackend(), std::string("Vulkan failed (") + error.what() + "); ran on the CPU backend"};
         model = loadModel(folder, *opened.backend);
         run = runRepeated(*model, input.model, repeat);
     }

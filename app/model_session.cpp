@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "backend/backend_factory.h"
+#include "backend/vulkan/vk_error.h"
 
 namespace headlight::app {
 
@@ -43,7 +44,14 @@ void ModelSession::load(const QString& folder, const BackendChoice& choice, cons
             OpenedBackend opened = openBackend(choice, deviceSelector);
             loaded->backend = std::move(opened.backend);
             loaded->backendNote = QString::fromStdString(opened.note);
-            loaded->model = loadModel(folder.toStdString(), *loaded->backend);
+            try {
+                loaded->model = loadModel(folder.toStdString(), *loaded->backend);
+            } catch (const vk::VulkanError& error) {
+                // Out of device memory or a failed pipeline while uploading: keep going on the CPU.
+                loaded->backend = makeCpuBackend();
+                loaded->backendNote = QString("Vulkan failed (%1); using the CPU backend").arg(error.what());
+                loaded->model = loadModel(folder.toStdString(), *loaded->backend);
+            }
             try {
                 loaded->tokenizer = tokenize::Tokenizer::load(folder.toStdString());
             } catch (const tokenize::TokenizerError&) {
