@@ -5,11 +5,12 @@
 // GLSL has no erf, and the short Abramowitz-Stegun formulas err by 1e-7..1e-5 relative, more than
 // an f32 reference allows, so erf is built from three Chebyshev least-squares fits (computed
 // with mpmath at 40 digits, coefficients rounded to f32):
-//   |u| < 1:      erf(u)  = u + u · P(u²)                        (P: 7 terms)
-//   1 ≤ |u| < 3:  erfc(u) = exp(-u²) / u · A(1/u - 2/3)          (A: 10 terms)
-//   |u| ≥ 3:      erfc(u) = exp(-u²) / u · B(1/u - 1/6)          (B: 9 terms)
+//   |u| < 1:        erf(u)  = u + u · P(u²)                      (P: 7 terms)
+//   0.5 ≤ |u| < 1:  erfc(u) = exp(-u²) / u · C(1/u - 3/2)        (C: 9 terms)
+//   1 ≤ |u| < 3:    erfc(u) = exp(-u²) / u · A(1/u - 2/3)        (A: 10 terms)
+//   |u| ≥ 3:        erfc(u) = exp(-u²) / u · B(1/u - 1/6)        (B: 9 terms)
 // With these f32 coefficients the approximation itself errs by at most 6.4e-9 (erf) and 1.1e-8
-// (erfc, u ≥ 1) relative; evaluated in f32, GELU stays within ~3 ulp of the exact value.
+// (erfc, u ≥ 0.5) relative; evaluated in f32, GELU stays within ~3 ulp of the exact value.
 // Writing erf as u + u·P keeps the leading 2/√π - 1 small, so its f32 rounding costs nothing;
 // centring A and B avoids cancellation between large alternating coefficients.
 
@@ -38,6 +39,18 @@ float hornerA(float z) {
     return fma(r, z, 0.482378125);
 }
 
+float hornerC(float z) {
+    float r = -0.000449973537;
+    r = fma(r, z, 0.000949450594);
+    r = fma(r, z, -0.00148620922);
+    r = fma(r, z, 0.00204425957);
+    r = fma(r, z, -0.00116519036);
+    r = fma(r, z, -0.00593184633);
+    r = fma(r, z, 0.0331569612);
+    r = fma(r, z, -0.118398048);
+    return fma(r, z, 0.359522939);
+}
+
 float hornerB(float z) {
     float r = -1.4422282;
     r = fma(r, z, 0.762287915);
@@ -53,36 +66,47 @@ float hornerB(float z) {
 // erf(u) for |u| < 1.
 float erfSmall(float u) { return fma(u, hornerP(u * u), u); }
 
-// exp(-u²) · u · erfc(u) for u ≥ 1 (the smooth factor of erfc).
+// exp(u²) · u · erfc(u) for u ≥ 0.5 (the smooth factor of erfc).
 float erfcScaled(float u) {
     const float t = 1.0 / u;
+    if (u < 1.0) return hornerC(t - 1.5);
     return u < 3.0 ? hornerA(t - 0.666666687) : hornerB(t - 0.166666672);
 }
 
-// exp(x) to ~1 ulp for |x| up to ~87. Drivers compute exp as exp2(x · log2 e), whose rounded
-// product errs by |x| · 1e-7 in the exponent: 8e-6 relative at x = -80. Here x = n·ln2 + r with
-// ln2 in two parts (Cody-Waite; n·ln2hi is exact), so exp only sees |r| ≤ ln2/2.
+// exp(x) to ~1 ulp for x in [-87, 88]. Driver exp is not enough for the erfc tail: lavapipe's
+// errs by ~1e-6 relative even for small x, and any exp2(x · log2 e) by |x| · 1e-7 for large x.
+// Cody-Waite: x = n·ln2 + r with ln2 in two parts (n · kLn2Hi is exact for |n| < 256), then a
+// degree-7 Taylor polynomial on |r| ≤ ln2/2 (truncation < 6e-9) and an exact ldexp. `precise`
+// keeps the compiler from reassociating the reduction.
 float expAccurate(float x) {
     const float n = round(x * 1.44269504);
-    const float r = fma(n, -1.42860677e-06, fma(n, -0.693145752, x));
-    return ldexp(exp(r), int(n));
+    precise float r = (x - n * 0.693145752) - n * 1.42860677e-06;
+    precise float e = 1.98412698e-04;
+    e = e * r + 1.38888889e-03;
+    e = e * r + 8.33333333e-03;
+    e = e * r + 4.16666667e-02;
+    e = e * r + 1.66666667e-01;
+    e = e * r + 0.5;
+    e = e * r + 1.0;
+    e = e * r + 1.0;
+    return ldexp(e, int(n));
 }
 
-// exp(-x²/2) with x² split into its f32 value and rounding error (fma gives that exactly):
-// for |x| near 13 the rounding of x² alone would otherwise cost ~1e-5 relative.
+// exp(-x²/2), keeping x² exact: x = xh + xl with xh a multiple of 1/16, so xh² is exact and
+// x² = xh² + xl·(x + xh) with a small second term (W. J. Cody's trick; an fma split would need a
+// fused fma, which lavapipe does not provide). Rounding x² once would cost ~1e-5 at |x| = 13.
 float expHalfSquare(float x) {
-    const float s = x * x;
-    const float e = fma(x, x, -s);
-    const float ex = expAccurate(-0.5 * s);
-    return fma(-ex, 0.5 * e, ex);
+    const float xh = round(x * 16.0) / 16.0;
+    precise float xl = x - xh;
+    return expAccurate(-0.5 * xh * xh) * expAccurate(-0.5 * xl * (x + xh));
 }
 
-// GELU(x) = x/2 · (1 + erf(x/√2)). For x < -√2 it is x/2 · erfc(|x|/√2), computed directly so
-// that it keeps its relative accuracy where 1 + erf would cancel.
+// GELU(x) = x/2 · (1 + erf(x/√2)). For x < -√2/2 it is x/2 · erfc(|x|/√2), computed directly
+// so that it keeps its relative accuracy where 1 + erf would cancel.
 float geluErf(float x) {
     const float u = x * kSqrtHalf;
     const float a = abs(u);
-    if (a < 1.0) return 0.5 * x * (1.0 + erfSmall(u));
+    if (a < 0.5) return 0.5 * x * (1.0 + erfSmall(u));
     if (a > 10.0) return u > 0.0 ? x : 0.0; // erfc(10) = 2e-45: beyond f32
     const float erfcA = expHalfSquare(x) / a * erfcScaled(a);
     return u > 0.0 ? x * fma(-0.5, erfcA, 1.0) : 0.5 * x * erfcA;

@@ -82,7 +82,8 @@ void foldTile(uint j0, uint jEnd) {
         const uint d = lid + c * WG;
         if (d >= HEAD_DIM) break;
         float sum = 0.0;
-        for (uint l = 0; l < count; ++l) sum = fma(tileProbs[l], v[(p.vRow0 + j0 + l) * kvStride + kvOffset + d], sum);
+        const uint column = (p.vRow0 + j0) * kvStride + kvOffset + d;
+        for (uint l = 0; l < count; ++l) sum = fma(tileProbs[l], v[column + l * kvStride], sum);
         acc[c] = fma(acc[c], correction, sum);
     }
     barrier(); // tileProbs is rewritten by the next tile
@@ -100,7 +101,8 @@ void writeCaptures(uint r) {
     for (uint j = lid; j < p.T; j += WG) {
         const float s = score(j);
         if (p.captureScores != 0) scores[(p.scoresRow0 + r - p.r0) * p.T + j] = s;
-        if (p.captureProbs != 0) probs[(p.probsRow0 + r - p.r0) * p.T + j] = exp(s - runMax) / runSum;
+        if (p.captureProbs != 0)
+            probs[(p.probsRow0 + r - p.r0) * p.T + j] = exp(s - runMax) / runSum;
     }
 }
 

@@ -22,6 +22,6 @@ void main() {
     const uint t = p.t0 + gl_WorkGroupID.y;
     const uint row = uint(ids[t]) - p.tableRow0; // wraps to a huge value below this chunk
     if (row >= p.tableRows) return;
-    for (uint d = gl_LocalInvocationID.x; d < p.D; d += WG)
-        outValues[(p.outRow0 + gl_WorkGroupID.y) * p.D + d] = table[(p.tableBufferRow0 + row) * p.D + d];
+    const uint from = (p.tableBufferRow0 + row) * p.D, to = (p.outRow0 + gl_WorkGroupID.y) * p.D;
+    for (uint d = gl_LocalInvocationID.x; d < p.D; d += WG) outValues[to + d] = table[from + d];
 }

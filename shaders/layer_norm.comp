@@ -30,6 +30,8 @@ void main() {
         squares = fma(c, c, squares);
     }
     const float inv = 1.0 / sqrt(workgroupSum(squares) / float(p.D) + p.eps);
-    for (uint d = lid; d < p.D; d += WG)
-        outValues[outBase + d] = fma((x[xBase + d] - mean) * inv, gamma[p.gammaBase + d], beta[p.betaBase + d]);
+    for (uint d = lid; d < p.D; d += WG) {
+        const float normalized = (x[xBase + d] - mean) * inv;
+        outValues[outBase + d] = fma(normalized, gamma[p.gammaBase + d], beta[p.betaBase + d]);
+    }
 }

@@ -6,18 +6,22 @@
 //
 // Design: each invocation keeps a TM × TN block of outputs in registers. All invocations of a
 // workgroup share the same TM rows of x, and each owns TN columns (strided by WG so that stores of
-// neighbouring invocations are adjacent). Loads, not arithmetic, bound this kernel on CPU
-// drivers (lavapipe loads every lane separately), so x is loaded cooperatively: lane l of a
-// subgroup loads x[m, k0 + l] (a vec4 of four k when VEC4), and every lane takes the values it
-// needs with subgroupBroadcast. Per k an invocation then issues TN + TM / SG loads for TM · TN
-// fused multiply-adds. No shared memory: on lavapipe it is slower than registers.
+// neighbouring invocations are adjacent). On CPU drivers loads, not arithmetic, bound this
+// kernel: lavapipe fetches every lane of a load separately (~1 ns per vec4 component, ~2.5 ns per
+// scalar), while a subgroupShuffle is a register permute (~0.1 ns; subgroupBroadcast costs 15×
+// more there). So x is loaded cooperatively, lane l of a subgroup taking x[m, k0 + l] (a vec4 of
+// four k when VEC4), and every lane gets the values it needs by shuffling. Per k an invocation
+// then issues TN + TM / SG loads for TM · TN multiply-adds. No shared memory: on lavapipe it is
+// slower than registers. Workgroup x walks M and y walks N, so that consecutive workgroups reuse
+// the same columns of w from cache. [[unroll]] keeps every array index constant, i.e. in registers.
 #extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_EXT_control_flow_attributes : require
 
 layout(constant_id = 0) const uint WG = 64;       // invocations per workgroup
 layout(constant_id = 1) const uint TM = 16;       // rows per invocation (shared by the workgroup)
-layout(constant_id = 2) const uint TN = 2;        // columns per invocation
-layout(constant_id = 3) const uint SG = 8;        // lanes that load x together; ≤ the smallest subgroup
+layout(constant_id = 2) const uint TN = 4;        // columns per invocation
+layout(constant_id = 3) const uint SG = 8;        // lanes loading x together: ≤ the smallest subgroup
 layout(constant_id = 4) const bool VEC4 = false;  // K % 4 == 0: load x and w as vec4
 layout(local_size_x_id = 0) in;
 
@@ -43,23 +47,22 @@ float acc[TM * TN];
 uint rowBase[TM]; // element offset of each x row (clamped rows repeat the last one)
 uint colBase[TN]; // element offset of each w row (clamped likewise)
 
-// One k step shared by the subgroup: the x values come from lane `j`'s registers.
+// One k step: the x values come from lane `j`'s registers.
 void step(float xs[TM], uint j, float wv[TN]) {
-    for (uint m = 0; m < TM; ++m) {
-        const float xv = subgroupBroadcast(xs[m], j);
-        for (uint n = 0; n < TN; ++n) acc[m * TN + n] = fma(xv, wv[n], acc[m * TN + n]);
+    [[unroll]] for (uint m = 0; m < TM; ++m) {
+        const float xv = subgroupShuffle(xs[m], j);
+        [[unroll]] for (uint n = 0; n < TN; ++n) acc[m * TN + n] = fma(xv, wv[n], acc[m * TN + n]);
     }
 }
 
-// Scalar path: SG values of k per cooperative load. Every loop below has a trip count known
-// after specialization, so the driver unrolls it and the arrays live in registers.
+// Scalar path: SG values of k per cooperative load.
 void scalarLoop(uint lane, uint kFull) {
     for (uint k0 = 0; k0 < kFull; k0 += SG) {
         float xs[TM];
-        for (uint m = 0; m < TM; ++m) xs[m] = x[rowBase[m] + k0 + lane % SG];
-        for (uint j = 0; j < SG; ++j) {
+        [[unroll]] for (uint m = 0; m < TM; ++m) xs[m] = x[rowBase[m] + k0 + lane % SG];
+        [[unroll]] for (uint j = 0; j < SG; ++j) {
             float wv[TN];
-            for (uint n = 0; n < TN; ++n) wv[n] = w[colBase[n] + k0 + j];
+            [[unroll]] for (uint n = 0; n < TN; ++n) wv[n] = w[colBase[n] + k0 + j];
             step(xs, j, wv);
         }
     }
@@ -69,14 +72,14 @@ void scalarLoop(uint lane, uint kFull) {
 void vec4Loop(uint lane, uint kFull) {
     for (uint k0 = 0; k0 < kFull / 4; k0 += SG) {
         vec4 xs[TM];
-        for (uint m = 0; m < TM; ++m) xs[m] = x4[rowBase[m] / 4 + k0 + lane % SG];
-        for (uint j = 0; j < SG; ++j) {
+        [[unroll]] for (uint m = 0; m < TM; ++m) xs[m] = x4[rowBase[m] / 4 + k0 + lane % SG];
+        [[unroll]] for (uint j = 0; j < SG; ++j) {
             vec4 wv[TN];
-            for (uint n = 0; n < TN; ++n) wv[n] = w4[colBase[n] / 4 + k0 + j];
-            for (uint c = 0; c < 4; ++c) {
+            [[unroll]] for (uint n = 0; n < TN; ++n) wv[n] = w4[colBase[n] / 4 + k0 + j];
+            [[unroll]] for (uint c = 0; c < 4; ++c) {
                 float xc[TM], wc[TN];
-                for (uint m = 0; m < TM; ++m) xc[m] = xs[m][c];
-                for (uint n = 0; n < TN; ++n) wc[n] = wv[n][c];
+                [[unroll]] for (uint m = 0; m < TM; ++m) xc[m] = xs[m][c];
+                [[unroll]] for (uint n = 0; n < TN; ++n) wc[n] = wv[n][c];
                 step(xc, j, wc);
             }
         }
@@ -86,22 +89,24 @@ void vec4Loop(uint lane, uint kFull) {
 // The last K % (SG · width) values of k: every invocation loads its own x (rare, and short).
 void tailLoop(uint kFrom) {
     for (uint k = kFrom; k < p.K; ++k) {
-        for (uint m = 0; m < TM; ++m) {
+        [[unroll]] for (uint m = 0; m < TM; ++m) {
             const float xv = x[rowBase[m] + k];
-            for (uint n = 0; n < TN; ++n) acc[m * TN + n] = fma(xv, w[colBase[n] + k], acc[m * TN + n]);
+            [[unroll]] for (uint n = 0; n < TN; ++n)
+                acc[m * TN + n] = fma(xv, w[colBase[n] + k], acc[m * TN + n]);
         }
     }
 }
 
 void main() {
-    const uint m0 = gl_WorkGroupID.y * TM;
-    const uint n0 = gl_WorkGroupID.x * WG * TN + gl_LocalInvocationID.x;
-    for (uint m = 0; m < TM; ++m) rowBase[m] = (p.xRow0 + min(m0 + m, p.M - 1)) * p.K;
-    for (uint n = 0; n < TN; ++n) colBase[n] = (p.wRow0 + min(n0 + n * WG, p.nCount - 1)) * p.K;
-    for (uint i = 0; i < TM * TN; ++i) acc[i] = 0.0;
+    const uint m0 = gl_WorkGroupID.x * TM;
+    const uint n0 = gl_WorkGroupID.y * WG * TN + gl_LocalInvocationID.x;
+    [[unroll]] for (uint m = 0; m < TM; ++m) rowBase[m] = (p.xRow0 + min(m0 + m, p.M - 1)) * p.K;
+    [[unroll]] for (uint n = 0; n < TN; ++n)
+        colBase[n] = (p.wRow0 + min(n0 + n * WG, p.nCount - 1)) * p.K;
+    [[unroll]] for (uint i = 0; i < TM * TN; ++i) acc[i] = 0.0;
 
-    // Every invocation takes part in the loads and broadcasts, even one whose outputs fall
-    // outside out: subgroup operations need the whole subgroup.
+    // Every invocation takes part in the loads and shuffles, even one whose outputs fall outside
+    // out: a shuffle reads lanes that must be active.
     const uint lane = gl_SubgroupInvocationID;
     const uint chunk = VEC4 ? 4 * SG : SG;
     const uint kFull = p.K - p.K % chunk;
@@ -109,11 +114,11 @@ void main() {
     else scalarLoop(lane, kFull);
     tailLoop(kFull);
 
-    for (uint n = 0; n < TN; ++n) {
+    [[unroll]] for (uint n = 0; n < TN; ++n) {
         const uint col = n0 + n * WG;
         if (col >= p.nCount) continue;
         const float b = p.hasBias != 0 ? bias[p.biasBase + p.nOffset + col] : 0.0;
-        for (uint m = 0; m < TM; ++m) {
+        [[unroll]] for (uint m = 0; m < TM; ++m) {
             if (m0 + m >= p.M) break;
             outValues[(p.outRow0 + m0 + m) * p.N + p.nOffset + col] = acc[m * TN + n] + b;
         }

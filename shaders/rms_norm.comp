@@ -21,5 +21,6 @@ void main() {
     float squares = 0.0;
     for (uint d = lid; d < p.D; d += WG) squares = fma(x[xBase + d], x[xBase + d], squares);
     const float inv = 1.0 / sqrt(workgroupSum(squares) / float(p.D) + p.eps);
-    for (uint d = lid; d < p.D; d += WG) outValues[outBase + d] = x[xBase + d] * inv * gamma[p.gammaBase + d];
+    for (uint d = lid; d < p.D; d += WG)
+        outValues[outBase + d] = x[xBase + d] * inv * gamma[p.gammaBase + d];
 }

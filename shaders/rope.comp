@@ -1,11 +1,13 @@
 #version 450
-// rope: rotary position embedding, Hugging Face rotate-halfD layout, in place on x[T, H·D]:
+// rope: rotary position embedding, Hugging Face rotate-half layout, in place on x[T, H·D]:
 // for head h and pair (i, i + D/2) of row t, with (c, s) = table[t, i] = (cos θ, sin θ),
 // θ = positions[t] · theta^(-2i/D):
 //   x1' = x1 · c - x2 · s,   x2' = x2 · c + x1 · s.
-// The host computes the table in double precision: f32 angles at large positions would be off
-// by ~1e-4 radian. Shapes: table [T, D/2] of vec2. Covers `rows` rows of one row-aligned
-// stretch: rows t0.. of x, held from row xRow0 of the x buffer.
+// The host computes the table as Hugging Face does (inverse frequency and angle in f32), with cos
+// and sin correctly rounded: shader cos/sin of angles in the thousands of radians are only good
+// to ~1e-4 on some drivers, and the table is shared by q, k and every layer.
+// Shapes: table [T, D/2] of vec2. Covers `rows` rows of one row-aligned stretch: rows t0.. of x,
+// held from row xRow0 of the x buffer.
 layout(constant_id = 0) const uint WG = 256;
 layout(local_size_x_id = 0) in;
 

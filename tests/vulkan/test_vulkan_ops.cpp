@@ -3,29 +3,36 @@
 // RoPE, on seeded random inputs with odd shapes (1, 7, 33, 257 and T = 1). Tolerances and the
 // guard and NaN checks are described in test_vulkan_ops_support.h. Attention and tensors split
 // over several storage buffers are in test_vulkan_ops_attention.cpp.
-#include <QTest>
-#include <cmath>
-
 #include "backend/vulkan/vk_error.h"
 #include "test_vulkan_ops_support.h"
 #include "vulkan_fixture.h"
+
+#include <QTest>
+#include <cmath>
 
 using namespace headlight;
 using test::Both;
 
 namespace {
-constexpr Activation kActivations[] = {Activation::Gelu, Activation::GeluTanh, Activation::Relu, Activation::Silu};
+constexpr Activation kActivations[] = {Activation::Gelu, Activation::GeluTanh, Activation::Relu,
+                                       Activation::Silu};
 const char* activationName(Activation a) {
     switch (a) {
-    case Activation::Gelu: return "gelu";
-    case Activation::GeluTanh: return "gelu_tanh";
-    case Activation::Relu: return "relu";
-    case Activation::Silu: return "silu";
+    case Activation::Gelu:
+        return "gelu";
+    case Activation::GeluTanh:
+        return "gelu_tanh";
+    case Activation::Relu:
+        return "relu";
+    case Activation::Silu:
+        return "silu";
     }
     return "?";
 }
 
-double exactGelu(double x) { return 0.5 * x * std::erfc(-x / std::sqrt(2.0)); }
+double exactGelu(double x) {
+    return 0.5 * x * std::erfc(-x / std::sqrt(2.0));
+}
 } // namespace
 
 class TestVulkanOps : public QObject {
@@ -65,7 +72,8 @@ private Q_SLOTS:
         QFETCH(int, K);
         QFETCH(int, N);
         QFETCH(bool, bias);
-        const Both x = upload(test::randomTensor({M, K}, 1)), w = upload(test::randomTensor({N, K}, 2));
+        const Both x = upload(test::randomTensor({M, K}, 1)),
+                   w = upload(test::randomTensor({N, K}, 2));
         const Both b = upload(test::randomTensor({N}, 3));
         Both out = pair_->output({M, N});
         pair_->gpu().linear(x.gpu, w.gpu, bias ? &b.gpu : nullptr, out.gpu);
@@ -94,14 +102,17 @@ private Q_SLOTS:
 
     void gatherRowsPicksRows() {
         const Both table = upload(test::randomTensor({257, 33}, 8));
-        for (const std::vector<int32_t>& ids : {std::vector<int32_t>{0, 256, 7, 7, 100, 1, 33}, {256}}) {
+        for (const std::vector<int32_t>& ids :
+             {std::vector<int32_t>{0, 256, 7, 7, 100, 1, 33}, {256}}) {
             Both out = pair_->output({int64_t(ids.size()), 33});
             pair_->gpu().gatherRows(table.gpu, ids, out.gpu);
             pair_->cpu().gatherRows(table.cpu, ids, out.cpu);
             QVERIFY(pair_->matches(out, "gatherRows", {0.0, 0.0})); // a copy: exact
         }
         Both out = pair_->output({1, 33});
-        QVERIFY_THROWS_EXCEPTION(std::out_of_range, pair_->gpu().gatherRows(table.gpu, std::vector<int32_t>{257}, out.gpu));
+        QVERIFY_THROWS_EXCEPTION(
+            std::out_of_range,
+            pair_->gpu().gatherRows(table.gpu, std::vector<int32_t>{257}, out.gpu));
     }
 
     void normsMatchCpu_data() {
@@ -124,7 +135,8 @@ private Q_SLOTS:
         QFETCH(float, offset);
         QFETCH(double, nmse);
         const Both x = upload(test::randomTensor({T, D}, 9, offset - 2.0f, offset + 2.0f));
-        const Both gamma = upload(test::randomTensor({D}, 10, 0.5f, 1.5f)), beta = upload(test::randomTensor({D}, 11));
+        const Both gamma = upload(test::randomTensor({D}, 10, 0.5f, 1.5f)),
+                   beta = upload(test::randomTensor({D}, 11));
         Both ln = pair_->output({T, D}), rms = pair_->output({T, D});
         pair_->gpu().layerNorm(x.gpu, gamma.gpu, beta.gpu, 1e-5f, ln.gpu);
         pair_->cpu().layerNorm(x.cpu, gamma.cpu, beta.cpu, 1e-5f, ln.cpu);
@@ -137,7 +149,8 @@ private Q_SLOTS:
 
     void normsInPlace() {
         Both x = upload(test::randomTensor({7, 257}, 12));
-        const Both gamma = upload(test::randomTensor({257}, 13)), beta = upload(test::randomTensor({257}, 14));
+        const Both gamma = upload(test::randomTensor({257}, 13)),
+                   beta = upload(test::randomTensor({257}, 14));
         pair_->gpu().layerNorm(x.gpu, gamma.gpu, beta.gpu, 1e-5f, x.gpu);
         pair_->cpu().layerNorm(x.cpu, gamma.cpu, beta.cpu, 1e-5f, x.cpu);
         pair_->gpu().rmsNorm(x.gpu, gamma.gpu, 1e-5f, x.gpu);
@@ -148,7 +161,8 @@ private Q_SLOTS:
     void activationsMatchCpu() {
         // Wide range: exp overflow, erf tails and the GELU branches are all exercised.
         Tensor host = test::randomTensor({33, 257}, 15, -12.0f, 12.0f);
-        const float specials[] = {0.0f, -0.0f, 1e-30f, -1e-30f, 100.0f, -100.0f, -88.0f, -89.0f, 1.4142135f, -4.2426f};
+        const float specials[] = {0.0f,    -0.0f,  1e-30f, -1e-30f,    100.0f,
+                                  -100.0f, -88.0f, -89.0f, 1.4142135f, -4.2426f};
         std::copy(std::begin(specials), std::end(specials), host.values().begin());
         const Both x = upload(host);
         for (const Activation kind : kActivations) {
@@ -167,8 +181,10 @@ private Q_SLOTS:
     // relative; in f32 the result must stay within 4e-7 relative (about 3 ulp).
     void geluErfIsAccurate() {
         std::vector<float> xs;
-        for (int i = -130000; i <= 130000; ++i) xs.push_back(float(i) * 1e-4f);
-        for (float x = 1e-8f; x < 1e-3f; x *= 1.5f) xs.insert(xs.end(), {x, -x});
+        for (int i = -130000; i <= 130000; ++i)
+            xs.push_back(float(i) * 1e-4f);
+        for (float x = 1e-8f; x < 1e-3f; x *= 1.5f)
+            xs.insert(xs.end(), {x, -x});
         const auto n = int64_t(xs.size());
         const DeviceTensor x = pair_->gpu().upload(Tensor({n}, xs));
         DeviceTensor out = pair_->gpu().allocate({n});
@@ -197,8 +213,9 @@ private Q_SLOTS:
             QVERIFY(pair_->matches(out, std::string("gated ") + activationName(kind)));
         }
         Both g = upload(test::randomTensor({1, 33}, 18));
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
-                                 pair_->gpu().gatedActivation(g.gpu, up.gpu, Activation::Silu, g.gpu));
+        QVERIFY_THROWS_EXCEPTION(
+            std::invalid_argument,
+            pair_->gpu().gatedActivation(g.gpu, up.gpu, Activation::Silu, g.gpu));
     }
 
     void ropeMatchesCpu_data() {
@@ -216,7 +233,8 @@ private Q_SLOTS:
         QFETCH(int, headDim);
         QFETCH(int, firstPosition);
         std::vector<int32_t> positions;
-        for (int t = 0; t < T; ++t) positions.push_back(firstPosition + t * 3);
+        for (int t = 0; t < T; ++t)
+            positions.push_back(firstPosition + t * 3);
         Both x = upload(test::randomTensor({T, heads * headDim}, 19));
         pair_->gpu().rope(x.gpu, heads, headDim, positions, 10000.0);
         pair_->cpu().rope(x.cpu, heads, headDim, positions, 10000.0);
@@ -227,30 +245,37 @@ private Q_SLOTS:
 
     // A chain of ops recorded into one command buffer, with temporaries released before it runs.
     void chainedOpsRunInOneBatch() {
-        const Both x = upload(test::randomTensor({7, 33}, 20)), w = upload(test::randomTensor({64, 33}, 21));
-        const Both gamma = upload(test::randomTensor({64}, 22)), beta = upload(test::randomTensor({64}, 23));
+        const Both x = upload(test::randomTensor({7, 33}, 20)),
+                   w = upload(test::randomTensor({64, 33}, 21));
+        const Both gamma = upload(test::randomTensor({64}, 22)),
+                   beta = upload(test::randomTensor({64}, 23));
         Both out = pair_->output({7, 64});
         for (Backend* backend : {&pair_->gpu(), &pair_->cpu()}) {
             const bool gpu = backend == &pair_->gpu();
             auto hidden = std::make_unique<DeviceTensor>(backend->allocate({7, 64}));
             backend->linear(gpu ? x.gpu : x.cpu, gpu ? w.gpu : w.cpu, nullptr, *hidden);
             backend->activation(*hidden, Activation::Gelu, *hidden);
-            backend->layerNorm(*hidden, gpu ? gamma.gpu : gamma.cpu, gpu ? beta.gpu : beta.cpu, 1e-5f,
-                               gpu ? out.gpu : out.cpu);
+            backend->layerNorm(*hidden, gpu ? gamma.gpu : gamma.cpu, gpu ? beta.gpu : beta.cpu,
+                               1e-5f, gpu ? out.gpu : out.cpu);
             hidden.reset(); // the device must still read it when the batch runs
         }
         QVERIFY(pair_->matches(out, "linear → gelu → layerNorm"));
     }
 
     void misuseIsRefused() {
-        const Both x = upload(test::randomTensor({3, 5}, 24)), w = upload(test::randomTensor({4, 6}, 25));
+        const Both x = upload(test::randomTensor({3, 5}, 24)),
+                   w = upload(test::randomTensor({4, 6}, 25));
         Both out = pair_->output({3, 4});
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, pair_->gpu().linear(x.gpu, w.gpu, nullptr, out.gpu));
-        QVERIFY_THROWS_EXCEPTION(std::logic_error, pair_->gpu().activation(x.cpu, Activation::Relu, out.gpu));
-        Both wrong = pair_->output({5, 3, 1});
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, pair_->gpu().activation(x.gpu, Activation::Relu, wrong.gpu));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
-                                 pair_->gpu().rope(out.gpu, 1, 3, std::vector<int32_t>{0, 1, 2}, 1e4));
+                                 pair_->gpu().linear(x.gpu, w.gpu, nullptr, out.gpu));
+        QVERIFY_THROWS_EXCEPTION(std::logic_error,
+                                 pair_->gpu().activation(x.cpu, Activation::Relu, out.gpu));
+        Both wrong = pair_->output({5, 3, 1});
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 pair_->gpu().activation(x.gpu, Activation::Relu, wrong.gpu));
+        QVERIFY_THROWS_EXCEPTION(
+            std::invalid_argument,
+            pair_->gpu().rope(out.gpu, 1, 3, std::vector<int32_t>{0, 1, 2}, 1e4));
     }
 };
 

@@ -10,6 +10,12 @@
 // a kernel forgets to write fails; every device buffer carries guard rows (VulkanBackendOptions::
 // guardRows), so an element written out of bounds fails too.
 
+#include "backend/backend.h"
+#include "backend/vulkan/context.h"
+#include "backend/vulkan/vulkan_backend.h"
+#include "backend/vulkan/vulkan_storage.h"
+#include "tensor/tensor.h"
+
 #include <QTest>
 #include <algorithm>
 #include <cmath>
@@ -18,19 +24,15 @@
 #include <random>
 #include <string>
 
-#include "backend/backend.h"
-#include "backend/vulkan/context.h"
-#include "backend/vulkan/vulkan_backend.h"
-#include "backend/vulkan/vulkan_storage.h"
-#include "tensor/tensor.h"
-
 namespace headlight::test {
 
-inline Tensor randomTensor(std::vector<int64_t> shape, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
+inline Tensor randomTensor(std::vector<int64_t> shape, uint32_t seed, float lo = -1.0f,
+                           float hi = 1.0f) {
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> dist(lo, hi);
     Tensor t(std::move(shape));
-    for (float& v : t.values()) v = dist(rng);
+    for (float& v : t.values())
+        v = dist(rng);
     return t;
 }
 
@@ -61,17 +63,20 @@ inline Comparison compareTensors(const Tensor& got, const Tensor& want) {
     return c;
 }
 
-inline bool closeEnough(const Tensor& got, const Tensor& want, const std::string& what, Tolerance tol = {}) {
+inline bool closeEnough(const Tensor& got, const Tensor& want, const std::string& what,
+                        Tolerance tol = {}) {
     if (got.shape() != want.shape()) {
-        qWarning("%s: shape %s, expected %s", what.c_str(), got.shapeString().c_str(), want.shapeString().c_str());
+        qWarning("%s: shape %s, expected %s", what.c_str(), got.shapeString().c_str(),
+                 want.shapeString().c_str());
         return false;
     }
     const Comparison c = compareTensors(got, want);
     const bool ok = c.nonFinite == 0 && c.nmse <= tol.nmse && c.maxAbs <= tol.maxAbs * c.scale;
     if (!ok)
-        qWarning("%s: nmse %.3g, max abs %.3g at %zu (got %.9g, want %.9g), scale %.3g, %zu non-finite",
-                 what.c_str(), c.nmse, c.maxAbs, c.worst, double(got.values()[c.worst]),
-                 double(want.values()[c.worst]), c.scale, c.nonFinite);
+        qWarning(
+            "%s: nmse %.3g, max abs %.3g at %zu (got %.9g, want %.9g), scale %.3g, %zu non-finite",
+            what.c_str(), c.nmse, c.maxAbs, c.worst, double(got.values()[c.worst]),
+            double(want.values()[c.worst]), c.scale, c.nonFinite);
     return ok;
 }
 
@@ -84,14 +89,16 @@ struct Both {
 class BackendPair {
 public:
     BackendPair(std::shared_ptr<vk::Context> context, vk::VulkanBackendOptions options)
-        : gpu_(vk::makeVulkanBackend(std::move(context), options)), cpu_(makeCpuBackend()) {}
+        : gpu_(vk::makeVulkanBackend(std::move(context), options))
+        , cpu_(makeCpuBackend()) {}
 
     Backend& gpu() { return *gpu_; }
     Backend& cpu() { return *cpu_; }
     Both upload(const Tensor& host) { return {gpu_->upload(host), cpu_->upload(host)}; }
     // An output: NaN on the device, so unwritten elements show.
     Both output(const std::vector<int64_t>& shape) {
-        return {gpu_->upload(Tensor(shape, std::numeric_limits<float>::quiet_NaN())), cpu_->allocate(shape)};
+        return {gpu_->upload(Tensor(shape, std::numeric_limits<float>::quiet_NaN())),
+                cpu_->allocate(shape)};
     }
     // Compares the device result with the reference and checks the device guards.
     bool matches(const Both& t, const std::string& what, Tolerance tol = {}) {

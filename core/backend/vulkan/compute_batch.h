@@ -31,8 +31,8 @@ public:
     void dispatch(const ComputePipeline& pipeline, std::initializer_list<const Buffer*> buffers,
                   std::span<const std::byte> push, uint32_t groupsX, uint32_t groupsY = 1,
                   uint32_t groupsZ = 1) {
-        dispatch(pipeline, std::span<const Buffer* const>(buffers.begin(), buffers.size()), push, groupsX,
-                 groupsY, groupsZ);
+        dispatch(pipeline, std::span<const Buffer* const>(buffers.begin(), buffers.size()), push,
+                 groupsX, groupsY, groupsZ);
     }
     template <typename Push>
     void dispatch(const ComputePipeline& pipeline, std::initializer_list<const Buffer*> buffers,

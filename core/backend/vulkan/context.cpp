@@ -56,8 +56,9 @@ bool hasDeviceExtension(VkPhysicalDevice device, const char* name) {
     vkEnumerateDeviceExtensionProperties(device, nullptr, &count, nullptr);
     std::vector<VkExtensionProperties> extensions(count);
     vkEnumerateDeviceExtensionProperties(device, nullptr, &count, extensions.data());
-    return std::any_of(extensions.begin(), extensions.end(),
-                       [&](const VkExtensionProperties& e) { return std::strcmp(e.extensionName, name) == 0; });
+    return std::any_of(extensions.begin(), extensions.end(), [&](const VkExtensionProperties& e) {
+        return std::strcmp(e.extensionName, name) == 0;
+    });
 }
 
 DeviceInfo describe(VkPhysicalDevice device, uint32_t index) {
@@ -96,8 +97,9 @@ DeviceInfo describe(VkPhysicalDevice device, uint32_t index) {
     std::copy_n(limits.maxComputeWorkGroupSize, 3, info.maxWorkgroupSize.begin());
     info.maxPushConstantsSize = limits.maxPushConstantsSize;
     info.subgroupSize = subgroup.subgroupSize;
-    info.minSubgroupSize = sizeControl.minSubgroupSize ? sizeControl.minSubgroupSize : subgroup.subgroupSize;
-    info.subgroupBallot = (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_BALLOT_BIT) &&
+    info.minSubgroupSize = sizeControl.minSubgroupSize ? sizeControl.minSubgroupSize
+                                                       : subgroup.subgroupSize;
+    info.subgroupShuffle = (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) &&
                           (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
     info.subgroupArithmetic = (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) &&
                               (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT);

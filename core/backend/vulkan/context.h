@@ -38,7 +38,7 @@ struct DeviceInfo {
     uint32_t subgroupSize = 0;
     uint32_t minSubgroupSize = 0; // smallest a pipeline may get (subgroup size control)
     bool subgroupArithmetic = false;
-    bool subgroupBallot = false; // subgroupBroadcast in compute shaders
+    bool subgroupShuffle = false; // subgroupShuffle in compute shaders
     bool shaderFloat16 = false;
     bool storageBuffer16Bit = false;
     bool unifiedMemory = false;  // a device-local heap that the host can map

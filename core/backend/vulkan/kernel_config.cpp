@@ -1,9 +1,9 @@
 #include "kernel_config.h"
 
+#include "context.h"
+
 #include <algorithm>
 #include <bit>
-
-#include "context.h"
 
 namespace headlight::vk {
 

@@ -8,13 +8,15 @@ namespace headlight::vk {
 
 struct DeviceInfo;
 
+// Defaults measured on lavapipe (2 cores; tests/bench/bench_vulkan_matmul): TM 16 × TN 4 with
+// vec4 loads beat 8×4, 16×2, 16×8 and 32×2 on both BERT-base shapes. GPUs are untuned.
 struct KernelConfig {
     uint32_t elementwiseWorkgroup = 256; // activation, gated activation, add, rope, gather
     uint32_t rowWorkgroup = 128;         // layer_norm, rms_norm: one workgroup per row
     uint32_t attentionWorkgroup = 64;    // keys per tile, one per invocation
     uint32_t matmulWorkgroup = 64;       // invocations sharing the same TM rows of x
     uint32_t matmulTileM = 16;           // rows per invocation (fewer when M is small)
-    uint32_t matmulTileN = 2;            // columns per invocation
+    uint32_t matmulTileN = 4;            // columns per invocation
     uint32_t matmulLoadLanes = 8;        // lanes loading x together: ≤ the smallest subgroup
 };
 

@@ -2,12 +2,12 @@
 // Small helpers shared by the Vulkan backend's op files: argument checks with messages that
 // name the op, and workgroup counts.
 
+#include "backend/backend.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
-
-#include "backend/backend.h"
 
 namespace headlight::vk {
 
@@ -24,9 +24,13 @@ inline uint32_t groupsFor(int64_t items, uint32_t perGroup) {
 inline void requireShape(const char* op, const char* what, const DeviceTensor& tensor,
                          const std::vector<int64_t>& expected) {
     if (elementCount(tensor.shape()) != elementCount(expected) ||
-        (tensor.shape().empty() ? 1 : tensor.shape().back()) != (expected.empty() ? 1 : expected.back()))
-        badShape(op, std::string(what) + " is " + shapeString(tensor.shape()) + ", expected " + shapeString(expected));
+        (tensor.shape().empty() ? 1 : tensor.shape().back()) !=
+            (expected.empty() ? 1 : expected.back()))
+        badShape(op, std::string(what) + " is " + shapeString(tensor.shape()) + ", expected " +
+                         shapeString(expected));
 }
 
-inline int64_t lastDim(const DeviceTensor& tensor) { return tensor.shape().empty() ? 1 : tensor.shape().back(); }
+inline int64_t lastDim(const DeviceTensor& tensor) {
+    return tensor.shape().empty() ? 1 : tensor.shape().back();
+}
 } // namespace headlight::vk

@@ -6,14 +6,14 @@
 //  - keeping alive every buffer the pending commands use, so that a temporary tensor freed by
 //    the model code between recording and submission cannot free memory the device will read.
 
+#include "backend/vulkan/compute_batch.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <set>
 #include <span>
 #include <vector>
-
-#include "backend/vulkan/compute_batch.h"
 
 namespace headlight::vk {
 
@@ -28,13 +28,15 @@ struct Binding {
 
 class Recorder {
 public:
-    explicit Recorder(Context& context) : batch_(context) {}
+    explicit Recorder(Context& context)
+        : batch_(context) {}
 
     template <typename Push>
-    void dispatch(const ComputePipeline& pipeline, std::span<const Binding> bindings, const Push& push,
-                  uint32_t groupsX, uint32_t groupsY = 1) {
+    void dispatch(const ComputePipeline& pipeline, std::span<const Binding> bindings,
+                  const Push& push, uint32_t groupsX, uint32_t groupsY = 1) {
         static_assert(sizeof(Push) <= 128, "push constants are limited to 128 bytes");
-        dispatchBytes(pipeline, bindings, std::as_bytes(std::span<const Push>(&push, 1)), groupsX, groupsY);
+        dispatchBytes(pipeline, bindings, std::as_bytes(std::span<const Push>(&push, 1)), groupsX,
+                      groupsY);
     }
 
     // Holds `owner` until the pending commands have run.

@@ -2,34 +2,41 @@
 // vulkan_ops.cpp (elementwise, norms, rope, gather), vulkan_linear.cpp and vulkan_attention.cpp.
 #include "vulkan_backend.h"
 
-#include <algorithm>
-#include <cmath>
-
 #include "buffer.h"
 #include "context.h"
 #include "pipeline.h"
 #include "vk_error.h"
 #include "vulkan_storage.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace headlight::vk {
 
 VulkanBackend::VulkanBackend(std::shared_ptr<Context> context, const VulkanBackendOptions& options)
-    : context_(std::move(context)), guardRows_(options.guardRows), recorder_(*context_) {
+    : context_(std::move(context))
+    , guardRows_(options.guardRows)
+    , recorder_(*context_) {
     const DeviceInfo& info = context_->info();
-    if (!info.subgroupArithmetic || !info.subgroupBallot)
-        throw VulkanError("device '" + info.name + "' lacks subgroup arithmetic or broadcast in compute shaders");
+    if (!info.subgroupArithmetic || !info.subgroupShuffle)
+        throw VulkanError("device '" + info.name +
+                          "' lacks subgroup arithmetic or shuffle in compute shaders");
     maxBindingBytes_ = std::size_t(info.maxStorageBufferRange);
-    if (options.maxBindingBytes) maxBindingBytes_ = std::min(maxBindingBytes_, options.maxBindingBytes);
+    if (options.maxBindingBytes)
+        maxBindingBytes_ = std::min(maxBindingBytes_, options.maxBindingBytes);
     config_ = kernelConfigFor(info);
     placeholder_ = std::make_shared<Buffer>(*context_, 16);
 }
 
 VulkanBackend::~VulkanBackend() = default;
 
-std::string VulkanBackend::deviceName() const { return context_->info().name; }
+std::string VulkanBackend::deviceName() const {
+    return context_->info().name;
+}
 
 DeviceTensor VulkanBackend::upload(const Tensor& host) {
-    auto storage = std::make_shared<VulkanStorage>(context_, host.shape(), maxBindingBytes_, guardRows_);
+    auto storage =
+        std::make_shared<VulkanStorage>(context_, host.shape(), maxBindingBytes_, guardRows_);
     storage->write(host.values());
     return DeviceTensor(host.shape(), storage);
 }
@@ -50,9 +57,11 @@ void VulkanBackend::finish() {
     if (recorder_.pending()) recorder_.submit();
 }
 
-const ComputePipeline& VulkanBackend::pipeline(const std::string& shader, std::vector<uint32_t> specialization) {
+const ComputePipeline& VulkanBackend::pipeline(const std::string& shader,
+                                               std::vector<uint32_t> specialization) {
     std::string key = shader;
-    for (uint32_t value : specialization) key += "/" + std::to_string(value);
+    for (uint32_t value : specialization)
+        key += "/" + std::to_string(value);
     auto& slot = pipelines_[key];
     if (!slot) slot = std::make_unique<ComputePipeline>(*context_, shader, specialization);
     return *slot;
@@ -73,9 +82,11 @@ const Buffer& VulkanBackend::transient(std::span<const std::byte> bytes) {
 
 // cos and sin of every (position, pair) angle, computed as Hugging Face (and the CPU backend)
 // do: inverse frequencies and angles in f32, so that both backends rotate by the same angles.
-const Buffer& VulkanBackend::ropeTable(std::span<const int32_t> positions, int headDim, double theta) {
+const Buffer& VulkanBackend::ropeTable(std::span<const int32_t> positions, int headDim,
+                                       double theta) {
     const bool cached = rope_.buffer && rope_.headDim == headDim && rope_.theta == theta &&
-                        std::equal(positions.begin(), positions.end(), rope_.positions.begin(), rope_.positions.end());
+                        std::equal(positions.begin(), positions.end(), rope_.positions.begin(),
+                                   rope_.positions.end());
     if (!cached) {
         const int half = headDim / 2;
         std::vector<float> table;
@@ -87,14 +98,18 @@ const Buffer& VulkanBackend::ropeTable(std::span<const int32_t> positions, int h
                 table.push_back(float(std::cos(double(angle))));
                 table.push_back(float(std::sin(double(angle))));
             }
-        rope_ = {{positions.begin(), positions.end()}, headDim, theta, std::make_shared<Buffer>(*context_, std::max<std::size_t>(table.size() * 4, 4))};
+        rope_ = {{positions.begin(), positions.end()},
+                 headDim,
+                 theta,
+                 std::make_shared<Buffer>(*context_, std::max<std::size_t>(table.size() * 4, 4))};
         rope_.buffer->upload(std::span<const float>(table));
     }
     recorder_.keepAlive(rope_.buffer);
     return *rope_.buffer;
 }
 
-std::unique_ptr<Backend> makeVulkanBackend(std::shared_ptr<Context> context, const VulkanBackendOptions& options) {
+std::unique_ptr<Backend> makeVulkanBackend(std::shared_ptr<Context> context,
+                                           const VulkanBackendOptions& options) {
     return std::make_unique<VulkanBackend>(std::move(context), options);
 }
 } // namespace headlight::vk

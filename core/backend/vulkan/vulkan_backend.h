@@ -10,14 +10,14 @@
 //
 // Index: VulkanBackendOptions · VulkanBackend (memory, ops, internals) · makeVulkanBackend
 
+#include "backend/backend.h"
+#include "backend/vulkan/kernel_config.h"
+#include "backend/vulkan/recorder.h"
+
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include "backend/backend.h"
-#include "backend/vulkan/kernel_config.h"
-#include "backend/vulkan/recorder.h"
 
 namespace headlight::vk {
 
@@ -38,7 +38,7 @@ struct VulkanBackendOptions {
 class VulkanBackend final : public Backend {
 public:
     // Throws VulkanError when the device lacks what the kernels need (subgroup arithmetic and
-    // broadcast in compute shaders).
+    // shuffle in compute shaders).
     VulkanBackend(std::shared_ptr<Context> context, const VulkanBackendOptions& options = {});
     ~VulkanBackend() override;
 
@@ -52,31 +52,38 @@ public:
     void finish() override;
 
     // [SECTION] ops (shapes and semantics: backend.h)
-    void linear(const DeviceTensor& x, const DeviceTensor& w, const DeviceTensor* bias, DeviceTensor& out) override;
+    void linear(const DeviceTensor& x, const DeviceTensor& w, const DeviceTensor* bias,
+                DeviceTensor& out) override;
     void add(const DeviceTensor& a, const DeviceTensor& b, DeviceTensor& out) override;
-    void gatherRows(const DeviceTensor& table, std::span<const int32_t> ids, DeviceTensor& out) override;
-    void layerNorm(const DeviceTensor& x, const DeviceTensor& gamma, const DeviceTensor& beta, float eps,
-                   DeviceTensor& out) override;
-    void rmsNorm(const DeviceTensor& x, const DeviceTensor& gamma, float eps, DeviceTensor& out) override;
+    void gatherRows(const DeviceTensor& table, std::span<const int32_t> ids,
+                    DeviceTensor& out) override;
+    void layerNorm(const DeviceTensor& x, const DeviceTensor& gamma, const DeviceTensor& beta,
+                   float eps, DeviceTensor& out) override;
+    void rmsNorm(const DeviceTensor& x, const DeviceTensor& gamma, float eps,
+                 DeviceTensor& out) override;
     void activation(const DeviceTensor& x, Activation kind, DeviceTensor& out) override;
     void gatedActivation(const DeviceTensor& gate, const DeviceTensor& up, Activation kind,
                          DeviceTensor& out) override;
-    void rope(DeviceTensor& x, int heads, int headDim, std::span<const int32_t> positions, double theta) override;
-    void attention(const DeviceTensor& q, const DeviceTensor& k, const DeviceTensor& v, const AttentionParams& params,
-                   DeviceTensor& context, DeviceTensor* scores, DeviceTensor* probs) override;
+    void rope(DeviceTensor& x, int heads, int headDim, std::span<const int32_t> positions,
+              double theta) override;
+    void attention(const DeviceTensor& q, const DeviceTensor& k, const DeviceTensor& v,
+                   const AttentionParams& params, DeviceTensor& context, DeviceTensor* scores,
+                   DeviceTensor* probs) override;
 
     const KernelConfig& kernelConfig() const { return config_; }
     std::size_t maxBindingBytes() const { return maxBindingBytes_; }
 
 private:
     // [SECTION] internals
-    const ComputePipeline& pipeline(const std::string& shader, std::vector<uint32_t> specialization);
+    const ComputePipeline& pipeline(const std::string& shader,
+                                    std::vector<uint32_t> specialization);
     // The storage of `tensor`, kept alive until the pending commands have run.
     const VulkanStorage& use(const DeviceTensor& tensor);
     // A small buffer holding `words` for the pending commands (ids, masks, tables).
     const Buffer& transient(std::span<const std::byte> bytes);
     const Buffer& ropeTable(std::span<const int32_t> positions, int headDim, double theta);
-    void matmul(const VulkanStorage& x, const VulkanStorage& w, const VulkanStorage* bias, const VulkanStorage& out);
+    void matmul(const VulkanStorage& x, const VulkanStorage& w, const VulkanStorage* bias,
+                const VulkanStorage& out);
 
     std::shared_ptr<Context> context_;
     std::size_t maxBindingBytes_;
@@ -93,5 +100,6 @@ private:
     } rope_; // models rotate q and k of every layer with the same positions
 };
 
-std::unique_ptr<Backend> makeVulkanBackend(std::shared_ptr<Context> context, const VulkanBackendOptions& options);
+std::unique_ptr<Backend> makeVulkanBackend(std::shared_ptr<Context> context,
+                                           const VulkanBackendOptions& options);
 } // namespace headlight::vk

@@ -1,19 +1,21 @@
 // VulkanBackend ops that walk rows independently: add, gatherRows, layerNorm, rmsNorm,
 // activation, gatedActivation, rope. Each records one dispatch per row segment (one segment
 // unless a tensor spans several storage buffers).
-#include <array>
-#include <string>
-
 #include "buffer.h"
 #include "op_support.h"
 #include "vk_error.h"
 #include "vulkan_backend.h"
 #include "vulkan_storage.h"
 
+#include <array>
+#include <string>
+
 namespace headlight::vk {
 namespace {
 
-uint32_t base(const VulkanStorage::Location& at, int64_t rowLength) { return uint32_t(at.row * rowLength); }
+uint32_t base(const VulkanStorage::Location& at, int64_t rowLength) {
+    return uint32_t(at.row * rowLength);
+}
 
 struct AddPush {
     uint32_t n, aBase, bBase, outBase, bStart, bLength, aligned;
@@ -39,28 +41,37 @@ struct RopePush {
 void VulkanBackend::add(const DeviceTensor& a, const DeviceTensor& b, DeviceTensor& out) {
     requireShape("add", "out", out, a.shape());
     const int64_t N = lastDim(a), size = a.size();
-    if (b.size() == 0 || size % b.size() != 0) badShape("add", "b " + shapeString(b.shape()) + " does not tile a");
+    if (b.size() == 0 || size % b.size() != 0)
+        badShape("add", "b " + shapeString(b.shape()) + " does not tile a");
     const VulkanStorage &as = use(a), &bs = use(b), &os = use(out);
     const bool aligned = !bs.singleChunk();
     if (aligned && (b.size() != size || lastDim(b) != N))
-        throw VulkanError("add: a broadcast b " + shapeString(b.shape()) + " must fit one storage binding");
+        throw VulkanError("add: a broadcast b " + shapeString(b.shape()) +
+                          " must fit one storage binding");
     const auto& shader = pipeline("add_rows", {config_.elementwiseWorkgroup});
     for (const RowSegment& s : rowSegments(as.rows(), {{&as}, {&os}, {aligned ? &bs : &as}})) {
         const auto ap = as.locate(s.begin), op = os.locate(s.begin);
         const auto bp = bs.locate(aligned ? s.begin : 0);
         const int64_t n = s.rows() * N;
-        const AddPush push{uint32_t(n), base(ap, N), base(bp, N), base(op, N),
-                           uint32_t(s.begin * N % b.size()), uint32_t(b.size()), aligned};
+        const AddPush push{uint32_t(n),
+                           base(ap, N),
+                           base(bp, N),
+                           base(op, N),
+                           uint32_t(s.begin * N % b.size()),
+                           uint32_t(b.size()),
+                           aligned};
         const std::array<Binding, 3> bindings{{{ap.buffer}, {bp.buffer}, {op.buffer, true}}};
         recorder_.dispatch(shader, bindings, push, groupsFor(n, config_.elementwiseWorkgroup));
     }
 }
 
-void VulkanBackend::gatherRows(const DeviceTensor& table, std::span<const int32_t> ids, DeviceTensor& out) {
+void VulkanBackend::gatherRows(const DeviceTensor& table, std::span<const int32_t> ids,
+                               DeviceTensor& out) {
     const int64_t D = lastDim(table), V = table.size() / std::max<int64_t>(D, 1);
     requireShape("gatherRows", "out", out, {int64_t(ids.size()), D});
     for (const int32_t id : ids)
-        if (id < 0 || id >= V) throw std::out_of_range("gatherRows: id " + std::to_string(id) + " out of range");
+        if (id < 0 || id >= V)
+            throw std::out_of_range("gatherRows: id " + std::to_string(id) + " out of range");
     if (ids.empty() || D == 0) return;
     const VulkanStorage &ts = use(table), &os = use(out);
     const Buffer& idBuffer = transient(std::as_bytes(ids));
@@ -69,15 +80,19 @@ void VulkanBackend::gatherRows(const DeviceTensor& table, std::span<const int32_
         for (std::size_t c = 0; c < ts.chunkCount(); ++c) {
             const auto op = os.locate(s.begin);
             const auto tp = ts.chunkStart(c);
-            const GatherPush push{uint32_t(D), uint32_t(s.begin), op.row, uint32_t(ts.chunkFirstRow(c)),
-                                  uint32_t(ts.chunkRows(c)), tp.row};
+            const GatherPush push{uint32_t(D),
+                                  uint32_t(s.begin),
+                                  op.row,
+                                  uint32_t(ts.chunkFirstRow(c)),
+                                  uint32_t(ts.chunkRows(c)),
+                                  tp.row};
             const std::array<Binding, 3> bindings{{{tp.buffer}, {&idBuffer}, {op.buffer, true}}};
             recorder_.dispatch(shader, bindings, push, 1, uint32_t(s.rows()));
         }
 }
 
-void VulkanBackend::layerNorm(const DeviceTensor& x, const DeviceTensor& gamma, const DeviceTensor& beta, float eps,
-                              DeviceTensor& out) {
+void VulkanBackend::layerNorm(const DeviceTensor& x, const DeviceTensor& gamma,
+                              const DeviceTensor& beta, float eps, DeviceTensor& out) {
     const int64_t D = lastDim(x);
     requireShape("layerNorm", "out", out, x.shape());
     requireShape("layerNorm", "gamma", gamma, {D});
@@ -88,12 +103,14 @@ void VulkanBackend::layerNorm(const DeviceTensor& x, const DeviceTensor& gamma, 
         const auto xp = xs.locate(s.begin), op = os.locate(s.begin);
         const auto gp = gs.locate(0), bp = bs.locate(0);
         const NormPush push{uint32_t(D), xp.row, op.row, base(gp, D), base(bp, D), eps};
-        const std::array<Binding, 4> bindings{{{xp.buffer}, {gp.buffer}, {bp.buffer}, {op.buffer, true}}};
+        const std::array<Binding, 4> bindings{
+            {{xp.buffer}, {gp.buffer}, {bp.buffer}, {op.buffer, true}}};
         recorder_.dispatch(shader, bindings, push, 1, uint32_t(s.rows()));
     }
 }
 
-void VulkanBackend::rmsNorm(const DeviceTensor& x, const DeviceTensor& gamma, float eps, DeviceTensor& out) {
+void VulkanBackend::rmsNorm(const DeviceTensor& x, const DeviceTensor& gamma, float eps,
+                            DeviceTensor& out) {
     const int64_t D = lastDim(x);
     requireShape("rmsNorm", "out", out, x.shape());
     requireShape("rmsNorm", "gamma", gamma, {D});
@@ -122,13 +139,14 @@ void VulkanBackend::activation(const DeviceTensor& x, Activation kind, DeviceTen
     }
 }
 
-void VulkanBackend::gatedActivation(const DeviceTensor& gate, const DeviceTensor& up, Activation kind,
-                                    DeviceTensor& out) {
+void VulkanBackend::gatedActivation(const DeviceTensor& gate, const DeviceTensor& up,
+                                    Activation kind, DeviceTensor& out) {
     requireShape("gatedActivation", "up", up, gate.shape());
     requireShape("gatedActivation", "out", out, gate.shape());
     const VulkanStorage &gs = use(gate), &us = use(up), &os = use(out);
     const int64_t N = gs.rowLength();
-    const auto& shader = pipeline("gated_activation", {config_.elementwiseWorkgroup, uint32_t(kind)});
+    const auto& shader =
+        pipeline("gated_activation", {config_.elementwiseWorkgroup, uint32_t(kind)});
     for (const RowSegment& s : rowSegments(gs.rows(), {{&gs}, {&us}, {&os}})) {
         const auto gp = gs.locate(s.begin), up_ = us.locate(s.begin), op = os.locate(s.begin);
         const int64_t n = s.rows() * N;
@@ -138,9 +156,10 @@ void VulkanBackend::gatedActivation(const DeviceTensor& gate, const DeviceTensor
     }
 }
 
-void VulkanBackend::rope(DeviceTensor& x, int heads, int headDim, std::span<const int32_t> positions,
-                         double theta) {
-    if (headDim <= 0 || headDim % 2 != 0) badShape("rope", "headDim " + std::to_string(headDim) + " is not even");
+void VulkanBackend::rope(DeviceTensor& x, int heads, int headDim,
+                         std::span<const int32_t> positions, double theta) {
+    if (headDim <= 0 || headDim % 2 != 0)
+        badShape("rope", "headDim " + std::to_string(headDim) + " is not even");
     requireShape("rope", "x", x, {int64_t(positions.size()), int64_t(heads) * headDim});
     if (positions.empty()) return;
     const VulkanStorage& xs = use(x);
@@ -148,9 +167,11 @@ void VulkanBackend::rope(DeviceTensor& x, int heads, int headDim, std::span<cons
     const auto& shader = pipeline("rope", {config_.elementwiseWorkgroup});
     for (const RowSegment& s : rowSegments(xs.rows(), {{&xs}})) {
         const auto xp = xs.locate(s.begin);
-        const RopePush push{uint32_t(s.rows()), uint32_t(heads), uint32_t(headDim), uint32_t(s.begin), xp.row};
+        const RopePush push{uint32_t(s.rows()), uint32_t(heads), uint32_t(headDim),
+                            uint32_t(s.begin), xp.row};
         const std::array<Binding, 2> bindings{{{xp.buffer, true}, {&table}}};
-        recorder_.dispatch(shader, bindings, push, groupsFor(s.rows() * heads * headDim / 2, config_.elementwiseWorkgroup));
+        recorder_.dispatch(shader, bindings, push,
+                           groupsFor(s.rows() * heads * headDim / 2, config_.elementwiseWorkgroup));
     }
 }
 } // namespace headlight::vk

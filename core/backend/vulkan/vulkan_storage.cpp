@@ -1,11 +1,11 @@
 #include "vulkan_storage.h"
 
+#include "context.h"
+#include "vk_error.h"
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
-
-#include "context.h"
-#include "vk_error.h"
 
 namespace headlight::vk {
 namespace {
@@ -14,7 +14,8 @@ constexpr uint32_t kGuardBits = 0x7fa5a5a5; // a NaN no kernel computes
 
 VulkanStorage::VulkanStorage(std::shared_ptr<Context> context, const std::vector<int64_t>& shape,
                              std::size_t maxBindingBytes, int64_t guardRows)
-    : context_(std::move(context)), guardRows_(guardRows) {
+    : context_(std::move(context))
+    , guardRows_(guardRows) {
     const int64_t size = elementCount(shape);
     rowLength_ = shape.empty() ? 1 : shape.back();
     rows_ = rowLength_ == 0 ? 0 : size / rowLength_;
@@ -22,14 +23,16 @@ VulkanStorage::VulkanStorage(std::shared_ptr<Context> context, const std::vector
     const auto rowBytes = std::size_t(rowLength_) * sizeof(float);
     const int64_t rowsPerBinding = int64_t(maxBindingBytes / rowBytes);
     if (rowsPerBinding < 1 + 2 * guardRows_)
-        throw VulkanError("a row of " + std::to_string(rowBytes) + " bytes (shape " + shapeString(shape) +
-                          ") exceeds the " + std::to_string(maxBindingBytes) + "-byte storage binding limit");
+        throw VulkanError("a row of " + std::to_string(rowBytes) + " bytes (shape " +
+                          shapeString(shape) + ") exceeds the " + std::to_string(maxBindingBytes) +
+                          "-byte storage binding limit");
     rowsPerChunk_ = rowsPerBinding - 2 * guardRows_;
     for (int64_t first = 0; first < rows_; first += rowsPerChunk_) {
         const int64_t rows = std::min(rowsPerChunk_, rows_ - first) + 2 * guardRows_;
         chunks_.emplace_back(*context_, std::size_t(rows) * rowBytes);
         if (guardRows_ > 0)
-            chunks_.back().upload(std::span<const uint32_t>(std::vector<uint32_t>(std::size_t(rows * rowLength_), kGuardBits)));
+            chunks_.back().upload(std::span<const uint32_t>(
+                std::vector<uint32_t>(std::size_t(rows * rowLength_), kGuardBits)));
     }
 }
 
@@ -75,16 +78,19 @@ void VulkanStorage::read(std::span<float> values) const {
 
 VulkanStorage& storageOf(const DeviceTensor& tensor) {
     auto* storage = dynamic_cast<VulkanStorage*>(tensor.storage());
-    if (!storage) throw std::logic_error("a tensor of another backend was given to the Vulkan backend");
+    if (!storage)
+        throw std::logic_error("a tensor of another backend was given to the Vulkan backend");
     return *storage;
 }
 
-std::vector<RowSegment> rowSegments(int64_t count, std::span<const RowOperand> operands, int64_t maxRows) {
+std::vector<RowSegment> rowSegments(int64_t count, std::span<const RowOperand> operands,
+                                    int64_t maxRows) {
     std::vector<RowSegment> segments;
     for (int64_t begin = 0; begin < count;) {
         int64_t end = std::min(count, begin + maxRows);
         for (const RowOperand& operand : operands) {
-            const int64_t row = operand.firstRow + begin, perChunk = operand.storage->rowsPerChunk();
+            const int64_t row = operand.firstRow + begin,
+                          perChunk = operand.storage->rowsPerChunk();
             end = std::min(end, (row / perChunk + 1) * perChunk - operand.firstRow);
         }
         segments.push_back({begin, end});

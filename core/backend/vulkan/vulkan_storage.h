@@ -12,24 +12,26 @@
 // after its own, filled with a sentinel bit pattern; kernels address every operand through row
 // offsets (locate), so an out-of-bounds write by a kernel shows as a changed guard.
 
+#include "backend/backend.h"
+#include "backend/vulkan/buffer.h"
+
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
 #include <span>
 #include <vector>
 
-#include "backend/backend.h"
-#include "backend/vulkan/buffer.h"
-
 namespace headlight::vk {
 
 class Context;
 
-class VulkanStorage final : public DeviceStorage, public std::enable_shared_from_this<VulkanStorage> {
+class VulkanStorage final : public DeviceStorage,
+                            public std::enable_shared_from_this<VulkanStorage> {
 public:
-    // Throws VulkanError when one row (plus guards) alone exceeds `maxBindingBytes`, or memory runs out.
-    VulkanStorage(std::shared_ptr<Context> context, const std::vector<int64_t>& shape, std::size_t maxBindingBytes,
-                  int64_t guardRows = 0);
+    // Throws VulkanError when one row (plus guards) alone exceeds `maxBindingBytes`, or memory runs
+    // out.
+    VulkanStorage(std::shared_ptr<Context> context, const std::vector<int64_t>& shape,
+                  std::size_t maxBindingBytes, int64_t guardRows = 0);
 
     int64_t rows() const { return rows_; }
     int64_t rowLength() const { return rowLength_; }
@@ -43,9 +45,9 @@ public:
         const Buffer* buffer;
         uint32_t row; // row within that buffer
     };
-    Location locate(int64_t row) const;                 // where tensor row `row` lives
-    Location chunkStart(std::size_t index) const;      // where chunk `index`'s first row lives
-    bool guardsIntact() const;                         // true when there are no guards
+    Location locate(int64_t row) const;           // where tensor row `row` lives
+    Location chunkStart(std::size_t index) const; // where chunk `index`'s first row lives
+    bool guardsIntact() const;                    // true when there are no guards
 
     void write(std::span<const float> values);
     void read(std::span<float> values) const;
@@ -75,9 +77,11 @@ struct RowSegment {
 
 // Splits virtual rows [0, count) where any operand crosses a chunk boundary, and into pieces of
 // at most maxRows (the 65535 workgroups per dimension every device supports).
-std::vector<RowSegment> rowSegments(int64_t count, std::span<const RowOperand> operands, int64_t maxRows = 65535);
-inline std::vector<RowSegment> rowSegments(int64_t count, std::initializer_list<RowOperand> operands,
-                                           int64_t maxRows = 65535) {
-    return rowSegments(count, std::span<const RowOperand>(operands.begin(), operands.size()), maxRows);
+std::vector<RowSegment> rowSegments(int64_t count, std::span<const RowOperand> operands,
+                                    int64_t maxRows = 65535);
+inline std::vector<RowSegment>
+rowSegments(int64_t count, std::initializer_list<RowOperand> operands, int64_t maxRows = 65535) {
+    return rowSegments(count, std::span<const RowOperand>(operands.begin(), operands.size()),
+                       maxRows);
 }
 } // namespace headlight::vk
