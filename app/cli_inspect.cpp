@@ -145,7 +145,9 @@ int runInspectCommand(const QStringList& rawArgs) {
     std::optional<BackendKind> forced;
     if (args.has("--backend")) forced = args.backend();
     const std::string selector = args.value("--vulkan-device").toStdString();
-    OpenedBackend opened = openBackend(chooseBackend(forced, selector), selector);
+    const BackendChoice choice = chooseBackend(forced, selector);
+    OpenedBackend opened = openBackend(choice, selector);
+    if (forced == BackendKind::Vulkan && choice.kind != BackendKind::Vulkan) opened.note = choice.reason;
     std::unique_ptr<TransformerModel> model;
     Run run;
     try {

@@ -14,6 +14,7 @@ struct RawBuffer {
     VkBuffer buffer = VK_NULL_HANDLE;
     VkDeviceMemory memory = VK_NULL_HANDLE;
     void* mapped = nullptr;
+    uint64_t accounted = 0; // bytes reserved against the context's memory budget
 };
 
 RawBuffer allocate(Context& context, std::size_t bytes, VkBufferUsageFlags usage,
@@ -31,8 +32,11 @@ RawBuffer allocate(Context& context, std::size_t bytes, VkBufferUsageFlags usage
     alloc.allocationSize = needs.size;
     try {
         alloc.memoryTypeIndex = context.memoryType(needs.memoryTypeBits, required, preferred);
+        context.reserveMemory(needs.size);
+        raw.accounted = needs.size;
         check(vkAllocateMemory(context.device(), &alloc, nullptr, &raw.memory), "vkAllocateMemory");
     } catch (...) {
+        context.releaseMemory(raw.accounted);
         vkDestroyBuffer(context.device(), raw.buffer, nullptr);
         throw;
     }
@@ -41,6 +45,7 @@ RawBuffer allocate(Context& context, std::size_t bytes, VkBufferUsageFlags usage
 }
 
 void destroy(Context& context, RawBuffer& raw) {
+    context.releaseMemory(raw.accounted);
     if (raw.mapped) vkUnmapMemory(context.device(), raw.memory);
     vkDestroyBuffer(context.device(), raw.buffer, nullptr);
     vkFreeMemory(context.device(), raw.memory, nullptr);
@@ -84,6 +89,7 @@ Buffer::Buffer(Context& context, std::size_t bytes) : context_(&context), bytes_
     RawBuffer raw = allocate(context, bytes, usage, required, 0);
     buffer_ = raw.buffer;
     memory_ = raw.memory;
+    accounted_ = raw.accounted;
     if (context.info().unifiedMemory)
         check(vkMapMemory(context.device(), memory_, 0, VK_WHOLE_SIZE, 0, &mapped_), "vkMapMemory");
 }
@@ -100,17 +106,19 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept {
         memory_ = std::exchange(other.memory_, VK_NULL_HANDLE);
         bytes_ = std::exchange(other.bytes_, 0);
         mapped_ = std::exchange(other.mapped_, nullptr);
+        accounted_ = std::exchange(other.accounted_, 0);
     }
     return *this;
 }
 
 void Buffer::release() {
     if (!context_) return;
-    RawBuffer raw{buffer_, memory_, mapped_};
+    RawBuffer raw{buffer_, memory_, mapped_, accounted_};
     if (buffer_) destroy(*context_, raw);
     buffer_ = VK_NULL_HANDLE;
     memory_ = VK_NULL_HANDLE;
     mapped_ = nullptr;
+    accounted_ = 0;
 }
 
 void Buffer::checkRange(std::size_t offset, std::size_t size) const {

@@ -46,5 +46,6 @@ private:
     VkDeviceMemory memory_ = VK_NULL_HANDLE;
     std::size_t bytes_ = 0;
     void* mapped_ = nullptr;
+    uint64_t accounted_ = 0; // bytes reserved against the context's memory budget
 };
 } // namespace headlight::vk

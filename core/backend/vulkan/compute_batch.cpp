@@ -114,6 +114,11 @@ void ComputeBatch::submitAndWait() {
     VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
     submit.commandBufferCount = 1;
     submit.pCommandBuffers = &cmd_;
+    if (context_.faults().loseDevice) {
+        vkResetCommandBuffer(cmd_, 0);
+        throw DeviceLost("vkQueueSubmit failed: VK_ERROR_DEVICE_LOST (forced by HEADLIGHT_VULKAN_FAULT=device-lost)",
+                         VK_ERROR_DEVICE_LOST);
+    }
     check(vkQueueSubmit(context_.queue(), 1, &submit, fence_), "vkQueueSubmit");
     check(vkWaitForFences(context_.device(), 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
     vkResetFences(context_.device(), 1, &fence_);

@@ -198,8 +198,35 @@ std::vector<DeviceInfo> listDevices() {
     return infos;
 }
 
+DeviceFaults DeviceFaults::fromEnvironment() {
+    DeviceFaults faults;
+    const std::string fault = std::getenv("HEADLIGHT_VULKAN_FAULT") ? std::getenv("HEADLIGHT_VULKAN_FAULT") : "";
+    if (fault == "pipeline") faults.failPipelines = true;
+    else if (fault == "device-lost") faults.loseDevice = true;
+    else if (!fault.empty())
+        throw VulkanError("HEADLIGHT_VULKAN_FAULT must be 'pipeline' or 'device-lost', not '" + fault + "'");
+    if (const char* budget = std::getenv("HEADLIGHT_VULKAN_MEMORY_BUDGET_MB")) {
+        char* end = nullptr;
+        const unsigned long long megabytes = std::strtoull(budget, &end, 10);
+        if (end == budget || *end) throw VulkanError("HEADLIGHT_VULKAN_MEMORY_BUDGET_MB must be a whole number");
+        faults.memoryBudgetBytes = uint64_t(megabytes) << 20;
+    }
+    return faults;
+}
+
+void Context::reserveMemory(uint64_t bytes) {
+    const uint64_t after = allocatedBytes_ += bytes;
+    if (faults_.memoryBudgetBytes && after > *faults_.memoryBudgetBytes) {
+        allocatedBytes_ -= bytes;
+        throw OutOfDeviceMemory("allocating " + std::to_string(bytes) + " bytes would exceed the device memory budget of " +
+                                    std::to_string(*faults_.memoryBudgetBytes >> 20) + " MiB",
+                                VK_ERROR_OUT_OF_DEVICE_MEMORY);
+    }
+}
+
 std::unique_ptr<Context> Context::create(const ContextOptions& options) {
     std::unique_ptr<Context> context(new Context);
+    context->faults_ = DeviceFaults::fromEnvironment();
     context->createInstance(validationWanted(options.validation));
     std::string selector = options.deviceSelector;
     if (selector.empty())

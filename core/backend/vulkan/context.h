@@ -46,6 +46,18 @@ struct DeviceInfo {
     std::string summary() const; // one line: name, kind, API, limits
 };
 
+// Device faults, forced so that every fallback path can be tested on any machine:
+//   HEADLIGHT_VULKAN_FAULT=pipeline     every pipeline creation fails
+//   HEADLIGHT_VULKAN_FAULT=device-lost  every submission reports VK_ERROR_DEVICE_LOST
+//   HEADLIGHT_VULKAN_MEMORY_BUDGET_MB=N device allocations beyond N MiB fail as out of memory
+// The budget is also a user setting: it keeps Headlight from taking a shared GPU's memory.
+struct DeviceFaults {
+    bool failPipelines = false;
+    bool loseDevice = false;
+    std::optional<uint64_t> memoryBudgetBytes; // none: no budget; 0 makes every allocation fail
+    static DeviceFaults fromEnvironment(); // throws VulkanError on an unknown fault name
+};
+
 struct ContextOptions {
     std::string deviceSelector; // empty: HEADLIGHT_VULKAN_DEVICE, then the best device
     bool validation = false;    // forced on in debug builds and by HEADLIGHT_VULKAN_VALIDATION=1
@@ -81,6 +93,12 @@ public:
     uint32_t memoryType(uint32_t typeBits, VkMemoryPropertyFlags required,
                         VkMemoryPropertyFlags preferred = 0) const;
 
+    const DeviceFaults& faults() const { return faults_; }
+    // Accounts a device allocation against the memory budget; throws OutOfDeviceMemory beyond it.
+    void reserveMemory(uint64_t bytes);
+    void releaseMemory(uint64_t bytes) { allocatedBytes_ -= bytes; }
+    uint64_t allocatedBytes() const { return allocatedBytes_.load(); }
+
     // Validation-layer errors (and warnings) seen since creation.
     int validationErrorCount() const { return validationErrors_.load(); }
     std::vector<std::string> validationMessages() const;
@@ -104,6 +122,8 @@ private:
     VkPhysicalDeviceMemoryProperties memory_{};
     DeviceInfo info_;
     std::atomic<int> validationErrors_{0};
+    DeviceFaults faults_;
+    std::atomic<uint64_t> allocatedBytes_{0};
     mutable std::mutex messagesMutex_;
     std::vector<std::string> messages_;
 };

@@ -54,6 +54,10 @@ ShaderInterface reflect(std::span<const uint32_t> spirv) {
 ComputePipeline::ComputePipeline(Context& context, const std::string& shaderName,
                                  std::span<const uint32_t> specialization)
     : context_(context), name_(shaderName) {
+    if (context.faults().failPipelines)
+        throw VulkanError("creating pipeline '" + shaderName +
+                              "' failed: VK_ERROR_INITIALIZATION_FAILED (forced by HEADLIGHT_VULKAN_FAULT=pipeline)",
+                          VK_ERROR_INITIALIZATION_FAILED);
     const shaders::EmbeddedShader* shader = shaders::find(shaderName);
     if (!shader) throw VulkanError("no embedded shader named '" + shaderName + "'");
     interface_ = reflect(shader->spirv());
