@@ -8,7 +8,7 @@ build=${1:-$root/build/release}
 threads=${HEADLIGHT_BENCH_THREADS:-$(nproc)}
 export OMP_NUM_THREADS=$threads HEADLIGHT_BENCH_THREADS=$threads
 
-ours=$("$build/bench/bench_forward_cpu" --benchmark_filter='BertBase|GemmPeak' --benchmark_format=json)
+ours=$("$build/bench/bench_forward" --benchmark_filter='BertBaseForwardCpu|GemmPeak' --benchmark_format=json)
 torch=$(/usr/bin/python3 "$root/tools/bench/torch_bert_forward.py")
 
 /usr/bin/python3 - "$ours" "$torch" <<'PY'

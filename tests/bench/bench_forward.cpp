@@ -1,13 +1,15 @@
-// CPU forward pass of a BERT-base-sized model (12 layers, hidden 768, 12 heads, FFN 3072; random
-// weights) with every attention map captured, at T = 128 and T = 512. The reference measured in
-// the same run is Eigen's GEMM peak on the model's largest matrix product; the counters report the
-// forward pass's effective GFLOP/s and its share of that peak. tools/bench/compare_pytorch.sh
-// runs this and PyTorch's CPU forward of the same architecture and prints the time ratio.
+// Forward pass of a BERT-base-sized model (12 layers, hidden 768, 12 heads, FFN 3072; random
+// weights) with every attention map captured, at T = 128 and T = 512, on the CPU backend and on
+// the Vulkan backend (lavapipe here). The reference measured in the same run is Eigen's GEMM peak
+// on the model's largest matrix product; the counters report each pass's effective GFLOP/s.
+// tools/bench/compare_pytorch.sh runs this and PyTorch's CPU forward of the same architecture and
+// prints the time ratio.
 #include <benchmark/benchmark.h>
 
 #include <random>
 
 #include "backend/backend.h"
+#include "backend/vulkan/context.h"
 #include "model/transformer.h"
 
 using namespace headlight;
@@ -85,11 +87,10 @@ void BM_EigenGemmPeak(benchmark::State& state) {
                                                    benchmark::Counter::kIs1000);
 }
 
-void BM_BertBaseForwardCpu(benchmark::State& state) {
+void runForward(benchmark::State& state, Backend& backend) {
     static const ModelSpec spec = bertBase();
     static const HostWeights weights = randomBertWeights(spec);
-    auto backend = makeCpuBackend();
-    const TransformerModel model(spec, weights, *backend);
+    const TransformerModel model(spec, weights, backend);
     const int64_t tokens = state.range(0);
     ModelInput input;
     std::mt19937 rng(7);
@@ -107,8 +108,19 @@ void BM_BertBaseForwardCpu(benchmark::State& state) {
                                                    benchmark::Counter::kIs1000);
     state.counters["capture_MB"] = double(capturedBytes) / 1e6;
 }
+
+void BM_BertBaseForwardCpu(benchmark::State& state) {
+    auto backend = makeCpuBackend();
+    runForward(state, *backend);
+}
+
+void BM_BertBaseForwardVulkan(benchmark::State& state) {
+    auto backend = makeVulkanBackend(vk::Context::create());
+    runForward(state, *backend);
+}
 } // namespace
 
 BENCHMARK(BM_EigenGemmPeak)->Arg(128)->Arg(512)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_BertBaseForwardCpu)->Arg(128)->Arg(512)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2.0);
+BENCHMARK(BM_BertBaseForwardVulkan)->Arg(128)->Arg(512)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
 BENCHMARK_MAIN();
