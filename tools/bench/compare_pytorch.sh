@@ -15,14 +15,16 @@ torch=$(/usr/bin/python3 "$root/tools/bench/torch_bert_forward.py")
 import json, sys
 ours = json.loads(sys.argv[1])["benchmarks"]
 torch = {r["tokens"]: r["seconds"] for r in map(json.loads, sys.argv[2].splitlines())}
-peak = {int(b["name"].split("/")[1]): b["GFLOP/s"] for b in ours if b["name"].startswith("BM_EigenGemmPeak")}
+# Google Benchmark's JSON holds rate counters in units per second: FLOP/s, not GFLOP/s.
+peak = {int(b["name"].split("/")[1]): b["GFLOP/s"] / 1e9 for b in ours if b["name"].startswith("BM_EigenGemmPeak")}
 for b in ours:
     if not b["name"].startswith("BM_BertBaseForwardCpu"):
         continue
     tokens = int(b["name"].split("/")[1])
     seconds = b["real_time"] / 1e3
-    share = b["GFLOP/s"] / max(peak.values())
+    gflops = b["GFLOP/s"] / 1e9
+    share = gflops / max(peak.values())
     print(f"T={tokens}: headlight {seconds:.3f} s, pytorch {torch[tokens]:.3f} s, "
-          f"ratio {seconds / torch[tokens]:.2f}x, {b['GFLOP/s']:.0f} GFLOP/s "
+          f"ratio {seconds / torch[tokens]:.2f}x, {gflops:.0f} GFLOP/s "
           f"({share:.0%} of the {max(peak.values()):.0f} GFLOP/s GEMM peak), capture {b['capture_MB']:.0f} MB")
 PY
