@@ -4,6 +4,7 @@
 #include <QTextStream>
 #include <cstdio>
 #include <exception>
+#include <string>
 
 namespace headlight::app {
 namespace {
@@ -19,6 +20,26 @@ constexpr Command kCommands[] = {
     {"inspect", "run a checkpoint on text or ids; dump attentions and their analysis", &runInspectCommand},
     {"tokenize", "show the token ids and offsets a checkpoint's tokenizer gives for a text", &runTokenizeCommand},
 };
+
+// Messages quote names taken from the files being read; a control character in one (a tensor
+// named "a\nb") must not break the one-line contract that scripts and tests rely on.
+std::string oneLine(const char* message) {
+    std::string line;
+    for (const char* at = message; *at; ++at) {
+        const auto byte = static_cast<unsigned char>(*at);
+        if (*at == '\n')
+            line += "\\n";
+        else if (*at == '\r')
+            line += "\\r";
+        else if (byte < 0x20 && *at != '\t') {
+            char escaped[8];
+            std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
+            line += escaped;
+        } else
+            line += *at;
+    }
+    return line;
+}
 
 int printUsage() {
     QTextStream out(stdout);
@@ -51,7 +72,7 @@ int runCli(int argc, char** argv) {
         try {
             return command.run(args);
         } catch (const std::exception& error) {
-            std::fprintf(stderr, "headlight %s: %s\n", command.name, error.what());
+            std::fprintf(stderr, "headlight %s: %s\n", command.name, oneLine(error.what()).c_str());
             return 1;
         }
     }

@@ -15,7 +15,9 @@ cd "$root"
 
 # Build tools, Qt 6 (widgets, SVG, the xcb platform plugin), Eigen, Vulkan (headers, loader,
 # glslc, Mesa's lavapipe CPU driver, validation layers), Dear ImGui, Google Benchmark, and Xvfb +
-# fonts for the headless window test. docs/dependencies.md says why each is there.
+# fonts for the headless window test. docs/dependencies.md says why each is there. For `test`:
+# clang with its runtimes (libFuzzer, sanitizers) and llvm-symbolizer (llvm-14) for the fuzz
+# targets, and strace for the no-network test (docs/hardening.md).
 packages=(
   cmake ninja-build g++ pkg-config
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev qt6-qpa-plugins libgl1-mesa-dri
@@ -23,6 +25,7 @@ packages=(
   libvulkan-dev glslc glslang-tools spirv-tools mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
   libimgui-dev libbenchmark-dev
   xvfb xauth fonts-dejavu-core
+  clang libclang-rt-14-dev llvm-14 strace
 )
 
 missing=()
@@ -51,3 +54,23 @@ if [[ $mode == run ]]; then
   exec build/release/bin/headlight
 fi
 ctest --preset release -j "$(nproc)"
+
+# Hardening (docs/hardening.md), once the release suite has passed. First the unit and vulkan
+# suites again under AddressSanitizer + UndefinedBehaviorSanitizer. Why only their targets (and
+# the headlight binary they run): the gui and smoke suites and the benchmarks are not run here,
+# and building them instrumented would add minutes for nothing.
+timed() { local start=$SECONDS; "$@"; echo "setup: '$*' took $((SECONDS - start)) s"; }
+sanitized_tests=(headlight)
+for source in tests/unit/test_*.cpp tests/vulkan/test_*.cpp; do
+  name=${source##*/}
+  sanitized_tests+=("${name%.cpp}")
+done
+[[ -f build/asan/build.ninja ]] || cmake --preset asan
+timed cmake --build --preset asan --target "${sanitized_tests[@]}"
+timed ctest --preset asan -L "unit|vulkan" -j "$(nproc)"
+
+# Then every fuzz target (clang, libFuzzer) for a short run from its seed corpus, after
+# replaying the inputs that once crashed it.
+[[ -f build/fuzz/build.ninja ]] || cmake --preset fuzz
+timed cmake --build --preset fuzz
+timed ctest --preset fuzz -j "$(nproc)"

@@ -22,8 +22,14 @@ constexpr int kNamesShown = 4;
     throw CheckpointError(where + ": " + problem);
 }
 
+// Names come from the index, which may be 100 MB: a message shows a name's first 200 bytes (cut
+// at a UTF-8 character boundary), so that a hostile name cannot flood a terminal or a dialog.
 std::string quoted(const std::string& text) {
-    return "'" + text + "'";
+    constexpr std::size_t kShown = 200;
+    if (text.size() <= kShown) return "'" + text + "'";
+    std::size_t cut = kShown;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+    return "'" + text.substr(0, cut) + "…'";
 }
 
 std::string joinPath(const std::string& folder, const std::string& name) {
@@ -34,6 +40,10 @@ std::string joinPath(const std::string& folder, const std::string& name) {
 
 bool isRegularFile(const std::string& path) {
     return QFileInfo(QString::fromStdString(path)).isFile();
+}
+
+bool exists(const std::string& path) {
+    return QFileInfo::exists(QString::fromStdString(path));
 }
 
 bool endsWith(const std::string& text, const std::string& suffix) {
@@ -135,12 +145,16 @@ Checkpoint::Checkpoint(const std::string& folder)
     if (!folderInfo.isDir()) fail(folder, "not a folder");
     const std::string single = joinPath(folder, kSingleFile);
     const std::string index = joinPath(folder, kIndexFile);
-    // The order Hugging Face resolves weights in: one file first, then an index.
-    if (isRegularFile(single))
+    // The order Hugging Face resolves weights in: one file first, then an index. Why exists()
+    // and not isFile(): a weights name that is a FIFO, a device or a folder must be refused as
+    // such ("not a regular file"), not reported as missing weights; SafetensorsFile refuses it
+    // before opening, and an index is checked here, since opening a FIFO would block.
+    if (exists(single))
         addFile(single);
-    else if (isRegularFile(index))
+    else if (exists(index)) {
+        if (!isRegularFile(index)) fail(index, "not a regular file");
         openShards(index);
-    else
+    } else
         refuseFolderWithoutSafetensors(folder, QDir(folderInfo.absoluteFilePath()));
 }
 
@@ -163,7 +177,7 @@ void Checkpoint::openShards(const std::string& indexPath) {
     std::map<std::string, std::size_t> shardNumber;
     for (const std::string& shard : shards) {
         const std::string path = joinPath(folder_, shard);
-        if (!isRegularFile(path)) fail(indexPath, "shard " + quoted(shard) + " is missing");
+        if (!exists(path)) fail(indexPath, "shard " + quoted(shard) + " is missing");
         addFile(path);
         shardNumber[shard] = files_.size() - 1;
     }

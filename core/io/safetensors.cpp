@@ -72,8 +72,14 @@ bool isIntegerDType(DType dtype) {
     throw CheckpointError(path + ": " + problem);
 }
 
+// Names come from the file and a header may be 100 MB: a message shows a name's first 200 bytes
+// (cut at a UTF-8 character boundary), so that a hostile name cannot flood a terminal or a dialog.
 std::string quoted(const std::string& name) {
-    return "'" + name + "'";
+    constexpr std::size_t kShown = 200;
+    if (name.size() <= kShown) return "'" + name + "'";
+    std::size_t cut = kShown;
+    while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;
+    return "'" + name.substr(0, cut) + "…'";
 }
 
 std::string rangeString(uint64_t begin, uint64_t end) {

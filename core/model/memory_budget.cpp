@@ -1,5 +1,8 @@
 #include "model/memory_budget.h"
 
+#include "io/checkpoint.h"
+#include "model/transformer.h"
+
 #include <QByteArray>
 #include <QFile>
 #include <QString>
@@ -8,9 +11,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
-
-#include "io/checkpoint.h"
-#include "model/transformer.h"
 
 namespace headlight {
 namespace {
@@ -54,7 +54,8 @@ std::optional<double> cgroupHeadroomBytes() {
         const QString dir = "/sys/fs/cgroup" + QString::fromUtf8(path == "/" ? "" : path);
         bool maxOk = false, currentOk = false;
         const double max = readSmallFile(dir + "/memory.max").trimmed().toDouble(&maxOk);
-        const double current = readSmallFile(dir + "/memory.current").trimmed().toDouble(&currentOk);
+        const double current =
+            readSmallFile(dir + "/memory.current").trimmed().toDouble(&currentOk);
         if (maxOk && currentOk) least = std::min(least.value_or(max), std::max(max - current, 0.0));
         const qsizetype slash = path.lastIndexOf('/');
         if (slash <= 0) break;
@@ -127,7 +128,8 @@ ForwardEstimate estimateForward(const ModelSpec& spec, int64_t tokens,
     const double headDim = double(spec.headDim), kvHeads = double(spec.kvHeads);
     const double square = t * t * kF32; // one head's [T, T] map
     int64_t capturedLayers = 0;
-    for (int l = 0; l < spec.layers; ++l) capturedLayers += capture.wantsLayer(l) ? 1 : 0;
+    for (int l = 0; l < spec.layers; ++l)
+        capturedLayers += capture.wantsLayer(l) ? 1 : 0;
     const double kinds = double(capture.probabilities) + double(capture.scores);
     const double keptHeads = capture.heads.empty() ? heads : double(capture.heads.size());
 
@@ -136,8 +138,8 @@ ForwardEstimate estimateForward(const ModelSpec& spec, int64_t tokens,
     // the requested heads, and each layer's full [H, T, T] is downloaded once before selection.
     const double backendCopies = backendInHostMemory ? heads : 0.0;
     if (capturedLayers > 0 && kinds > 0)
-        estimate.capture = kinds * double(capturedLayers) * (backendCopies + keptHeads) * square +
-                           heads * square;
+        estimate.capture =
+            kinds * double(capturedLayers) * (backendCopies + keptHeads) * square + heads * square;
     const double state = t * d * kF32;
     const double hiddenCopies = backendInHostMemory ? 2.0 : 1.0;
     estimate.hidden = state; // the last hidden state
@@ -147,7 +149,8 @@ ForwardEstimate estimateForward(const ModelSpec& spec, int64_t tokens,
         // context and output; the MLP's up and gate projections and its output; and one [T, T]
         // score matrix per attention thread (the CPU backend runs heads in parallel, one thread
         // per core at most).
-        const double threads = std::min(heads, double(std::max(1u, std::thread::hardware_concurrency())));
+        const double threads =
+            std::min(heads, double(std::max(1u, std::thread::hardware_concurrency())));
         const double projections = t * (2.0 * heads * headDim + 2.0 * kvHeads * headDim) * kF32;
         const double mlp = 2.0 * t * double(spec.intermediate) * kF32;
         estimate.workingSet = 5.0 * state + projections + mlp + threads * square;
@@ -179,12 +182,14 @@ void checkForwardBudget(const ModelSpec& spec, int64_t tokens, const CaptureRequ
     const std::string tail = " needs " + formatBytes(need) + " but " + availableText(*memory);
     const std::string at = " at " + counted(tokens, "token");
     int64_t capturedLayers = 0;
-    for (int l = 0; l < spec.layers; ++l) capturedLayers += capture.wantsLayer(l) ? 1 : 0;
+    for (int l = 0; l < spec.layers; ++l)
+        capturedLayers += capture.wantsLayer(l) ? 1 : 0;
     // Name the largest part, since reducing it is what helps.
     if (estimate.capture >= estimate.hidden && estimate.capture >= estimate.workingSet) {
         const std::string what = capture.scores && capture.probabilities
                                      ? "capturing scores and probabilities of "
-                                     : capture.scores ? "capturing scores of " : "capturing ";
+                                 : capture.scores ? "capturing scores of "
+                                                  : "capturing ";
         throw ModelError(what + counted(capturedLayers, "layer") + " × " +
                          counted(spec.heads, "head") + at + tail +
                          (capture.scores ? ": capture fewer layers, leave out the scores, or "

@@ -10,12 +10,12 @@
 // keep Headlight inside a budget). Estimates are in doubles: they are compared, never allocated,
 // and a hostile config's sizes must not overflow an integer on the way.
 
+#include "model/model_spec.h"
+#include "model/trace.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
-
-#include "model/model_spec.h"
-#include "model/trace.h"
 
 namespace headlight {
 

@@ -1,5 +1,7 @@
 #include "model.h"
 
+#include <algorithm>
+
 namespace headlight::tokenize {
 
 void Vocab::add(std::string token, int id) {
@@ -7,6 +9,7 @@ void Vocab::add(std::string token, int id) {
     if (const auto previous = ids_.find(token); previous != ids_.end())
         tokens_.erase(previous->second);
     tokens_[id] = token;
+    longest_ = std::max(longest_, token.size());
     ids_[std::move(token)] = id;
 }
 

@@ -22,8 +22,11 @@ public:
     std::optional<int> idOf(const std::string& token) const;
     std::string tokenOf(int id) const; // "" when unknown
     int size() const { return static_cast<int>(ids_.size()); }
+    // The longest token's UTF-8 length: no longer candidate can be in the vocabulary.
+    std::size_t longestTokenBytes() const { return longest_; }
 
 private:
+    std::size_t longest_ = 0;
     std::unordered_map<std::string, int> ids_;
     std::unordered_map<int, std::string> tokens_;
 };

@@ -2,14 +2,14 @@
 // a spec before any weight is read: the memory estimates, and readWeights against a small real
 // checkpoint of the same architecture (the golden models), which must refuse every tensor whose
 // shape the config does not imply.
-#include <cmath>
-#include <map>
-
 #include "fuzz_support.h"
 #include "io/checkpoint.h"
 #include "model/checkpoint_layout.h"
 #include "model/memory_budget.h"
 #include "model/model_spec.h"
+
+#include <cmath>
+#include <map>
 
 using namespace headlight;
 
@@ -19,9 +19,12 @@ const io::Checkpoint* goldenCheckpoint(Architecture architecture) {
     static const std::map<Architecture, std::unique_ptr<io::Checkpoint>> checkpoints = [] {
         std::map<Architecture, std::unique_ptr<io::Checkpoint>> opened;
         const std::pair<Architecture, const char*> folders[] = {
-            {Architecture::Bert, "bert"},   {Architecture::Roberta, "roberta"},
-            {Architecture::DistilBert, "distilbert"}, {Architecture::Gpt2, "gpt2"},
-            {Architecture::Llama, "llama"}, {Architecture::Qwen2, "qwen2"},
+            {Architecture::Bert, "bert"},
+            {Architecture::Roberta, "roberta"},
+            {Architecture::DistilBert, "distilbert"},
+            {Architecture::Gpt2, "gpt2"},
+            {Architecture::Llama, "llama"},
+            {Architecture::Qwen2, "qwen2"},
             {Architecture::Mistral, "mistral"},
         };
         for (const auto& [architecture, folder] : folders)

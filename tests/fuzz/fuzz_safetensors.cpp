@@ -5,11 +5,11 @@
 // a NUL, then the data section; the target writes the length itself. Why two forms: a mutation
 // that grows the header breaks a stored length, so header fuzzing would mostly stop at the
 // length checks; the second form lets libFuzzer edit the JSON freely.
-#include <cstring>
-#include <span>
-
 #include "fuzz_support.h"
 #include "io/safetensors.h"
+
+#include <cstring>
+#include <span>
 
 using namespace headlight;
 
@@ -24,7 +24,8 @@ std::vector<std::byte> fileFromInput(const uint8_t* data, std::size_t size) {
     std::vector<std::byte> file(sizeof length);
     std::memcpy(file.data(), &length, sizeof length);
     for (const auto& part : parts)
-        for (char c : part) file.push_back(std::byte(c));
+        for (char c : part)
+            file.push_back(std::byte(c));
     return file;
 }
 

@@ -1,0 +1,223 @@
+// Memory checks before a load and before a forward pass (core/model/memory_budget.h): the
+// estimates follow their formulas, and with HEADLIGHT_MEMORY_LIMIT_MB set below what a step
+// needs, the step is refused with a message that says what to reduce, in the library and in the
+// CLI, before any large allocation.
+#include "backend/backend.h"
+#include "cli_runner.h"
+#include "golden.h"
+#include "io/checkpoint.h"
+#include "model/memory_budget.h"
+#include "model/transformer.h"
+
+#include <QFile>
+#include <QTest>
+#include <cmath>
+#include <thread>
+
+using namespace headlight;
+
+namespace {
+
+constexpr const char* kLimit = "HEADLIGHT_MEMORY_LIMIT_MB";
+
+// Sets the limit for one scope; unset again on exit, even when a check fails.
+class MemoryLimit {
+public:
+    explicit MemoryLimit(const QByteArray& megabytes) { qputenv(kLimit, megabytes); }
+    ~MemoryLimit() { qunsetenv(kLimit); }
+    MemoryLimit(const MemoryLimit&) = delete;
+    MemoryLimit& operator=(const MemoryLimit&) = delete;
+};
+
+ModelSpec bertBase() {
+    QFile file(QStringLiteral(HEADLIGHT_TEST_DATA "/configs/bert-base-uncased.json"));
+    if (!file.open(QIODevice::ReadOnly)) qFatal("cannot read the bert-base config");
+    return parseModelConfig(file.readAll().toStdString());
+}
+
+template <typename Action> QString modelErrorOf(Action&& action) {
+    try {
+        action();
+    } catch (const ModelError& error) {
+        return QString::fromStdString(error.what());
+    } catch (const std::exception& error) {
+        return "wrong exception type: " + QString::fromStdString(error.what());
+    }
+    return "no error";
+}
+
+ModelInput idsOfLength(int tokens) {
+    ModelInput input;
+    input.ids.assign(std::size_t(tokens), 5);
+    return input;
+}
+
+constexpr double kSquare8192 = 8192.0 * 8192.0 * 4.0; // one head's [T, T] f32 map at T = 8192
+} // namespace
+
+class TestMemoryLimits : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init() { qunsetenv(kLimit); }
+
+    void formatsBytesInDecimalUnits() {
+        QCOMPARE(formatBytes(12.0 * 12.0 * kSquare8192), std::string("38.7 GB"));
+        QCOMPARE(formatBytes(2e9), std::string("2.0 GB"));
+        QCOMPARE(formatBytes(512e6), std::string("512.0 MB"));
+        QCOMPARE(formatBytes(12'345), std::string("12.3 kB"));
+        QCOMPARE(formatBytes(999), std::string("999 bytes"));
+        QCOMPARE(formatBytes(3e15), std::string("3000.0 TB"));
+    }
+
+    void readsAvailableMemory() {
+        const auto measured = availableMemoryBytes();
+        QVERIFY2(measured && *measured > 0, "MemAvailable should be readable on Linux");
+        const MemoryLimit limit("2000");
+        QCOMPARE(*availableMemoryBytes(), 2e9);
+    }
+
+    void refusesAMalformedLimit() {
+        const MemoryLimit limit("lots");
+        QCOMPARE(modelErrorOf([] { availableMemoryBytes(); }),
+                 QString("HEADLIGHT_MEMORY_LIMIT_MB 'lots' is not a number of megabytes"));
+    }
+
+    // L_captured · (H on the backend + H kept in the trace) · T² · 4 per captured kind, plus one
+    // full layer downloaded before heads are selected.
+    void captureEstimateFollowsTheFormula() {
+        const ModelSpec spec = bertBase();
+        CaptureRequest probabilities;
+        const ForwardEstimate device = estimateForward(spec, 8192, probabilities, false);
+        QCOMPARE(device.capture, 12.0 * 12.0 * kSquare8192 + 12.0 * kSquare8192);
+        QCOMPARE(device.workingSet, 0.0); // in device memory, not the host's
+        const ForwardEstimate host = estimateForward(spec, 8192, probabilities, true);
+        QCOMPARE(host.capture, 12.0 * 24.0 * kSquare8192 + 12.0 * kSquare8192);
+        QVERIFY(host.workingSet >= kSquare8192); // at least one attention map per thread
+
+        CaptureRequest both;
+        both.scores = true;
+        QCOMPARE(estimateForward(spec, 8192, both, true).capture,
+                 2.0 * 12.0 * 24.0 * kSquare8192 + 12.0 * kSquare8192);
+
+        CaptureRequest narrow;
+        narrow.layers = {3};
+        narrow.heads = {0, 1};
+        QCOMPARE(estimateForward(spec, 8192, narrow, true).capture,
+                 1.0 * (12.0 + 2.0) * kSquare8192 + 12.0 * kSquare8192);
+
+        CaptureRequest hidden;
+        hidden.probabilities = false;
+        hidden.hiddenStates = true;
+        const double state = 8192.0 * 768.0 * 4.0;
+        const ForwardEstimate states = estimateForward(spec, 8192, hidden, true);
+        QCOMPARE(states.capture, 0.0);
+        QCOMPARE(states.hidden, state + 13.0 * state * 2.0);
+    }
+
+    void refusesACaptureThatDoesNotFit() {
+        const ModelSpec spec = bertBase();
+        const MemoryLimit limit("2000");
+        const CaptureRequest probabilities;
+        const std::string need =
+            formatBytes(estimateForward(spec, 8192, probabilities, true).total());
+        QCOMPARE(modelErrorOf([&] { checkForwardBudget(spec, 8192, probabilities, true); }),
+                 QString::fromStdString(
+                     "capturing 12 layers × 12 heads at 8192 tokens needs " + need +
+                     " but 2.0 GB is available (limit set by HEADLIGHT_MEMORY_LIMIT_MB): capture "
+                     "fewer layers or shorten the text"));
+
+        CaptureRequest both;
+        both.scores = true;
+        both.layers = {0};
+        QVERIFY(modelErrorOf([&] { checkForwardBudget(spec, 8192, both, true); })
+                    .startsWith("capturing scores and probabilities of 1 layer × 12 heads at 8192 "
+                                "tokens needs "));
+        QVERIFY(modelErrorOf([&] {
+                    checkForwardBudget(spec, 8192, both, true);
+                }).endsWith(": capture fewer layers, leave out the scores, or shorten the text"));
+    }
+
+    void namesTheLargestPartWithoutCapture() {
+        ModelSpec spec = bertBase();
+        const MemoryLimit limit("1");
+        CaptureRequest nothing;
+        nothing.probabilities = false;
+        QVERIFY(modelErrorOf([&] {
+                    checkForwardBudget(spec, 8192, nothing, true);
+                }).startsWith("a forward pass at 8192 tokens needs "));
+        QVERIFY(modelErrorOf([&] {
+                    checkForwardBudget(spec, 8192, nothing, true);
+                }).endsWith(": shorten the text"));
+
+        spec.layers = 48; // deep enough that the kept hidden states outweigh one layer's work
+        CaptureRequest hidden = nothing;
+        hidden.hiddenStates = true;
+        QVERIFY(modelErrorOf([&] {
+                    checkForwardBudget(spec, 512, hidden, true);
+                }).startsWith("keeping the hidden states of 49 layers at 512 tokens needs "));
+    }
+
+    void passesWhatFits() {
+        const ModelSpec spec = bertBase();
+        const MemoryLimit limit("1000000000");
+        checkForwardBudget(spec, 8192, CaptureRequest{}, true);
+        checkForwardBudget(spec, 1, CaptureRequest{}, true);
+    }
+
+    // The checks sit where the engine allocates: in loadModel before the weights are read, and
+    // in forward() before any activation.
+    void theEngineChecksBeforeLoadingAndRunning() {
+        const std::string folder = (test::goldenRoot() + "/bert").toStdString();
+        const auto backend = makeCpuBackend();
+        const double f32 = checkpointF32Bytes(io::Checkpoint(folder));
+        QVERIFY(f32 > 100e3);
+        {
+            const MemoryLimit limit(QByteArray::number(f32 / 1e6)); // one copy fits, two do not
+            const QString error = modelErrorOf([&] { loadModel(folder, *backend); });
+            QVERIFY2(error.startsWith(QString::fromStdString(folder) +
+                                      ": loading the weights needs " +
+                                      QString::fromStdString(formatBytes(2 * f32))),
+                     qPrintable(error));
+            QVERIFY2(error.endsWith("is available (limit set by HEADLIGHT_MEMORY_LIMIT_MB): close "
+                                    "other programs or choose a smaller model"),
+                     qPrintable(error));
+        }
+        const auto model = loadModel(folder, *backend);
+        const MemoryLimit limit("5");
+        QVERIFY(!model->forward(idsOfLength(4)).layers.empty());
+        const QString error = modelErrorOf([&] { model->forward(idsOfLength(512)); });
+        QVERIFY2(error.startsWith("capturing 2 layers × 4 heads at 512 tokens needs "),
+                 qPrintable(error));
+        QVERIFY2(
+            error.endsWith(" but 5.0 MB is available (limit set by HEADLIGHT_MEMORY_LIMIT_MB): "
+                           "capture fewer layers or shorten the text"),
+            qPrintable(error));
+    }
+
+    void theCliRefusesWithOneLine() {
+        const QString folder = test::goldenRoot() + "/bert";
+        {
+            const MemoryLimit limit("0.1");
+            const auto run =
+                test::runHeadlight({"inspect", "--model", folder, "--ids", "2,10,3", "--json"});
+            QCOMPARE(run.exitCode, 1);
+            QCOMPARE(run.err.count('\n'), 1);
+            QVERIFY2(
+                run.err.startsWith("headlight inspect: " + folder + ": loading the weights needs "),
+                qPrintable(run.err));
+            QVERIFY2(run.err.contains("but 100.0 kB is available"), qPrintable(run.err));
+        }
+        {
+            const MemoryLimit limit("not-a-number");
+            const auto run =
+                test::runHeadlight({"inspect", "--model", folder, "--ids", "2,10,3", "--json"});
+            QCOMPARE(run.exitCode, 1);
+            QCOMPARE(run.err, QString("headlight inspect: HEADLIGHT_MEMORY_LIMIT_MB 'not-a-number' "
+                                      "is not a number of megabytes\n"));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMemoryLimits)
+#include "test_memory_limits.moc"
