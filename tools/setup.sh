@@ -65,12 +65,14 @@ for source in tests/unit/test_*.cpp tests/vulkan/test_*.cpp; do
   name=${source##*/}
   sanitized_tests+=("${name%.cpp}")
 done
-[[ -f build/asan/build.ninja ]] || cmake --preset asan
+# Configured every time (seconds when nothing changed) so that a change to the sanitizer or fuzz
+# presets reaches an existing build directory.
+cmake --preset asan > /dev/null
 timed cmake --build --preset asan --target "${sanitized_tests[@]}"
 timed ctest --preset asan -L "unit|vulkan" -j "$(nproc)"
 
 # Then every fuzz target (clang, libFuzzer) for a short run from its seed corpus, after
 # replaying the inputs that once crashed it.
-[[ -f build/fuzz/build.ninja ]] || cmake --preset fuzz
+cmake --preset fuzz > /dev/null
 timed cmake --build --preset fuzz
 timed ctest --preset fuzz -j "$(nproc)"

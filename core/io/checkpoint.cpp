@@ -28,7 +28,8 @@ std::string quoted(const std::string& text) {
     constexpr std::size_t kShown = 200;
     if (text.size() <= kShown) return "'" + text + "'";
     std::size_t cut = kShown;
-    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
+        --cut;
     return "'" + text.substr(0, cut) + "…'";
 }
 

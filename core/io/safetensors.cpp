@@ -78,7 +78,8 @@ std::string quoted(const std::string& name) {
     constexpr std::size_t kShown = 200;
     if (name.size() <= kShown) return "'" + name + "'";
     std::size_t cut = kShown;
-    while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;
+    while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80)
+        --cut;
     return "'" + name.substr(0, cut) + "…'";
 }
 
@@ -371,8 +372,8 @@ std::size_t dtypeSize(DType dtype) {
 namespace {
 void checkLengthPrefixFits(const std::string& path, uint64_t size) {
     if (size < kLengthPrefixBytes)
-        fail(path, "file is " + std::to_string(size) +
-                       " bytes, too short for the 8-byte header length");
+        fail(path,
+             "file is " + std::to_string(size) + " bytes, too short for the 8-byte header length");
 }
 } // namespace
 
