@@ -14,6 +14,8 @@
 // Writing erf as u + u·P keeps the leading 2/√π - 1 small, so its f32 rounding costs nothing;
 // centring A and B avoids cancellation between large alternating coefficients.
 
+#include "accurate_math.glsl"
+
 const float kSqrtHalf = 0.70710678118654752;
 
 float hornerP(float s) {
@@ -71,25 +73,6 @@ float erfcScaled(float u) {
     const float t = 1.0 / u;
     if (u < 1.0) return hornerC(t - 1.5);
     return u < 3.0 ? hornerA(t - 0.666666687) : hornerB(t - 0.166666672);
-}
-
-// exp(x) to ~1 ulp for x in [-87, 88]. Driver exp is not enough for the erfc tail: lavapipe's
-// errs by ~1e-6 relative even for small x, and any exp2(x · log2 e) by |x| · 1e-7 for large x.
-// Cody-Waite: x = n·ln2 + r with ln2 in two parts (n · kLn2Hi is exact for |n| < 256), then a
-// degree-7 Taylor polynomial on |r| ≤ ln2/2 (truncation < 6e-9) and an exact ldexp. `precise`
-// keeps the compiler from reassociating the reduction.
-float expAccurate(float x) {
-    const float n = round(x * 1.44269504);
-    precise float r = (x - n * 0.693145752) - n * 1.42860677e-06;
-    precise float e = 1.98412698e-04;
-    e = e * r + 1.38888889e-03;
-    e = e * r + 8.33333333e-03;
-    e = e * r + 4.16666667e-02;
-    e = e * r + 1.66666667e-01;
-    e = e * r + 0.5;
-    e = e * r + 1.0;
-    e = e * r + 1.0;
-    return ldexp(e, int(n));
 }
 
 // exp(-x²/2), keeping x² exact: x = xh + xl with xh a multiple of 1/16, so xh² is exact and

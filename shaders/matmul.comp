@@ -1,8 +1,11 @@
 #version 450
-// matmul (Backend::linear): out[m, nOffset + n] = Σ_k x[m, k] · w[n, k] (+ bias[nOffset + n])
-// Shapes: x [M, K] from row xRow0 of its buffer; w [nCount, K] from row wRow0 (one row chunk
-// of an nn.Linear weight [N, K]); bias [N] from element biasBase (unused when hasBias == 0);
-// out [M, N] from row outRow0.
+// matmul (Backend::linear and Backend::matmul), batched over workgroup z = batch i:
+//   out[i][m, nOffset + n] = alpha · Σ_k x[i][m, k] · w[i / group](k, n) (+ bias[nOffset + n])
+// with w(k, n) = w[n, k] (TRANS_B: an nn.Linear weight, or matmul's transposeB) or w[k, n].
+// Shapes: x[i] [M, K] from element xBase + i · xBatch; w[i / group] from element
+// wBase + (i / group) · wBatch, [nCount, K] (TRANS_B; one row chunk of an nn.Linear weight
+// [N, K]) or [K, ldw]; out[i] [M, N] from element outBase + i · outBatch; bias [N] from element
+// biasBase (unused when hasBias == 0).
 //
 // Design: each invocation keeps a TM × TN block of outputs in registers. All invocations of a
 // workgroup share the same TM rows of x, and each owns TN columns (strided by WG so that stores of
@@ -14,6 +17,7 @@
 // then issues TN + TM / SG loads for TM · TN multiply-adds. No shared memory: on lavapipe it is
 // slower than registers. Workgroup x walks M and y walks N, so that consecutive workgroups reuse
 // the same columns of w from cache. [[unroll]] keeps every array index constant, i.e. in registers.
+// Without TRANS_B the values of w along k are ldw apart, so VEC4 then loads only x as vec4.
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_EXT_control_flow_attributes : require
@@ -22,7 +26,8 @@ layout(constant_id = 0) const uint WG = 64;       // invocations per workgroup
 layout(constant_id = 1) const uint TM = 16;       // rows per invocation (shared by the workgroup)
 layout(constant_id = 2) const uint TN = 4;        // columns per invocation
 layout(constant_id = 3) const uint SG = 8;        // lanes loading x together: ≤ the smallest subgroup
-layout(constant_id = 4) const bool VEC4 = false;  // K % 4 == 0: load x and w as vec4
+layout(constant_id = 4) const bool VEC4 = false;  // K % 4 == 0 and aligned bases: vec4 loads
+layout(constant_id = 5) const bool TRANS_B = true; // w is [n, k] (k contiguous)
 layout(local_size_x_id = 0) in;
 
 // The vec4 views alias the float views (same binding) so that one pipeline layout serves both.
@@ -36,16 +41,20 @@ layout(std430, binding = 3) writeonly buffer Out { float outValues[]; };
 layout(push_constant) uniform Push {
     uint M, K, N;     // rows, reduction length, full width of out (its row stride)
     uint nOffset;     // first column of out (and bias) covered by this chunk of w
-    uint nCount;      // rows of this chunk of w
-    uint xRow0;       // row of the x buffer holding x[0, :]
-    uint wRow0;       // row of the w buffer holding this chunk's first row
-    uint outRow0;     // row of the out buffer holding out[0, :]
+    uint nCount;      // columns covered (rows of this chunk of w when TRANS_B)
+    uint ldw;         // row stride of w without TRANS_B
+    uint xBase, wBase, outBase; // elements of the buffers holding batch 0's first value
+    uint xBatch, wBatch, outBatch, group; // batch strides (elements); w batch = z / group
     uint hasBias, biasBase;
+    float alpha;
 } p;
 
 float acc[TM * TN];
 uint rowBase[TM]; // element offset of each x row (clamped rows repeat the last one)
-uint colBase[TN]; // element offset of each w row (clamped likewise)
+uint colBase[TN]; // element offset of each w column (clamped likewise)
+
+// Element of w at (k, column n of this invocation).
+uint wIndex(uint n, uint k) { return TRANS_B ? colBase[n] + k : colBase[n] + k * p.ldw; }
 
 // One k step: the x values come from lane `j`'s registers.
 void step(float xs[TM], uint j, float wv[TN]) {
@@ -62,10 +71,17 @@ void scalarLoop(uint lane, uint kFull) {
         [[unroll]] for (uint m = 0; m < TM; ++m) xs[m] = x[rowBase[m] + k0 + lane % SG];
         [[unroll]] for (uint j = 0; j < SG; ++j) {
             float wv[TN];
-            [[unroll]] for (uint n = 0; n < TN; ++n) wv[n] = w[colBase[n] + k0 + j];
+            [[unroll]] for (uint n = 0; n < TN; ++n) wv[n] = w[wIndex(n, k0 + j)];
             step(xs, j, wv);
         }
     }
+}
+
+// Four consecutive k of w for column n, from k = 4 · k4.
+vec4 wQuad(uint n, uint k4) {
+    if (TRANS_B) return w4[colBase[n] / 4 + k4];
+    const uint k = 4 * k4;
+    return vec4(w[wIndex(n, k)], w[wIndex(n, k + 1)], w[wIndex(n, k + 2)], w[wIndex(n, k + 3)]);
 }
 
 // vec4 path: 4 · SG values of k per cooperative load; k0 counts vec4s.
@@ -75,7 +91,7 @@ void vec4Loop(uint lane, uint kFull) {
         [[unroll]] for (uint m = 0; m < TM; ++m) xs[m] = x4[rowBase[m] / 4 + k0 + lane % SG];
         [[unroll]] for (uint j = 0; j < SG; ++j) {
             vec4 wv[TN];
-            [[unroll]] for (uint n = 0; n < TN; ++n) wv[n] = w4[colBase[n] / 4 + k0 + j];
+            [[unroll]] for (uint n = 0; n < TN; ++n) wv[n] = wQuad(n, k0 + j);
             [[unroll]] for (uint c = 0; c < 4; ++c) {
                 float xc[TM], wc[TN];
                 [[unroll]] for (uint m = 0; m < TM; ++m) xc[m] = xs[m][c];
@@ -92,17 +108,21 @@ void tailLoop(uint kFrom) {
         [[unroll]] for (uint m = 0; m < TM; ++m) {
             const float xv = x[rowBase[m] + k];
             [[unroll]] for (uint n = 0; n < TN; ++n)
-                acc[m * TN + n] = fma(xv, w[colBase[n] + k], acc[m * TN + n]);
+                acc[m * TN + n] = fma(xv, w[wIndex(n, k)], acc[m * TN + n]);
         }
     }
 }
 
 void main() {
+    const uint batch = gl_WorkGroupID.z;
     const uint m0 = gl_WorkGroupID.x * TM;
     const uint n0 = gl_WorkGroupID.y * WG * TN + gl_LocalInvocationID.x;
-    [[unroll]] for (uint m = 0; m < TM; ++m) rowBase[m] = (p.xRow0 + min(m0 + m, p.M - 1)) * p.K;
-    [[unroll]] for (uint n = 0; n < TN; ++n)
-        colBase[n] = (p.wRow0 + min(n0 + n * WG, p.nCount - 1)) * p.K;
+    const uint xBatch = p.xBase + batch * p.xBatch, wBatch = p.wBase + batch / p.group * p.wBatch;
+    [[unroll]] for (uint m = 0; m < TM; ++m) rowBase[m] = xBatch + min(m0 + m, p.M - 1) * p.K;
+    [[unroll]] for (uint n = 0; n < TN; ++n) {
+        const uint col = min(n0 + n * WG, p.nCount - 1);
+        colBase[n] = wBatch + (TRANS_B ? col * p.K : col);
+    }
     [[unroll]] for (uint i = 0; i < TM * TN; ++i) acc[i] = 0.0;
 
     // Every invocation takes part in the loads and shuffles, even one whose outputs fall outside
@@ -114,13 +134,14 @@ void main() {
     else scalarLoop(lane, kFull);
     tailLoop(kFull);
 
+    const uint outBatch = p.outBase + batch * p.outBatch;
     [[unroll]] for (uint n = 0; n < TN; ++n) {
         const uint col = n0 + n * WG;
         if (col >= p.nCount) continue;
         const float b = p.hasBias != 0 ? bias[p.biasBase + p.nOffset + col] : 0.0;
         [[unroll]] for (uint m = 0; m < TM; ++m) {
             if (m0 + m >= p.M) break;
-            outValues[(p.outRow0 + m0 + m) * p.N + p.nOffset + col] = acc[m * TN + n] + b;
+            outValues[outBatch + (m0 + m) * p.N + p.nOffset + col] = fma(acc[m * TN + n], p.alpha, b);
         }
     }
 }

@@ -7,12 +7,14 @@
 // A backend may record work and run it later (Vulkan records one command buffer per forward
 // pass): download() and finish() run whatever is pending.
 //
-// Index: DeviceTensor · AttentionParams · Backend (memory, linear algebra, norms, activations,
-// positions, attention) · makeBackend
+// Index: DeviceTensor · AttentionParams · BinaryOp · MapOp · Backend (memory, linear algebra, norms,
+// activations, positions, attention, tensor algebra for variants) · makeBackend
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -43,6 +45,11 @@ public:
     int64_t size() const { return elementCount(shape_); }
     bool valid() const { return storage_ != nullptr; }
     DeviceStorage* storage() const { return storage_.get(); }
+    // The same storage seen with another shape of the same element count (no copy).
+    DeviceTensor reshaped(std::vector<int64_t> shape) const {
+        if (elementCount(shape) != size()) throw std::invalid_argument("reshape to a different element count");
+        return DeviceTensor(std::move(shape), storage_);
+    }
 
 private:
     std::vector<int64_t> shape_;
@@ -63,11 +70,28 @@ struct AttentionParams {
     std::vector<uint8_t> keyValid; // [T]; empty means all valid
 };
 
+// Elementwise binary ops of Backend::binary.
+enum class BinaryOp { Add, Sub, Mul, Div };
+
+// Elementwise maps of Backend::map, applied to y = alpha·x + beta:
+//   Affine y · Exp e^y · Elu1 elu(y) + 1 (Katharopoulos et al. 2020) · Relu max(y, 0) ·
+//   Sigmoid 1/(1 + e^-y) · Cos cos y · Sin sin y · Square y² · Sqrt √y · Log ln y · Tanh tanh y
+enum class MapOp { Affine, Exp, Elu1, Relu, Sigmoid, Cos, Sin, Square, Sqrt, Log, Tanh };
+
+// Device memory a backend can still give Headlight (model/memory_budget.h compares estimates with it).
+struct DeviceMemory {
+    double available = 0.0; // bytes
+    std::string source;     // what sets that figure, shown in messages
+};
+
 class Backend {
 public:
     virtual ~Backend() = default;
     virtual BackendKind kind() const = 0;
     virtual std::string deviceName() const = 0;
+    // The free device memory, for backends with memory of their own (none: host memory, which
+    // model/memory_budget.h checks separately).
+    virtual std::optional<DeviceMemory> deviceMemory() const { return std::nullopt; }
 
     // [SECTION] memory
     virtual DeviceTensor upload(const Tensor& host) = 0;
@@ -80,7 +104,7 @@ public:
     virtual void linear(const DeviceTensor& x, const DeviceTensor& w, const DeviceTensor* bias,
                         DeviceTensor& out) = 0;
     // out[M,N] = a[M,N] + b[R,N] with b's rows repeating (R divides M); out may alias a.
-    virtual void add(const DeviceTensor& a, const DeviceTensor& b, DeviceTensor& out) = 0;
+    void add(const DeviceTensor& a, const DeviceTensor& b, DeviceTensor& out) { binary(a, b, BinaryOp::Add, out); }
     // out[T,D] = table[V,D] rows at ids[T]; every id must be < V (checked by the caller).
     virtual void gatherRows(const DeviceTensor& table, std::span<const int32_t> ids, DeviceTensor& out) = 0;
 
@@ -107,6 +131,43 @@ public:
     virtual void attention(const DeviceTensor& q, const DeviceTensor& k, const DeviceTensor& v,
                            const AttentionParams& params, DeviceTensor& context, DeviceTensor* scores,
                            DeviceTensor* probs) = 0;
+
+    // [SECTION] tensor algebra for variants
+    // The variants (core/variants) are composed from these, so each is written once and runs on
+    // every backend. Shapes [B, M, N] are row-major; a 2-D tensor [M, N] counts as B = 1.
+
+    // out = a ∘ b elementwise. b is [R, N] with R dividing a's rows M (b's rows repeat, period R)
+    // or b is [M, 1] (one value per row of a, broadcast along the row). out may alias a.
+    virtual void binary(const DeviceTensor& a, const DeviceTensor& b, BinaryOp op, DeviceTensor& out) = 0;
+    // out = f(alpha·x + beta) elementwise; out may alias x.
+    virtual void map(const DeviceTensor& x, MapOp op, float alpha, float beta, DeviceTensor& out) = 0;
+    // out[R, 1] = Σ_n x[r, n] (sum = true) or max_n x[r, n], over the last dimension.
+    virtual void reduceRows(const DeviceTensor& x, bool sum, DeviceTensor& out) = 0;
+    // Row softmax over the last dimension N of x [R, N] (max-subtracted); out may alias x.
+    // mask [Rm, N] (optional) with Rm dividing R repeats like binary's b; where it is 0 the score
+    // becomes the lowest f32 before the softmax (Hugging Face semantics: a fully masked row is
+    // uniform, never NaN).
+    virtual void softmax(const DeviceTensor& x, const DeviceTensor* mask, DeviceTensor& out) = 0;
+    // Batched matmul out[B, M, N] = alpha · a[B, M, K] · b, b = [Bb, K, N] or, when transposeB,
+    // [Bb, N, K] used as its transpose. Bb divides B: batch i of a pairs with batch i / (B / Bb)
+    // of b, so Bb = 1 broadcasts b and Bb = kvHeads groups query heads as grouped-query attention.
+    virtual void matmul(const DeviceTensor& a, const DeviceTensor& b, bool transposeB, float alpha,
+                        DeviceTensor& out) = 0;
+    // x[T, H·d] → out[H, T, d] (splitHeads) and back (mergeHeads: x[H, T, d] → out[T, H·d]).
+    virtual void splitHeads(const DeviceTensor& x, int heads, DeviceTensor& out) = 0;
+    virtual void mergeHeads(const DeviceTensor& x, DeviceTensor& out) = 0;
+    // Copies `rows` rows of src[.., N] from row srcRow into dst[.., N] from row dstRow (same N).
+    virtual void copyRows(const DeviceTensor& src, int64_t srcRow, int64_t rows, DeviceTensor& dst,
+                          int64_t dstRow) = 0;
+    // out[ids[i]] += weights[i] · src[i] for each row i of src[n, N] (rows of out may repeat).
+    virtual void scatterAddRows(const DeviceTensor& src, std::span<const int32_t> ids, std::span<const float> weights,
+                                DeviceTensor& out) = 0;
+    // Causal linearized attention in its prefix-sum (RNN) form (Katharopoulos et al. 2020):
+    // phiQ, phiK [B, T, m], v [B, T, d] → out[B, T, d] with
+    //   out_t = (φq_t · Σ_{s≤t} φk_s v_sᵀ) / (φq_t · Σ_{s≤t} φk_s + eps),
+    // no T × T matrix is formed.
+    virtual void causalLinearAttention(const DeviceTensor& phiQ, const DeviceTensor& phiK, const DeviceTensor& v,
+                                       float eps, DeviceTensor& out) = 0;
 };
 
 std::unique_ptr<Backend> makeCpuBackend();

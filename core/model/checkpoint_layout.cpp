@@ -1,46 +1,9 @@
 #include "checkpoint_layout.h"
 
-#include <cmath>
+#include "model/weight_reader.h"
 
 namespace headlight {
 namespace {
-
-using Shape = std::vector<int64_t>;
-
-// Reads tensors under one name prefix, checking shapes and finiteness.
-class WeightReader {
-public:
-    WeightReader(const io::Checkpoint& checkpoint, std::string prefix)
-        : checkpoint_(checkpoint), prefix_(std::move(prefix)) {}
-
-    Tensor get(const std::string& name, const Shape& shape) const {
-        const std::string full = prefix_ + name;
-        const io::TensorInfo& info = checkpoint_.info(full); // throws "missing tensor"
-        if (info.shape != shape)
-            throw io::CheckpointError(checkpoint_.folder() + ": tensor '" + full + "' has shape " +
-                                      shapeString(info.shape) + " but config.json implies " + shapeString(shape));
-        Tensor tensor = checkpoint_.loadF32(full);
-        for (float v : tensor.values())
-            if (!std::isfinite(v))
-                throw io::CheckpointError(checkpoint_.folder() + ": tensor '" + full + "' contains NaN or Inf values");
-        return tensor;
-    }
-    Tensor optional(const std::string& name, const Shape& shape) const {
-        return checkpoint_.contains(prefix_ + name) ? get(name, shape) : Tensor();
-    }
-    HostLinear linear(const std::string& name, int64_t out, int64_t in, bool bias = true) const {
-        return {get(name + ".weight", {out, in}), bias ? get(name + ".bias", {out}) : Tensor()};
-    }
-    HostNorm layerNorm(const std::string& name, int64_t d) const {
-        return {get(name + ".weight", {d}), get(name + ".bias", {d})};
-    }
-    HostNorm rmsNorm(const std::string& name, int64_t d) const { return {get(name + ".weight", {d}), Tensor()}; }
-    const std::string& prefix() const { return prefix_; }
-
-private:
-    const io::Checkpoint& checkpoint_;
-    std::string prefix_;
-};
 
 // The first prefix under which `probe` exists.
 WeightReader readerFor(const io::Checkpoint& checkpoint, const std::vector<std::string>& prefixes,
@@ -63,51 +26,57 @@ Tensor rowsOf(const Tensor& t, int64_t begin, int64_t count) {
     return t.rank() == 2 ? Tensor({count, cols}, std::move(values)) : Tensor({count}, std::move(values));
 }
 
-HostWeights readBertFamily(const io::Checkpoint& checkpoint, const ModelSpec& s) {
-    const std::string root = s.architecture == Architecture::Roberta ? "roberta." : "bert.";
+// Where a BERT-style encoder keeps the weights of layer N, under "<layer>N.". BERT and RoBERTa
+// share these names; DistilBERT renamed every one but kept the structure, so one reader serves
+// all three.
+struct EncoderLayerNames {
+    const char* layer;
+    const char* query;
+    const char* key;
+    const char* value;
+    const char* output;
+    const char* attentionNorm;
+    const char* up;
+    const char* down;
+    const char* ffnNorm;
+};
+
+constexpr EncoderLayerNames kBertLayer{
+    "encoder.layer.",       "attention.self.query",   "attention.self.key",
+    "attention.self.value", "attention.output.dense", "attention.output.LayerNorm",
+    "intermediate.dense",   "output.dense",           "output.LayerNorm"};
+constexpr EncoderLayerNames kDistilBertLayer{
+    "transformer.layer.", "attention.q_lin",   "attention.k_lin",
+    "attention.v_lin",    "attention.out_lin", "sa_layer_norm",
+    "ffn.lin1",           "ffn.lin2",          "output_layer_norm"};
+
+// BERT, RoBERTa and DistilBERT: learned positions, an embedding LayerNorm, token types where the
+// config has them (DistilBERT has none), post-LN layers; the whole model optionally under the
+// model type's prefix ("bert.", "roberta.", "distilbert."), as task heads save it.
+HostWeights readEncoder(const io::Checkpoint& checkpoint, const ModelSpec& s,
+                        const EncoderLayerNames& names) {
+    const std::string root = std::string(architectureName(s.architecture)) + ".";
     const WeightReader r = readerFor(checkpoint, {"", root}, "embeddings.word_embeddings.weight");
     const int64_t d = s.hidden, f = s.intermediate;
     HostWeights w;
     w.prefix = r.prefix();
     w.tokenEmbedding = r.get("embeddings.word_embeddings.weight", {s.vocabSize, d});
     w.positionEmbedding = r.get("embeddings.position_embeddings.weight", {s.maxPositions, d});
-    if (s.typeVocabSize > 0) w.tokenTypeEmbedding = r.get("embeddings.token_type_embeddings.weight", {s.typeVocabSize, d});
+    if (s.typeVocabSize > 0)
+        w.tokenTypeEmbedding =
+            r.get("embeddings.token_type_embeddings.weight", {s.typeVocabSize, d});
     w.embeddingNorm = r.layerNorm("embeddings.LayerNorm", d);
     for (int i = 0; i < s.layers; ++i) {
-        const std::string l = "encoder.layer." + std::to_string(i) + ".";
+        const std::string l = names.layer + std::to_string(i) + ".";
         HostLayer layer;
-        layer.query = r.linear(l + "attention.self.query", d, d);
-        layer.key = r.linear(l + "attention.self.key", d, d);
-        layer.value = r.linear(l + "attention.self.value", d, d);
-        layer.output = r.linear(l + "attention.output.dense", d, d);
-        layer.attentionNorm = r.layerNorm(l + "attention.output.LayerNorm", d);
-        layer.up = r.linear(l + "intermediate.dense", f, d);
-        layer.down = r.linear(l + "output.dense", d, f);
-        layer.ffnNorm = r.layerNorm(l + "output.LayerNorm", d);
-        w.layers.push_back(std::move(layer));
-    }
-    return w;
-}
-
-HostWeights readDistilBert(const io::Checkpoint& checkpoint, const ModelSpec& s) {
-    const WeightReader r = readerFor(checkpoint, {"", "distilbert."}, "embeddings.word_embeddings.weight");
-    const int64_t d = s.hidden, f = s.intermediate;
-    HostWeights w;
-    w.prefix = r.prefix();
-    w.tokenEmbedding = r.get("embeddings.word_embeddings.weight", {s.vocabSize, d});
-    w.positionEmbedding = r.get("embeddings.position_embeddings.weight", {s.maxPositions, d});
-    w.embeddingNorm = r.layerNorm("embeddings.LayerNorm", d);
-    for (int i = 0; i < s.layers; ++i) {
-        const std::string l = "transformer.layer." + std::to_string(i) + ".";
-        HostLayer layer;
-        layer.query = r.linear(l + "attention.q_lin", d, d);
-        layer.key = r.linear(l + "attention.k_lin", d, d);
-        layer.value = r.linear(l + "attention.v_lin", d, d);
-        layer.output = r.linear(l + "attention.out_lin", d, d);
-        layer.attentionNorm = r.layerNorm(l + "sa_layer_norm", d);
-        layer.up = r.linear(l + "ffn.lin1", f, d);
-        layer.down = r.linear(l + "ffn.lin2", d, f);
-        layer.ffnNorm = r.layerNorm(l + "output_layer_norm", d);
+        layer.query = r.linear(l + names.query, d, d);
+        layer.key = r.linear(l + names.key, d, d);
+        layer.value = r.linear(l + names.value, d, d);
+        layer.output = r.linear(l + names.output, d, d);
+        layer.attentionNorm = r.layerNorm(l + names.attentionNorm, d);
+        layer.up = r.linear(l + names.up, f, d);
+        layer.down = r.linear(l + names.down, d, f);
+        layer.ffnNorm = r.layerNorm(l + names.ffnNorm, d);
         w.layers.push_back(std::move(layer));
     }
     return w;
@@ -175,12 +144,13 @@ HostWeights readLlamaFamily(const io::Checkpoint& checkpoint, const ModelSpec& s
 HostWeights readWeights(const io::Checkpoint& checkpoint, const ModelSpec& spec) {
     switch (spec.architecture) {
     case Architecture::Bert:
-    case Architecture::Roberta: return readBertFamily(checkpoint, spec);
-    case Architecture::DistilBert: return readDistilBert(checkpoint, spec);
+    case Architecture::Roberta: return readEncoder(checkpoint, spec, kBertLayer);
+    case Architecture::DistilBert: return readEncoder(checkpoint, spec, kDistilBertLayer);
     case Architecture::Gpt2: return readGpt2(checkpoint, spec);
     case Architecture::Llama:
     case Architecture::Qwen2:
     case Architecture::Mistral: return readLlamaFamily(checkpoint, spec);
+    case Architecture::Headlight: return readZooWeights(checkpoint, spec);
     }
     throw io::CheckpointError(checkpoint.folder() + ": unsupported architecture");
 }

@@ -11,6 +11,7 @@
 //                   ln_2, mlp.c_fc, mlp.c_proj}; Conv1D weights are [in, out] and are transposed here
 //   Llama family    [model.]{embed_tokens, norm}, layers.N.{input_layernorm,
 //                   self_attn.{q,k,v,o}_proj, post_attention_layernorm, mlp.{gate,up,down}_proj}
+//   Headlight zoo   docs/zoo-format.md (core/model/zoo_layout.cpp)
 
 #include <vector>
 
@@ -30,10 +31,27 @@ struct HostNorm {
     Tensor beta;  // [D], empty for RMSNorm
 };
 
+struct HostFfn {
+    HostLinear up, gate, down; // gate is empty unless the FFN is gated (GLU family)
+};
+
+// GTrXL's GRU-style gate (Parisotto et al. 2019): six bias-free [D, D] maps and b_g.
+struct HostGate {
+    HostLinear wr, ur, wz, uz, wg, ug;
+    Tensor bias; // b_g [D]
+};
+
 struct HostLayer {
     HostLinear query, key, value, output;
     HostNorm attentionNorm, ffnNorm; // post-LN: after each residual add; pre-LN: before each sub-layer
     HostLinear up, gate, down;       // gate is empty unless the FFN is gated (SwiGLU)
+    // Zoo only (docs/zoo-format.md); empty elsewhere.
+    HostFfn ffnPre;                              // Macaron's first half-step FFN
+    HostNorm ffnPreNorm;
+    std::vector<HostFfn> experts;                // mixture of experts, replacing up/gate/down
+    Tensor router;                               // [E, D]
+    Tensor rezeroAttention, rezeroFfn, rezeroFfnPre; // ReZero α, [1] each
+    HostGate gateAttention, gateFfn;             // GTrXL
 };
 
 struct HostWeights {
@@ -43,6 +61,8 @@ struct HostWeights {
     HostNorm embeddingNorm;    // BERT family only
     HostNorm finalNorm;        // GPT-2 and Llama family only
     std::vector<HostLayer> layers;
+    Tensor relativeBias;  // zoo, T5 position buckets: [buckets, H]
+    HostLinear halting;   // zoo, ACT halting unit: [1, D] and [1]
     std::string prefix; // the prefix the checkpoint used ("", "bert.", "transformer.", "model.", ...)
 };
 

@@ -1,5 +1,6 @@
 #include "model/memory_budget.h"
 
+#include "backend/vulkan/vk_error.h"
 #include "io/checkpoint.h"
 #include "model/transformer.h"
 
@@ -87,6 +88,32 @@ std::string availableText(const Available& memory) {
 
 std::string counted(int64_t count, const char* noun) {
     return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
+}
+
+int64_t capturedLayers(const ModelSpec& spec, const CaptureRequest& capture) {
+    int64_t count = 0;
+    for (int l = 0; l < spec.layers; ++l)
+        count += capture.wantsLayer(l) ? 1 : 0;
+    return count;
+}
+
+// "capturing scores of 3 layers × 12 heads": what a refused capture holds.
+std::string capturePhrase(const ModelSpec& spec, const CaptureRequest& capture) {
+    const std::string what = capture.scores && capture.probabilities
+                                 ? "capturing scores and probabilities of "
+                             : capture.scores ? "capturing scores of "
+                                              : "capturing ";
+    return what + counted(capturedLayers(spec, capture), "layer") + " × " +
+           counted(spec.heads, "head");
+}
+
+const char* captureAdvice(const CaptureRequest& capture) {
+    return capture.scores ? ": capture fewer layers, leave out the scores, or shorten the text"
+                          : ": capture fewer layers or shorten the text";
+}
+
+std::string deviceAvailableText(const DeviceMemory& device) {
+    return formatBytes(device.available) + " is available (" + device.source + ")";
 }
 } // namespace
 
@@ -181,24 +208,65 @@ void checkForwardBudget(const ModelSpec& spec, int64_t tokens, const CaptureRequ
     if (need <= memory->bytes) return;
     const std::string tail = " needs " + formatBytes(need) + " but " + availableText(*memory);
     const std::string at = " at " + counted(tokens, "token");
-    int64_t capturedLayers = 0;
-    for (int l = 0; l < spec.layers; ++l)
-        capturedLayers += capture.wantsLayer(l) ? 1 : 0;
     // Name the largest part, since reducing it is what helps.
-    if (estimate.capture >= estimate.hidden && estimate.capture >= estimate.workingSet) {
-        const std::string what = capture.scores && capture.probabilities
-                                     ? "capturing scores and probabilities of "
-                                 : capture.scores ? "capturing scores of "
-                                                  : "capturing ";
-        throw ModelError(what + counted(capturedLayers, "layer") + " × " +
-                         counted(spec.heads, "head") + at + tail +
-                         (capture.scores ? ": capture fewer layers, leave out the scores, or "
-                                           "shorten the text"
-                                         : ": capture fewer layers or shorten the text"));
-    }
+    if (estimate.capture >= estimate.hidden && estimate.capture >= estimate.workingSet)
+        throw ModelError(capturePhrase(spec, capture) + at + tail + captureAdvice(capture));
     if (estimate.hidden >= estimate.workingSet)
         throw ModelError("keeping the hidden states of " + counted(spec.layers + 1, "layer") + at +
                          tail + ": leave out the hidden states or shorten the text");
     throw ModelError("a forward pass" + at + tail + ": shorten the text");
+}
+
+double deviceLoadBytes(const io::Checkpoint& checkpoint) {
+    double largest = 0.0;
+    for (const std::string& name : checkpoint.names())
+        largest = std::max(largest, double(elementCount(checkpoint.info(name).shape)) * kF32);
+    return checkpointF32Bytes(checkpoint) + largest;
+}
+
+DeviceForwardEstimate estimateDeviceForward(const ModelSpec& spec, int64_t tokens,
+                                            const CaptureRequest& capture) {
+    const double t = double(tokens), d = double(spec.hidden), heads = double(spec.heads);
+    const double square = t * t * kF32;
+    const double kinds = double(capture.probabilities) + double(capture.scores);
+    DeviceForwardEstimate estimate;
+    // [H, T, T] per captured layer and kind, allocated before the pass; one more while a layer is
+    // downloaded through a staging buffer.
+    const int64_t layers = capturedLayers(spec, capture);
+    if (layers > 0 && kinds > 0)
+        estimate.capture = kinds * double(layers) * heads * square + heads * square;
+    // The Vulkan backend keeps every tensor a pass uses alive until the pass runs, so all layers
+    // count, not one. Per layer: the layer output, a normed or summed copy, the attention and
+    // MLP outputs ([T, D] each); q and the attention context; k and v; the MLP's up projection
+    // and its gate (counted for every architecture). Then the embeddings: token, position and
+    // token-type rows, and the final norm's output.
+    const double qDim = heads * double(spec.headDim), kvDim = double(spec.kvHeads) * spec.headDim;
+    const double perLayer = t * (4.0 * d + 2.0 * qDim + 2.0 * kvDim + 2.0 * spec.intermediate);
+    estimate.activations = (double(spec.layers) * perLayer + 4.0 * t * d) * kF32;
+    return estimate;
+}
+
+void checkDeviceLoadBudget(const io::Checkpoint& checkpoint, const DeviceMemory& device) {
+    const double need = deviceLoadBytes(checkpoint);
+    if (need <= device.available) return;
+    throw vk::OutOfDeviceMemory(
+        checkpoint.folder() + ": loading the weights needs " + formatBytes(need) +
+            " of device memory but " + deviceAvailableText(device) +
+            ": close other programs using the GPU or choose a smaller model",
+        VK_ERROR_OUT_OF_DEVICE_MEMORY);
+}
+
+void checkDeviceForwardBudget(const ModelSpec& spec, int64_t tokens, const CaptureRequest& capture,
+                              const DeviceMemory& device) {
+    const DeviceForwardEstimate estimate = estimateDeviceForward(spec, tokens, capture);
+    if (estimate.total() <= device.available) return;
+    const std::string at = " at " + counted(tokens, "token");
+    const std::string tail = " needs " + formatBytes(estimate.total()) + " of device memory but " +
+                             deviceAvailableText(device);
+    const std::string message =
+        estimate.capture >= estimate.activations
+            ? capturePhrase(spec, capture) + at + tail + captureAdvice(capture)
+            : "a forward pass" + at + tail + ": shorten the text";
+    throw vk::OutOfDeviceMemory(message, VK_ERROR_OUT_OF_DEVICE_MEMORY);
 }
 } // namespace headlight

@@ -10,6 +10,7 @@
 // keep Headlight inside a budget). Estimates are in doubles: they are compared, never allocated,
 // and a hostile config's sizes must not overflow an integer on the way.
 
+#include "backend/backend.h"
 #include "model/model_spec.h"
 #include "model/trace.h"
 
@@ -56,4 +57,29 @@ ForwardEstimate estimateForward(const ModelSpec& spec, int64_t tokens,
 void checkLoadBudget(const io::Checkpoint& checkpoint, bool backendInHostMemory);
 void checkForwardBudget(const ModelSpec& spec, int64_t tokens, const CaptureRequest& capture,
                         bool backendInHostMemory);
+
+// [SECTION] device memory (Vulkan backend)
+// The device holds the weights and, while a pass is recorded as one submission, every tensor the
+// pass allocates. Its free memory is a number the backend reports (vk::Context::memoryBudget);
+// these functions only compare, so they need no device.
+
+// The weights as f32 (the Vulkan backend widens f16 and bf16 on upload) plus one staging copy of
+// the largest tensor, alive while it is uploaded.
+double deviceLoadBytes(const io::Checkpoint& checkpoint);
+
+struct DeviceForwardEstimate {
+    double capture = 0.0;     // every head of each captured layer and kind, plus one download copy
+    double activations = 0.0; // every tensor of the pass: all stay alive until it runs
+    double total() const { return capture + activations; }
+};
+
+DeviceForwardEstimate estimateDeviceForward(const ModelSpec& spec, int64_t tokens,
+                                            const CaptureRequest& capture);
+
+// Both throw vk::OutOfDeviceMemory when the estimate exceeds `device.available`, before anything
+// is allocated, so that callers fall back to the CPU backend as they do when an allocation fails;
+// the message says how much is needed, how much is available and what to reduce.
+void checkDeviceLoadBudget(const io::Checkpoint& checkpoint, const DeviceMemory& device);
+void checkDeviceForwardBudget(const ModelSpec& spec, int64_t tokens, const CaptureRequest& capture,
+                              const DeviceMemory& device);
 } // namespace headlight

@@ -47,6 +47,7 @@ constexpr ArchitectureNames kArchitectures[] = {
     {Architecture::Llama, "llama", "Llama"},
     {Architecture::Qwen2, "qwen2", "Qwen2"},
     {Architecture::Mistral, "mistral", "Mistral"},
+    {Architecture::Headlight, "headlight", "Headlight"},
 };
 
 struct ActivationName {
@@ -353,6 +354,35 @@ void readLlamaFamily(const ConfigReader& config, ModelSpec& spec) {
     }
 }
 
+// The zoo (docs/zoo-format.md): sizes in BERT's key names, `is_decoder` for language models and the
+// `headlight` section, a variant spec that also carries the architecture keys.
+void readHeadlight(const ConfigReader& config, ModelSpec& spec) {
+    spec.vocabSize = config.requiredInt("vocab_size", 1, kMaxVocab);
+    spec.hidden = config.requiredInt("hidden_size", 1, kMaxHidden);
+    spec.layers = config.requiredInt("num_hidden_layers", 1, kMaxLayers);
+    spec.heads = config.requiredInt("num_attention_heads", 1, kMaxHeads);
+    spec.intermediate = config.requiredInt("intermediate_size", 1, kMaxIntermediate);
+    spec.maxPositions = config.requiredInt("max_position_embeddings", 1, kMaxPositions);
+    spec.normEps = config.positiveFloatOr("layer_norm_eps", 1e-5);
+    spec.causal = config.boolOr("is_decoder", false);
+    spec.tieEmbeddings = true;
+    spec.attentionBias = true;
+    const QJsonValue section = config.value("headlight");
+    if (!section.isUndefined() && !section.isObject()) config.fail("'headlight' must be an object");
+    try {
+        spec.zoo = variants::parseVariantSpec(QJsonDocument(section.toObject()).toJson().toStdString());
+    } catch (const variants::VariantError& error) {
+        config.fail(std::string("headlight section: ") + error.what());
+    }
+    if (!spec.zoo.block) spec.zoo.block = variants::BlockSpec{};
+    if (spec.zoo.position == variants::PositionKind::Checkpoint) spec.zoo.position = variants::PositionKind::Learned;
+    const std::string& activation = spec.zoo.block->activation;
+    spec.activation = activation == "relu" || activation == "reglu"   ? Activation::Relu
+                      : activation == "swish" || activation == "swiglu" ? Activation::Silu
+                      : activation == "gelu_tanh"                       ? Activation::GeluTanh
+                                                                        : Activation::Gelu;
+}
+
 void checkHeads(const ConfigReader& config, ModelSpec& spec, const char* hiddenKey,
                 const char* headsKey) {
     if (spec.headDim == 0) {
@@ -419,6 +449,9 @@ ModelSpec parseModelConfig(const std::string& jsonText, const std::string& sourc
     case Architecture::Qwen2:
     case Architecture::Mistral:
         readLlamaFamily(config, spec);
+        break;
+    case Architecture::Headlight:
+        readHeadlight(config, spec);
         break;
     }
     checkHeads(config, spec, hiddenKeyOf(spec.architecture), headsKeyOf(spec.architecture));

@@ -5,9 +5,11 @@
 #include <optional>
 #include <string>
 
+#include "variants/variant_spec.h"
+
 namespace headlight {
 
-enum class Architecture { Bert, Roberta, DistilBert, Gpt2, Llama, Qwen2, Mistral };
+enum class Architecture { Bert, Roberta, DistilBert, Gpt2, Llama, Qwen2, Mistral, Headlight };
 const char* architectureName(Architecture arch); // "bert", "roberta", ... (config model_type)
 
 enum class Activation { Gelu, GeluTanh, Relu, Silu }; // Gelu = exact erf form
@@ -37,6 +39,7 @@ struct ModelSpec {
     bool tieEmbeddings = false;       // tie_word_embeddings (GPT-2 default true, Llama false)
     bool attentionBias = false;       // q/k/v biases: BERT-family and GPT-2 yes; Qwen2 yes (q,k,v only); Llama attention_bias
     bool scaleAttnWeights = true;     // GPT-2 scale_attn_weights
+    variants::VariantSpec zoo;        // Headlight zoo: the `headlight` section (docs/zoo-format.md)
 };
 
 // Parses config.json text (a folder's config); throws io::CheckpointError with "config.json: ..."

@@ -4,6 +4,8 @@
 // 12 · 12 · 512² · 4 B = 151 MB, while one layer is 12.6 MB.
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "tensor/tensor.h"
@@ -14,6 +16,7 @@ struct CaptureRequest {
     bool probabilities = true;  // softmax probabilities [H, T, T] per captured layer
     bool scores = false;        // pre-softmax scores (scaled, masked) [H, T, T]
     bool hiddenStates = false;  // [T, D] after the embeddings and after every layer
+    bool internals = false;     // the variant's own tensors (masks, biases, buckets, ...; docs/variants.md)
     std::vector<int> layers;    // layers to capture; empty means all
     std::vector<int> heads;     // heads kept in the trace; empty means all (the device computes
                                 // every head of a captured layer, the host keeps these)
@@ -25,6 +28,7 @@ struct LayerTrace {
     std::vector<int> heads; // which heads the tensors hold, in order
     Tensor probabilities;   // [heads, T, T], empty when not captured
     Tensor scores;          // [heads, T, T], empty when not captured
+    std::map<std::string, Tensor> internals; // variant internals by name, all heads
 };
 
 // Keeps the listed heads of a [H, T, T] tensor (all when `heads` is empty); throws on a bad index.
@@ -36,6 +40,7 @@ struct Trace {
     std::vector<LayerTrace> layers;     // one per model layer
     std::vector<Tensor> hiddenStates;   // L + 1 tensors [T, D] when requested (as HF's hidden_states)
     Tensor lastHiddenState;             // [T, D] (after the final norm where the model has one)
+    std::map<std::string, Tensor> internals; // model-level variant internals (nominal mask, exits, ...)
     double forwardMs = 0.0;             // wall time of the forward pass, capture included
 
     // Probabilities of every layer stacked to [L, H, T, T]; throws when a layer was not captured.

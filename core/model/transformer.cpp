@@ -5,6 +5,9 @@
 
 #include "io/checkpoint.h"
 #include "model/memory_budget.h"
+#include "variants/applicability.h"
+#include "variants/early_exit.h"
+#include "variants/position_bias.h"
 
 namespace headlight {
 namespace {
@@ -18,30 +21,35 @@ std::unique_ptr<TransformerModel> loadModel(const std::string& folder, Backend& 
     ModelSpec spec = loadModelConfig(folder);
     const io::Checkpoint checkpoint(folder);
     checkLoadBudget(checkpoint, backend.kind() == BackendKind::Cpu);
+    if (const auto device = backend.deviceMemory()) checkDeviceLoadBudget(checkpoint, *device);
     const HostWeights weights = readWeights(checkpoint, spec);
     return std::make_unique<TransformerModel>(std::move(spec), weights, backend);
 }
 
+namespace {
+// The wiring of a Hugging Face architecture in the zoo's terms, so one stack serves both.
+variants::BlockSpec hfBlock(const ModelSpec& spec) {
+    variants::BlockSpec block;
+    const bool pre = spec.architecture == Architecture::Gpt2 || usesRotary(spec.architecture);
+    block.placement = pre ? variants::BlockSpec::Placement::Pre : variants::BlockSpec::Placement::Post;
+    block.norm = spec.norm == NormKind::RmsNorm ? variants::BlockSpec::Norm::Rms : variants::BlockSpec::Norm::Layer;
+    return block;
+}
+} // namespace
+
 TransformerModel::TransformerModel(ModelSpec spec, const HostWeights& weights, Backend& backend)
     : spec_(std::move(spec)), backend_(backend), prefix_(weights.prefix) {
+    block_ = spec_.zoo.block ? *spec_.zoo.block : hfBlock(spec_);
     tokenEmbedding_ = backend.upload(weights.tokenEmbedding);
     if (!weights.positionEmbedding.empty()) positionEmbedding_ = backend.upload(weights.positionEmbedding);
     if (!weights.tokenTypeEmbedding.empty()) tokenTypeEmbedding_ = backend.upload(weights.tokenTypeEmbedding);
+    relativeBias_ = weights.relativeBias;
+    halting_ = upload(weights.halting);
+    ones_ = backend.upload(Tensor({spec_.hidden}, 1.0f));
+    zeros_ = backend.upload(Tensor({spec_.hidden}, 0.0f));
     embeddingNorm_ = upload(weights.embeddingNorm);
     finalNorm_ = upload(weights.finalNorm);
-    for (const HostLayer& host : weights.layers) {
-        Layer layer;
-        layer.query = upload(host.query);
-        layer.key = upload(host.key);
-        layer.value = upload(host.value);
-        layer.output = upload(host.output);
-        layer.up = upload(host.up);
-        layer.gate = upload(host.gate);
-        layer.down = upload(host.down);
-        layer.attentionNorm = upload(host.attentionNorm);
-        layer.ffnNorm = upload(host.ffnNorm);
-        layers_.push_back(std::move(layer));
-    }
+    for (const HostLayer& host : weights.layers) layers_.push_back(upload(host));
 }
 
 TransformerModel::Linear TransformerModel::upload(const HostLinear& linear) const {
@@ -53,16 +61,87 @@ TransformerModel::Linear TransformerModel::upload(const HostLinear& linear) cons
 
 TransformerModel::Norm TransformerModel::upload(const HostNorm& norm) const {
     Norm result;
+    if (block_.norm == variants::BlockSpec::Norm::Scale && !norm.gamma.empty()) {
+        result.scale = norm.gamma.values()[0];
+        return result;
+    }
     if (!norm.gamma.empty()) result.gamma = backend_.upload(norm.gamma);
     if (!norm.beta.empty()) result.beta = backend_.upload(norm.beta);
     return result;
 }
 
-bool TransformerModel::preNorm() const {
-    return spec_.architecture == Architecture::Gpt2 || usesRotary(spec_.architecture);
+TransformerModel::Ffn TransformerModel::upload(const HostFfn& ffn) const {
+    return {upload(ffn.up), upload(ffn.gate), upload(ffn.down)};
 }
 
-void TransformerModel::validate(const ModelInput& input) const {
+TransformerModel::Gate TransformerModel::upload(const HostGate& gate) const {
+    Gate result{upload(gate.wr), upload(gate.ur), upload(gate.wz), upload(gate.uz), upload(gate.wg), upload(gate.ug),
+                {}};
+    if (!gate.bias.empty()) result.bias = backend_.upload(gate.bias);
+    return result;
+}
+
+TransformerModel::Layer TransformerModel::upload(const HostLayer& host) const {
+    Layer layer;
+    layer.query = upload(host.query);
+    layer.key = upload(host.key);
+    layer.value = upload(host.value);
+    layer.output = upload(host.output);
+    layer.attentionNorm = upload(host.attentionNorm);
+    layer.ffnNorm = upload(host.ffnNorm);
+    layer.ffnPreNorm = upload(host.ffnPreNorm);
+    layer.ffn = upload(HostFfn{host.up, host.gate, host.down});
+    layer.ffnPre = upload(host.ffnPre);
+    for (const HostFfn& expert : host.experts) layer.experts.push_back(upload(expert));
+    if (!host.router.empty()) layer.router = backend_.upload(host.router);
+    const auto scalar = [](const Tensor& t) { return t.empty() ? 0.0f : t.values()[0]; };
+    layer.rezeroAttention = scalar(host.rezeroAttention);
+    layer.rezeroFfn = scalar(host.rezeroFfn);
+    layer.rezeroFfnPre = scalar(host.rezeroFfnPre);
+    layer.gateAttention = upload(host.gateAttention);
+    layer.gateFfn = upload(host.gateFfn);
+    return layer;
+}
+
+// A zoo checkpoint runs its own `headlight` section, with the requested toggles on top; other
+// checkpoints run the request as it is.
+variants::VariantSpec TransformerModel::effectiveVariant(const variants::VariantSpec& requested) const {
+    if (spec_.architecture != Architecture::Headlight) return requested;
+    variants::VariantSpec v = spec_.zoo;
+    const variants::VariantSpec vanilla;
+    if (requested.kernel != vanilla.kernel) {
+        const auto block = v.block;
+        const auto mask = v.mask;
+        const auto prior = v.prior;
+        const auto span = v.span;
+        const auto talking = v.talkingHeads;
+        const auto position = v.position;
+        v = requested;
+        v.block = block, v.mask = mask, v.prior = prior, v.span = span, v.talkingHeads = talking;
+        v.position = position;
+    }
+    if (requested.mask) v.mask = requested.mask;
+    if (requested.prior.kind != variants::Prior::Kind::None) v.prior = requested.prior;
+    if (requested.span.enabled) v.span = requested.span;
+    if (requested.talkingHeads.enabled) v.talkingHeads = requested.talkingHeads;
+    if (requested.position != variants::PositionKind::Checkpoint) v.position = requested.position;
+    if (requested.dropFfn) v.dropFfn = true;
+    if (requested.earlyExit.criterion != variants::EarlyExit::Criterion::None) v.earlyExit = requested.earlyExit;
+    return v;
+}
+
+bool TransformerModel::finalNormApplies() const {
+    return finalNorm_.gamma.valid() || (finalNorm_.scale != 0.0f) ||
+           (block_.norm == variants::BlockSpec::Norm::Ada && block_.placement == variants::BlockSpec::Placement::Pre &&
+            block_.residual != variants::BlockSpec::Residual::ReZero);
+}
+
+bool TransformerModel::rotary(const variants::VariantSpec& variant) const {
+    return (usesRotary(spec_.architecture) && variant.position == variants::PositionKind::Checkpoint) ||
+           variant.position == variants::PositionKind::Rope;
+}
+
+void TransformerModel::validate(const ModelInput& input, const variants::VariantSpec& variant) const {
     const std::size_t tokens = input.ids.size();
     if (tokens == 0) throw ModelError("empty input: there are no tokens to run");
     if (!input.tokenTypes.empty() && input.tokenTypes.size() != tokens)
@@ -81,12 +160,20 @@ void TransformerModel::validate(const ModelInput& input) const {
         if (tokenTypeEmbedding_.valid() && (type < 0 || type >= types))
             throw ModelError("token type id " + std::to_string(type) + " is outside the model's " +
                              std::to_string(types) + " token types");
-    if (positionEmbedding_.valid()) {
+    // Why only with the checkpoint's table: sinusoidal, ALiBi and no positions run at any length
+    // (the extrapolation the position-encoding views show).
+    const bool learned = variant.position == variants::PositionKind::Checkpoint ||
+                         variant.position == variants::PositionKind::Learned;
+    if (positionEmbedding_.valid() && learned) {
         const int limit = spec_.maxPositions - spec_.positionOffset;
         if (int64_t(tokens) > limit)
             throw ModelError("the sequence has " + std::to_string(tokens) + " tokens but the model takes at most " +
                              std::to_string(limit) + "; shorten the text");
     }
+}
+
+Tensor TransformerModel::positionTable() const {
+    return positionEmbedding_.valid() ? backend_.download(positionEmbedding_) : Tensor{};
 }
 
 std::vector<int32_t> TransformerModel::positionIds(const ModelInput& input) const {
@@ -107,15 +194,21 @@ std::vector<int32_t> TransformerModel::positionIds(const ModelInput& input) cons
     return positions;
 }
 
-DeviceTensor TransformerModel::embed(const ModelInput& input) const {
+DeviceTensor TransformerModel::embed(const Pass& pass) const {
+    const ModelInput& input = pass.input;
     const int64_t tokens = int64_t(input.ids.size()), d = spec_.hidden;
     DeviceTensor x = backend_.allocate({tokens, d});
     backend_.gatherRows(tokenEmbedding_, input.ids, x);
-    if (positionEmbedding_.valid()) {
+    const bool learned = pass.variant.position == variants::PositionKind::Checkpoint ||
+                         pass.variant.position == variants::PositionKind::Learned;
+    const bool adaptive = block_.actSteps > 0; // a Universal Transformer adds its signals per step
+    if (positionEmbedding_.valid() && learned && !adaptive) {
         DeviceTensor positions = backend_.allocate({tokens, d});
-        backend_.gatherRows(positionEmbedding_, positionIds(input), positions);
+        backend_.gatherRows(positionEmbedding_, pass.positions, positions);
         backend_.add(x, positions, x);
     }
+    if (pass.variant.position == variants::PositionKind::Sinusoidal && !adaptive)
+        backend_.add(x, backend_.upload(variants::sinusoidalTable(tokens, d)), x);
     if (tokenTypeEmbedding_.valid()) {
         std::vector<int32_t> types = input.tokenTypes;
         types.resize(input.ids.size(), 0);
@@ -127,18 +220,31 @@ DeviceTensor TransformerModel::embed(const ModelInput& input) const {
     return x;
 }
 
-void TransformerModel::normalize(const Norm& norm, const DeviceTensor& x, DeviceTensor& out) const {
-    if (spec_.norm == NormKind::RmsNorm) backend_.rmsNorm(x, norm.gamma, spec_.normEps, out);
-    else backend_.layerNorm(x, norm.gamma, norm.beta, spec_.normEps, out);
-}
-
 void TransformerModel::project(const Linear& linear, const DeviceTensor& x, DeviceTensor& out) const {
     backend_.linear(x, linear.weight, linear.bias.valid() ? &linear.bias : nullptr, out);
 }
 
+variants::AttentionShape TransformerModel::attentionShape(const ModelInput& input,
+                                                          const variants::VariantSpec& variant) const {
+    variants::AttentionShape shape;
+    shape.heads = spec_.heads;
+    shape.kvHeads = spec_.kvHeads;
+    shape.headDim = spec_.headDim;
+    shape.tokens = int64_t(input.ids.size());
+    shape.causal = spec_.causal;
+    shape.slidingWindow = spec_.slidingWindow.value_or(0);
+    shape.keyValid = input.attentionMask;
+    if (variant.position == variants::PositionKind::T5) {
+        shape.t5Table = relativeBias_;
+        shape.t5Buckets = block_.t5Buckets;
+        shape.t5MaxDistance = block_.t5MaxDistance;
+    }
+    return shape;
+}
+
 // Multi-head (grouped-query) self-attention of one layer: x [T, D] → [T, D].
-DeviceTensor TransformerModel::attend(const Layer& layer, const DeviceTensor& x, const ModelInput& input,
-                                      PendingCapture* capture) const {
+DeviceTensor TransformerModel::attend(const Layer& layer, int index, const DeviceTensor& x, Pass& pass,
+                                      PendingCapture& capture) const {
     const int64_t tokens = x.dim(0), heads = spec_.heads, d = spec_.headDim;
     DeviceTensor q = backend_.allocate({tokens, heads * d});
     DeviceTensor k = backend_.allocate({tokens, spec_.kvHeads * d});
@@ -146,115 +252,169 @@ DeviceTensor TransformerModel::attend(const Layer& layer, const DeviceTensor& x,
     project(layer.query, x, q);
     project(layer.key, x, k);
     project(layer.value, x, v);
-    if (usesRotary(spec_.architecture)) {
-        const std::vector<int32_t> positions = positionIds(input);
-        backend_.rope(q, spec_.heads, spec_.headDim, positions, spec_.ropeTheta);
-        backend_.rope(k, spec_.kvHeads, spec_.headDim, positions, spec_.ropeTheta);
+    if (rotary(pass.variant)) {
+        backend_.rope(q, spec_.heads, spec_.headDim, pass.positions, spec_.ropeTheta);
+        backend_.rope(k, spec_.kvHeads, spec_.headDim, pass.positions, spec_.ropeTheta);
     }
-    AttentionParams params;
-    params.heads = spec_.heads;
-    params.kvHeads = spec_.kvHeads;
-    params.headDim = spec_.headDim;
-    params.scale = spec_.scaleAttnWeights ? 1.0f / std::sqrt(float(d)) : 1.0f;
-    params.causal = spec_.causal;
-    params.slidingWindow = spec_.slidingWindow.value_or(0);
-    params.keyValid = input.attentionMask;
-
-    DeviceTensor context = backend_.allocate({tokens, heads * d});
-    DeviceTensor* scores = capture && capture->scores.valid() ? &capture->scores : nullptr;
-    DeviceTensor* probs = capture && capture->probabilities.valid() ? &capture->probabilities : nullptr;
-    backend_.attention(q, k, v, params, context, scores, probs);
-
+    DeviceTensor context = pass.variant.needsComposedPath()
+                               ? attendComposed(index, q, k, v, pass, capture)
+                               : backend_.allocate({tokens, heads * d});
+    if (!pass.variant.needsComposedPath()) {
+        AttentionParams params;
+        params.heads = spec_.heads;
+        params.kvHeads = spec_.kvHeads;
+        params.headDim = spec_.headDim;
+        params.scale = spec_.scaleAttnWeights ? 1.0f / std::sqrt(float(d)) : 1.0f;
+        params.causal = spec_.causal;
+        params.slidingWindow = spec_.slidingWindow.value_or(0);
+        params.keyValid = pass.input.attentionMask;
+        const int64_t h = spec_.heads;
+        if (capture.wantScores) capture.scores = backend_.allocate({h, tokens, tokens});
+        if (capture.wantProbabilities) capture.probabilities = backend_.allocate({h, tokens, tokens});
+        DeviceTensor* scores = capture.wantScores ? &capture.scores : nullptr;
+        DeviceTensor* probs = capture.wantProbabilities ? &capture.probabilities : nullptr;
+        backend_.attention(q, k, v, params, context, scores, probs);
+    }
     DeviceTensor out = backend_.allocate({tokens, spec_.hidden});
     project(layer.output, context, out);
     return out;
 }
 
-// Position-wise feed-forward: x [T, D] → [T, D]; gated (SwiGLU) when the layer has a gate.
-DeviceTensor TransformerModel::feedForward(const Layer& layer, const DeviceTensor& x) const {
-    const int64_t tokens = x.dim(0);
-    DeviceTensor inner = backend_.allocate({tokens, spec_.intermediate});
-    project(layer.up, x, inner);
-    if (layer.gate.weight.valid()) {
-        DeviceTensor gate = backend_.allocate({tokens, spec_.intermediate});
-        project(layer.gate, x, gate);
-        backend_.gatedActivation(gate, inner, spec_.activation, inner);
-    } else {
-        backend_.activation(inner, spec_.activation, inner);
-    }
-    DeviceTensor out = backend_.allocate({tokens, spec_.hidden});
-    project(layer.down, inner, out);
-    return out;
+// The composed path: heads split to [H, T, d], attention by the variant, heads merged back.
+DeviceTensor TransformerModel::attendComposed(int index, DeviceTensor q, DeviceTensor k, DeviceTensor v, Pass& pass,
+                                              PendingCapture& capture) const {
+    const int64_t tokens = q.dim(0), d = spec_.headDim;
+    variants::LayerAttention attention;
+    attention.layer = index;
+    attention.scale = spec_.scaleAttnWeights ? 1.0f / std::sqrt(float(d)) : 1.0f;
+    attention.q = backend_.allocate({spec_.heads, tokens, d});
+    attention.k = backend_.allocate({spec_.kvHeads, tokens, d});
+    attention.v = backend_.allocate({spec_.kvHeads, tokens, d});
+    backend_.splitHeads(q, spec_.heads, attention.q);
+    backend_.splitHeads(k, spec_.kvHeads, attention.k);
+    backend_.splitHeads(v, spec_.kvHeads, attention.v);
+    variants::AttentionWants wants = pass.wants;
+    wants.scores = capture.wantScores;
+    wants.probabilities = capture.wantProbabilities;
+    variants::AttentionOutputs out =
+        variants::attendComposed(backend_, attention, pass.variant, pass.plan, pass.memory, wants);
+    if (wants.scores) capture.scores = out.scores;
+    if (wants.probabilities) capture.probabilities = out.probabilities;
+    if (wants.internals) capture.internals = std::move(out.internals);
+    DeviceTensor context = backend_.allocate({tokens, spec_.heads * d});
+    backend_.mergeHeads(out.context, context);
+    return context;
 }
 
-Trace TransformerModel::forward(const ModelInput& input, const CaptureRequest& capture) const {
-    validate(input);
+Trace TransformerModel::forward(const ModelInput& input, const CaptureRequest& capture,
+                                const variants::VariantSpec& requested) const {
+    const variants::VariantSpec variant = effectiveVariant(requested);
+    validate(input, variant);
+    variants::checkApplies(variant, spec_);
+    if (variant.position == variants::PositionKind::T5 && relativeBias_.empty())
+        throw variants::VariantError("this checkpoint has no trained T5 bias table to run T5 positions with");
+    if (variant.position == variants::PositionKind::Learned && !positionEmbedding_.valid())
+        throw variants::VariantError("this checkpoint has no learned position table");
     for (int l : capture.layers)
-        if (l < 0 || l >= spec_.layers)
+        if (l < 0 || l >= capturedLayers())
             throw ModelError("layer " + std::to_string(l) + " does not exist (the model has " +
-                             std::to_string(spec_.layers) + ")");
+                             std::to_string(capturedLayers()) + ")");
     for (int h : capture.heads)
         if (h < 0 || h >= spec_.heads)
             throw ModelError("head " + std::to_string(h) + " does not exist (the model has " +
                              std::to_string(spec_.heads) + ")");
     checkForwardBudget(spec_, int64_t(input.ids.size()), capture, backend_.kind() == BackendKind::Cpu);
+    if (const auto device = backend_.deviceMemory())
+        checkDeviceForwardBudget(spec_, int64_t(input.ids.size()), capture, *device);
     const auto start = std::chrono::steady_clock::now();
     Trace trace;
     trace.ids = input.ids;
     trace.valid = input.attentionMask.empty() ? std::vector<uint8_t>(input.ids.size(), 1) : input.attentionMask;
-    trace.layers.resize(layers_.size());
-    const int64_t tokens = int64_t(input.ids.size()), d = spec_.hidden;
-    std::vector<DeviceTensor> hidden;
+    trace.layers.resize(std::size_t(capturedLayers()));
+    Pass pass{input, variant, positionIds(input), {}, {}, {}};
+    pass.wants.internals = capture.internals;
+    if (variant.needsComposedPath())
+        pass.plan = variants::planAttention(backend_, attentionShape(input, variant), variant);
     // Why: captured tensors stay on the device until the pass is recorded, so that a Vulkan
     // backend runs the whole pass as one submission and reads back only what was asked for.
-    std::vector<PendingCapture> pending(layers_.size());
-    for (std::size_t l = 0; l < layers_.size(); ++l) {
-        if (!capture.wantsLayer(int(l))) continue;
-        if (capture.scores) pending[l].scores = backend_.allocate({spec_.heads, tokens, tokens});
-        if (capture.probabilities) pending[l].probabilities = backend_.allocate({spec_.heads, tokens, tokens});
+    std::vector<PendingCapture> pending(trace.layers.size());
+    for (std::size_t l = 0; l < pending.size(); ++l) {
+        pending[l].wantScores = capture.scores && capture.wantsLayer(int(l));
+        pending[l].wantProbabilities = capture.probabilities && capture.wantsLayer(int(l));
     }
+    std::vector<DeviceTensor> hidden;
+    std::optional<variants::ExitTracker> exits;
+    if (variant.earlyExit.criterion != variants::EarlyExit::Criterion::None)
+        exits.emplace(variant.earlyExit, int64_t(input.ids.size()), spec_.layers);
 
-    DeviceTensor x = embed(input);
+    DeviceTensor x = embed(pass);
     if (capture.hiddenStates) hidden.push_back(x);
-    for (std::size_t l = 0; l < layers_.size(); ++l) {
-        const Layer& layer = layers_[l];
-        DeviceTensor next = backend_.allocate({tokens, d});
-        if (preNorm()) {
-            DeviceTensor h = backend_.allocate({tokens, d});
-            normalize(layer.attentionNorm, x, h);
-            backend_.add(x, attend(layer, h, input, &pending[l]), next);
-            normalize(layer.ffnNorm, next, h);
-            backend_.add(next, feedForward(layer, h), next);
-        } else {
-            backend_.add(x, attend(layer, x, input, &pending[l]), next);
-            normalize(layer.attentionNorm, next, next);
-            DeviceTensor sum = backend_.allocate({tokens, d});
-            backend_.add(next, feedForward(layer, next), sum);
-            normalize(layer.ffnNorm, sum, next);
-        }
-        x = next;
-        // Why: like HF, pre-norm models report the last layer's state only after the final norm.
-        if (capture.hiddenStates && (!preNorm() || l + 1 < layers_.size())) hidden.push_back(x);
-    }
-    if (finalNorm_.gamma.valid()) {
-        DeviceTensor normed = backend_.allocate({tokens, d});
+    if (block_.actSteps > 0) x = runAdaptiveComputation(x, pass, pending, trace);
+    else if (block_.reversible) x = runReversible(x, pass, pending, capture.internals, trace);
+    else x = runStack(x, pass, pending, capture.hiddenStates ? &hidden : nullptr, exits, trace);
+    const bool pre = block_.placement == variants::BlockSpec::Placement::Pre;
+    // Why: like HF, pre-norm models report the last layer's state only after the final norm.
+    if (capture.hiddenStates && pre && hidden.size() > 1 && finalNormApplies()) hidden.pop_back();
+    if (finalNormApplies()) {
+        DeviceTensor normed = backend_.allocate(x.shape());
         normalize(finalNorm_, x, normed);
         x = normed;
         if (capture.hiddenStates) hidden.push_back(x);
     }
     trace.lastHiddenState = backend_.download(x);
-    for (std::size_t l = 0; l < layers_.size(); ++l) {
-        LayerTrace& layer = trace.layers[l];
-        if (!capture.wantsLayer(int(l))) continue;
-        layer.heads = capture.heads;
-        if (layer.heads.empty())
-            for (int h = 0; h < spec_.heads; ++h) layer.heads.push_back(h);
-        if (pending[l].scores.valid()) layer.scores = selectHeads(backend_.download(pending[l].scores), capture.heads);
-        if (pending[l].probabilities.valid())
-            layer.probabilities = selectHeads(backend_.download(pending[l].probabilities), capture.heads);
+    for (std::size_t l = 0; l < pending.size(); ++l) collect(pending[l], capture, trace.layers[l]);
+    if (capture.internals) collectPlan(pass.plan, trace);
+    if (exits) {
+        trace.internals["exit_layer"] = exits->exitLayers();
+        trace.internals["exit_signal"] = exits->signals();
+        if (variant.earlyExit.criterion != variants::EarlyExit::Criterion::Saturation)
+            trace.internals["exit_prediction"] = exits->predictions();
     }
     for (const DeviceTensor& h : hidden) trace.hiddenStates.push_back(backend_.download(h));
     trace.forwardMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return trace;
+}
+
+// Early exit after layer `layer`: tokens that left earlier keep their state (copied up), the
+// others are judged on this layer's output.
+void TransformerModel::trackExits(variants::ExitTracker& exits, int layer, const DeviceTensor& before,
+                                  DeviceTensor& after) const {
+    const int64_t tokens = after.dim(0);
+    for (int64_t t = 0; t < tokens; ++t)
+        if (exits.exited(t)) backend_.copyRows(before, t, 1, after, t);
+    const variants::EarlyExit& rule = exits.rule();
+    if (rule.criterion == variants::EarlyExit::Criterion::Saturation) {
+        exits.update(layer, variants::saturationSignal(backend_.download(before), backend_.download(after)));
+        return;
+    }
+    // The tied LM head: final norm, then the token embedding transposed.
+    DeviceTensor normed = backend_.allocate(after.shape());
+    if (finalNorm_.gamma.valid()) normalize(finalNorm_, after, normed);
+    else backend_.copyRows(after, 0, tokens, normed, 0);
+    DeviceTensor logits = backend_.allocate({tokens, spec_.vocabSize});
+    backend_.linear(normed, tokenEmbedding_, nullptr, logits);
+    exits.update(layer, variants::logitSignal(rule, backend_.download(logits)));
+}
+
+void TransformerModel::collect(const PendingCapture& pending, const CaptureRequest& capture, LayerTrace& layer) const {
+    if (!pending.wantScores && !pending.wantProbabilities && pending.internals.empty() &&
+        pending.hostInternals.empty())
+        return;
+    layer.heads = capture.heads;
+    if (layer.heads.empty())
+        for (int h = 0; h < spec_.heads; ++h) layer.heads.push_back(h);
+    if (pending.scores.valid()) layer.scores = selectHeads(backend_.download(pending.scores), capture.heads);
+    if (pending.probabilities.valid())
+        layer.probabilities = selectHeads(backend_.download(pending.probabilities), capture.heads);
+    for (const auto& [name, tensor] : pending.internals) layer.internals[name] = backend_.download(tensor);
+    for (const auto& [name, tensor] : pending.hostInternals) layer.internals[name] = tensor;
+}
+
+// The pass-wide tensors a view shows: the nominal pattern, the mask obeyed, biases, span ramps.
+void TransformerModel::collectPlan(const variants::AttentionPlan& plan, Trace& trace) const {
+    if (!plan.nominalMask.empty()) trace.internals["nominal_mask"] = plan.nominalMask;
+    if (!plan.mask.empty()) trace.internals["mask"] = plan.mask;
+    if (!plan.bias.empty()) trace.internals["bias"] = plan.bias;
+    if (!plan.span.empty()) trace.internals["span_mask"] = plan.span;
 }
 } // namespace headlight

@@ -7,8 +7,13 @@
 //
 // positions: learned absolute embeddings added to the token embeddings (BERT family, GPT-2), or
 // rotary embeddings applied to q and k inside attention (Llama family).
+//
+// A VariantSpec (core/variants) changes the pass per call: attention goes through the composed
+// path (variants/composed_attention.h) whenever an option needs it, else through the backend's
+// fused kernel; positions, the FFN and the depth follow the spec's other options.
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +21,10 @@
 #include "model/checkpoint_layout.h"
 #include "model/model_spec.h"
 #include "model/trace.h"
+#include "variants/attention_plan.h"
+#include "variants/composed_attention.h"
+#include "variants/early_exit.h"
+#include "variants/variant_spec.h"
 
 namespace headlight {
 
@@ -38,41 +47,116 @@ public:
     const ModelSpec& spec() const { return spec_; }
     Backend& backend() const { return backend_; }
     const std::string& weightPrefix() const { return prefix_; }
+    // The checkpoint's learned position table [P, D] (the position-encoding view); empty when
+    // the model has none. Reads the device copy: call it while no forward pass runs.
+    Tensor positionTable() const;
 
-    // Throws ModelError for empty input, over-long sequences, ids or token types out of range.
-    Trace forward(const ModelInput& input, const CaptureRequest& capture = {}) const;
-    void validate(const ModelInput& input) const;
+    // Throws ModelError for empty input, over-long sequences, ids or token types out of range,
+    // and variants::VariantError for a variant this checkpoint cannot run.
+    Trace forward(const ModelInput& input, const CaptureRequest& capture = {},
+                  const variants::VariantSpec& variant = {}) const;
+    void validate(const ModelInput& input, const variants::VariantSpec& variant = {}) const;
 
 private:
     struct Linear {
         DeviceTensor weight, bias; // bias invalid when absent
     };
     struct Norm {
-        DeviceTensor gamma, beta; // beta invalid for RMSNorm
+        DeviceTensor gamma, beta; // beta invalid for RMSNorm; both invalid for AdaNorm
+        float scale = 0.0f;       // ScaleNorm's g
+    };
+    struct Ffn {
+        Linear up, gate, down; // gate invalid unless the FFN is gated
+    };
+    struct Gate {
+        Linear wr, ur, wz, uz, wg, ug;
+        DeviceTensor bias; // GTrXL b_g
     };
     struct Layer {
-        Linear query, key, value, output, up, gate, down;
-        Norm attentionNorm, ffnNorm;
+        Linear query, key, value, output;
+        Norm attentionNorm, ffnNorm, ffnPreNorm;
+        Ffn ffn, ffnPre;
+        std::vector<Ffn> experts;
+        DeviceTensor router;
+        float rezeroAttention = 0.0f, rezeroFfn = 0.0f, rezeroFfnPre = 0.0f;
+        Gate gateAttention, gateFfn;
     };
     struct PendingCapture {
+        bool wantScores = false, wantProbabilities = false;
         DeviceTensor scores, probabilities; // invalid when not asked for
+        std::map<std::string, DeviceTensor> internals;
+        std::map<std::string, Tensor> hostInternals; // decided on the host (routing)
+    };
+    // What one forward pass shares between its layers.
+    struct Pass {
+        const ModelInput& input;
+        const variants::VariantSpec& variant;
+        std::vector<int32_t> positions;
+        variants::AttentionPlan plan; // empty unless the variant needs the composed path
+        variants::AttentionMemory memory;
+        variants::AttentionWants wants;
+    };
+    // One residual sub-layer of the stack: which function, and whose weights.
+    enum class SublayerKind { Attention, Ffn, FfnPre };
+    struct Sublayer {
+        SublayerKind kind;
+        int layer;
+        bool endsLayer; // hidden states, early exit and captures count layers here
     };
 
+    // [SECTION] loading (transformer.cpp)
     Linear upload(const HostLinear& linear) const;
     Norm upload(const HostNorm& norm) const;
-    DeviceTensor embed(const ModelInput& input) const;
-    void normalize(const Norm& norm, const DeviceTensor& x, DeviceTensor& out) const;
-    void project(const Linear& linear, const DeviceTensor& x, DeviceTensor& out) const;
-    DeviceTensor attend(const Layer& layer, const DeviceTensor& x, const ModelInput& input,
-                        PendingCapture* capture) const;
-    DeviceTensor feedForward(const Layer& layer, const DeviceTensor& x) const;
+    Ffn upload(const HostFfn& ffn) const;
+    Gate upload(const HostGate& gate) const;
+    Layer upload(const HostLayer& layer) const;
     std::vector<int32_t> positionIds(const ModelInput& input) const;
-    bool preNorm() const;
+    bool rotary(const variants::VariantSpec& variant) const;
+    bool finalNormApplies() const;
+    variants::VariantSpec effectiveVariant(const variants::VariantSpec& requested) const;
+
+    // [SECTION] embedding and attention (transformer.cpp)
+    DeviceTensor embed(const Pass& pass) const;
+    DeviceTensor attend(const Layer& layer, int index, const DeviceTensor& x, Pass& pass,
+                        PendingCapture& capture) const;
+    DeviceTensor attendComposed(int index, DeviceTensor q, DeviceTensor k, DeviceTensor v, Pass& pass,
+                                PendingCapture& capture) const;
+    variants::AttentionShape attentionShape(const ModelInput& input, const variants::VariantSpec& variant) const;
+    void project(const Linear& linear, const DeviceTensor& x, DeviceTensor& out) const;
+
+    // [SECTION] sub-layers: norms, residuals, FFN, experts (transformer_sublayers.cpp)
+    std::vector<Sublayer> sublayerPlan(const variants::VariantSpec& variant) const;
+    DeviceTensor applySublayer(const Sublayer& sublayer, const DeviceTensor& x, Pass& pass,
+                               PendingCapture& capture) const;
+    DeviceTensor sublayerFunction(const Sublayer& sublayer, const DeviceTensor& x, Pass& pass,
+                                  PendingCapture& capture) const;
+    void normalize(const Norm& norm, const DeviceTensor& x, DeviceTensor& out) const;
+    DeviceTensor gate(const Gate& gate, const DeviceTensor& x, const DeviceTensor& y) const;
+    DeviceTensor feedForward(const Ffn& ffn, const DeviceTensor& x) const;
+    DeviceTensor mixtureOfExperts(const Layer& layer, const DeviceTensor& x, const Pass& pass,
+                                  PendingCapture& capture) const;
+
+    // [SECTION] depth: the layer stack, ACT, reversible layers (transformer_depth.cpp)
+    DeviceTensor runStack(DeviceTensor x, Pass& pass, std::vector<PendingCapture>& pending,
+                          std::vector<DeviceTensor>* hidden, std::optional<variants::ExitTracker>& exits,
+                          Trace& trace) const;
+    DeviceTensor runAdaptiveComputation(DeviceTensor x, Pass& pass, std::vector<PendingCapture>& pending,
+                                        Trace& trace) const;
+    DeviceTensor runReversible(DeviceTensor x, Pass& pass, std::vector<PendingCapture>& pending,
+                               bool internals, Trace& trace) const;
+    int capturedLayers() const; // trace layers: the model's layers, or ACT's steps
+    void trackExits(variants::ExitTracker& exits, int layer, const DeviceTensor& before, DeviceTensor& after) const;
+    void collect(const PendingCapture& pending, const CaptureRequest& capture, LayerTrace& layer) const;
+    void collectPlan(const variants::AttentionPlan& plan, Trace& trace) const;
 
     ModelSpec spec_;
+    variants::BlockSpec block_; // the wiring: derived from the architecture, or the zoo's own
     Backend& backend_;
     std::string prefix_;
     DeviceTensor tokenEmbedding_, positionEmbedding_, tokenTypeEmbedding_;
+    Tensor relativeBias_; // zoo T5 buckets [buckets, H], kept on the host for the attention plan
+    Linear halting_;      // zoo ACT halting unit
+    DeviceTensor ones_, zeros_; // [D], AdaNorm's plain normalisation
     Norm embeddingNorm_, finalNorm_;
     std::vector<Layer> layers_;
 };

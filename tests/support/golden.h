@@ -3,18 +3,19 @@
 // model semantics): tests/data/models/<name>/{config.json, weights, tokenizer files, golden.json,
 // golden/<case>.safetensors}. Tests compare the engine against them within 1e-4.
 
+#include "io/safetensors.h"
+#include "tensor/tensor.h"
+
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QStringList>
 #include <QTest>
 #include <cmath>
 #include <string>
 #include <vector>
-
-#include "io/safetensors.h"
-#include "tensor/tensor.h"
 
 namespace headlight::test {
 
@@ -32,6 +33,31 @@ struct GoldenCase {
         return values;
     }
 };
+
+// "2,10,11,3": ids and masks as `headlight inspect` takes them on the command line.
+inline QString joined(const std::vector<int32_t>& values) {
+    QStringList parts;
+    for (int32_t v : values)
+        parts << QString::number(v);
+    return parts.join(',');
+}
+
+// The `headlight inspect` options that give the CLI this case's input: its ids, token types and
+// mask, or its text (and text pair, and whether special tokens are added).
+inline QStringList inspectInputArgs(const GoldenCase& golden) {
+    if (golden.json["input"].toString() == "ids")
+        return {"--ids",
+                joined(golden.ints("ids")),
+                "--token-type-ids",
+                joined(golden.ints("token_type_ids")),
+                "--attention-mask",
+                joined(golden.ints("attention_mask"))};
+    QStringList args{"--text", golden.json["text"].toString()};
+    if (golden.json.contains("text_pair"))
+        args << "--text-pair" << golden.json["text_pair"].toString();
+    if (!golden.json["add_special_tokens"].toBool(true)) args << "--no-special-tokens";
+    return args;
+}
 
 inline QString goldenRoot() { return QStringLiteral(HEADLIGHT_TEST_DATA "/models"); }
 

@@ -1,10 +1,11 @@
 // Checkpoint folders: one model.safetensors, or shards listed by an index that is cross-checked
 // against the shards; pickles refused unopened; path tricks in the index refused.
+#include "error_of.h"
 #include "io/checkpoint.h"
+#include "temp_files.h"
 
 #include <QDir>
 #include <QFile>
-#include <QTemporaryDir>
 #include <QTest>
 
 using namespace headlight;
@@ -12,20 +13,7 @@ using namespace headlight::io;
 
 namespace {
 template <typename Action> QString errorOf(Action&& action) {
-    try {
-        action();
-    } catch (const CheckpointError& error) {
-        return QString::fromStdString(error.what());
-    } catch (const std::exception& error) {
-        return "wrong exception type: " + QString::fromStdString(error.what());
-    }
-    return "no error";
-}
-
-void writeText(const QString& path, const QByteArray& text) {
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(text) != text.size())
-        qFatal("cannot write the test file %s", qPrintable(path));
+    return test::errorOf<CheckpointError>(std::forward<Action>(action));
 }
 
 TensorToWrite f32(const char* name, std::vector<float> values) {
@@ -40,14 +28,9 @@ QByteArray indexJson(const QByteArray& weightMapMembers) {
 class TestCheckpoint : public QObject {
     Q_OBJECT
 
-    QTemporaryDir root_;
-    int folderNumber_ = 0;
+    test::ScratchDir root_;
 
-    QString freshFolder() {
-        const QString folder = root_.filePath(QString("model%1").arg(++folderNumber_));
-        if (!QDir().mkpath(folder)) qFatal("cannot create %s", qPrintable(folder));
-        return folder;
-    }
+    QString freshFolder() { return root_.freshFolder(); }
 
     // A folder with two shards, a and b in the first, c in the second, and `index` as its index.
     QString shardedFolder(const QByteArray& index) {
@@ -56,7 +39,7 @@ class TestCheckpoint : public QObject {
                          {f32("a", {1, 2}), f32("b", {3})});
         writeSafetensors(QDir(folder).filePath("model-00002-of-00002.safetensors").toStdString(),
                          {f32("c", {4, 5, 6, 7})});
-        writeText(QDir(folder).filePath("model.safetensors.index.json"), index);
+        test::writeFile(QDir(folder).filePath("model.safetensors.index.json"), index);
         return folder;
     }
 
@@ -77,7 +60,7 @@ private Q_SLOTS:
         const QString folder = freshFolder();
         writeSafetensors(QDir(folder).filePath("model.safetensors").toStdString(),
                          {f32("embeddings.weight", {1, 2, 3}), f32("bias", {0.5f})});
-        writeText(QDir(folder).filePath("config.json"), "{}");
+        test::writeFile(QDir(folder).filePath("config.json"), "{}");
         const Checkpoint checkpoint(folder.toStdString());
         QCOMPARE(checkpoint.folder(), folder.toStdString());
         QCOMPARE(checkpoint.names(), (std::vector<std::string>{"bias", "embeddings.weight"}));
@@ -124,8 +107,9 @@ private Q_SLOTS:
     void refusesPickleOnlyFolders() {
         const QString folder = freshFolder();
         // A pickle header (protocol 2): it must never be opened, let alone unpickled.
-        writeText(QDir(folder).filePath("pytorch_model.bin"), QByteArray("\x80\x02}q\x00.", 6));
-        writeText(QDir(folder).filePath("config.json"), "{}");
+        test::writeFile(QDir(folder).filePath("pytorch_model.bin"),
+                        QByteArray("\x80\x02}q\x00.", 6));
+        test::writeFile(QDir(folder).filePath("config.json"), "{}");
         QCOMPARE(openError(folder),
                  folder +
                      ": only PyTorch pickle weights (pytorch_model.bin) found; Headlight never "
@@ -134,7 +118,7 @@ private Q_SLOTS:
 
         const QString other = freshFolder();
         for (const char* name : {"model.pt", "last.ckpt", "weights.pth"})
-            writeText(QDir(other).filePath(name), "pickle");
+            test::writeFile(QDir(other).filePath(name), "pickle");
         QCOMPARE(openError(other),
                  other + ": only PyTorch pickle weights (last.ckpt, model.pt, weights.pth) found; "
                          "Headlight never executes pickles — convert them to safetensors (e.g. "
@@ -147,7 +131,7 @@ private Q_SLOTS:
                                            "model.safetensors.index.json)");
         const QString unindexed = freshFolder();
         writeSafetensors(QDir(unindexed).filePath("adapter_model.safetensors").toStdString(), {});
-        writeText(QDir(unindexed).filePath("pytorch_model.bin"), "pickle");
+        test::writeFile(QDir(unindexed).filePath("pytorch_model.bin"), "pickle");
         QCOMPARE(openError(unindexed),
                  unindexed +
                      ": no model.safetensors or model.safetensors.index.json (found "
@@ -158,7 +142,7 @@ private Q_SLOTS:
         const QString missing = root_.filePath("does-not-exist");
         QCOMPARE(openError(missing), missing + ": folder does not exist");
         const QString file = root_.filePath("plain-file");
-        writeText(file, "x");
+        test::writeFile(file, "x");
         QCOMPARE(openError(file), file + ": not a folder");
     }
 
@@ -179,7 +163,7 @@ private Q_SLOTS:
         // The target exists and is valid, so only the name check can stop it.
         writeSafetensors(root_.filePath("outside.safetensors").toStdString(), {f32("a", {1})});
         const QString index = QDir(folder).filePath("model.safetensors.index.json");
-        writeText(index, indexJson("\"a\": \"" + shard + "\""));
+        test::writeFile(index, indexJson("\"a\": \"" + shard + "\""));
         const QString shown = QString::fromUtf8(shard).replace("\\\\", "\\");
         QCOMPARE(openError(folder), index + ": weight_map entry for 'a' names '" + shown +
                                         "', not a .safetensors file in the folder");
@@ -214,7 +198,7 @@ private Q_SLOTS:
     void reportsCorruptShardByItsPath() {
         const QString folder = shardedFolder(goodIndex());
         const QString shard = QDir(folder).filePath("model-00002-of-00002.safetensors");
-        writeText(shard, "short");
+        test::writeFile(shard, "short");
         QCOMPARE(openError(folder),
                  shard + ": file is 5 bytes, too short for the 8-byte header length");
     }

@@ -9,25 +9,6 @@
 
 using namespace headlight;
 
-namespace {
-
-QString joined(const std::vector<int32_t>& values) {
-    QStringList parts;
-    for (int32_t v : values) parts << QString::number(v);
-    return parts.join(',');
-}
-
-QStringList inputArgs(const test::GoldenCase& golden) {
-    if (golden.json["input"].toString() == "ids")
-        return {"--ids", joined(golden.ints("ids")), "--token-type-ids", joined(golden.ints("token_type_ids")),
-                "--attention-mask", joined(golden.ints("attention_mask"))};
-    QStringList args{"--text", golden.json["text"].toString()};
-    if (golden.json.contains("text_pair")) args << "--text-pair" << golden.json["text_pair"].toString();
-    if (!golden.json["add_special_tokens"].toBool(true)) args << "--no-special-tokens";
-    return args;
-}
-} // namespace
-
 class TestInspectCli : public QObject {
     Q_OBJECT
     QTemporaryDir dir_;
@@ -45,8 +26,9 @@ private Q_SLOTS:
         QFETCH(int, index);
         const test::GoldenCase golden = test::goldenCases()[std::size_t(index)];
         const QString dump = dir_.filePath(golden.model + "_" + golden.name() + ".safetensors");
-        const auto run = test::runHeadlight(QStringList{"inspect", "--model", golden.folder, "--backend", "cpu",
-                                                        "--dump", dump} + inputArgs(golden));
+        const auto run = test::runHeadlight(
+            QStringList{"inspect", "--model", golden.folder, "--backend", "cpu", "--dump", dump} +
+            test::inspectInputArgs(golden));
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
 
         const io::SafetensorsFile ours(dump.toStdString()), expected(golden.tensorsPath().toStdString());

@@ -1,9 +1,12 @@
 // Memory checks before a load and before a forward pass (core/model/memory_budget.h): the
 // estimates follow their formulas, and with HEADLIGHT_MEMORY_LIMIT_MB set below what a step
 // needs, the step is refused with a message that says what to reduce, in the library and in the
-// CLI, before any large allocation.
+// CLI, before any large allocation. The device-memory checks of the Vulkan backend are pure
+// numbers here; tests/vulkan/test_device_memory_budget.cpp runs them against a device.
 #include "backend/backend.h"
+#include "backend/vulkan/vk_error.h"
 #include "cli_runner.h"
+#include "error_of.h"
 #include "golden.h"
 #include "io/checkpoint.h"
 #include "model/memory_budget.h"
@@ -36,15 +39,16 @@ ModelSpec bertBase() {
 }
 
 template <typename Action> QString modelErrorOf(Action&& action) {
-    try {
-        action();
-    } catch (const ModelError& error) {
-        return QString::fromStdString(error.what());
-    } catch (const std::exception& error) {
-        return "wrong exception type: " + QString::fromStdString(error.what());
-    }
-    return "no error";
+    return test::errorOf<ModelError>(std::forward<Action>(action));
 }
+
+// Device refusals throw the out-of-memory error a failed allocation throws, so that the CLI and
+// the window fall back to the CPU backend as they do for one.
+template <typename Action> QString deviceErrorOf(Action&& action) {
+    return test::errorOf<vk::OutOfDeviceMemory>(std::forward<Action>(action));
+}
+
+const DeviceMemory kTwoGigabytesOfDevice{2e9, "limit set by HEADLIGHT_VULKAN_MEMORY_BUDGET_MB"};
 
 ModelInput idsOfLength(int tokens) {
     ModelInput input;
@@ -193,6 +197,65 @@ private Q_SLOTS:
             error.endsWith(" but 5.0 MB is available (limit set by HEADLIGHT_MEMORY_LIMIT_MB): "
                            "capture fewer layers or shorten the text"),
             qPrintable(error));
+    }
+
+    // On the device every tensor of a pass stays alive until the pass runs: all L layers count.
+    void deviceForwardEstimateFollowsTheFormula() {
+        const ModelSpec spec = bertBase(); // D = 768, H = 12, head 64, intermediate 3072
+        const DeviceForwardEstimate estimate = estimateDeviceForward(spec, 8192, CaptureRequest{});
+        QCOMPARE(estimate.capture, 12.0 * 12.0 * kSquare8192 + 12.0 * kSquare8192);
+        // per token and layer: 4 × 768 + 2 × 768 (q, context) + 2 × 768 (k, v) + 2 × 3072
+        const double perLayer = 8192.0 * (4 * 768 + 2 * 768 + 2 * 768 + 2 * 3072) * 4.0;
+        QCOMPARE(estimate.activations, 12.0 * perLayer + 4.0 * 8192.0 * 768.0 * 4.0);
+
+        CaptureRequest scoresOfOne;
+        scoresOfOne.scores = true;
+        scoresOfOne.layers = {5};
+        QCOMPARE(estimateDeviceForward(spec, 8192, scoresOfOne).capture,
+                 2.0 * 12.0 * kSquare8192 + 12.0 * kSquare8192);
+        CaptureRequest nothing;
+        nothing.probabilities = false;
+        nothing.hiddenStates = true; // they are the layers' outputs, already counted
+        QCOMPARE(estimateDeviceForward(spec, 8192, nothing).capture, 0.0);
+        QCOMPARE(estimateDeviceForward(spec, 8192, nothing).activations, estimate.activations);
+    }
+
+    // The weights as f32 and a staging copy of the largest tensor (bert's [512, 32] positions).
+    void deviceLoadIsTheWeightsAndOneStagingCopy() {
+        const io::Checkpoint checkpoint((test::goldenRoot() + "/bert").toStdString());
+        QCOMPARE(deviceLoadBytes(checkpoint), checkpointF32Bytes(checkpoint) + 512.0 * 32.0 * 4.0);
+    }
+
+    void refusesADeviceLoadThatDoesNotFit() {
+        const QString folder = test::goldenRoot() + "/bert";
+        const io::Checkpoint checkpoint(folder.toStdString());
+        const QString need = QString::fromStdString(formatBytes(deviceLoadBytes(checkpoint)));
+        const DeviceMemory heap{100e3, "the device-local heap size"};
+        QCOMPARE(deviceErrorOf([&] { checkDeviceLoadBudget(checkpoint, heap); }),
+                 folder + ": loading the weights needs " + need +
+                     " of device memory but 100.0 kB is available (the device-local heap size): "
+                     "close other programs using the GPU or choose a smaller model");
+        checkDeviceLoadBudget(checkpoint, {deviceLoadBytes(checkpoint), "exactly enough"});
+    }
+
+    void refusesADevicePassThatDoesNotFit() {
+        const ModelSpec spec = bertBase();
+        const std::string need = formatBytes(estimateDeviceForward(spec, 8192, {}).total());
+        QCOMPARE(
+            deviceErrorOf([&] { checkDeviceForwardBudget(spec, 8192, {}, kTwoGigabytesOfDevice); }),
+            QString::fromStdString("capturing 12 layers × 12 heads at 8192 tokens needs " + need +
+                                   " of device memory but 2.0 GB is available (limit set by "
+                                   "HEADLIGHT_VULKAN_MEMORY_BUDGET_MB): capture fewer layers "
+                                   "or shorten the text"));
+        CaptureRequest nothing;
+        nothing.probabilities = false;
+        const QString error = deviceErrorOf(
+            [&] { checkDeviceForwardBudget(spec, 65536, nothing, kTwoGigabytesOfDevice); });
+        QVERIFY2(error.startsWith(
+                     "a forward pass at 65536 tokens needs 39.5 GB of device memory but 2.0 GB"),
+                 qPrintable(error));
+        QVERIFY2(error.endsWith(": shorten the text"), qPrintable(error));
+        checkDeviceForwardBudget(spec, 512, {}, kTwoGigabytesOfDevice); // 471.9 MB: fits
     }
 
     void theCliRefusesWithOneLine() {

@@ -1,10 +1,11 @@
 // Safetensors reading and writing: round trips, exact widening of F16 / BF16 / F64 / integers, and
 // every hostile header we can think of refused with a message that names the file and the fault.
+#include "error_of.h"
 #include "io/safetensors.h"
+#include "temp_files.h"
 
 #include <QDir>
 #include <QFile>
-#include <QTemporaryDir>
 #include <QTest>
 #include <cmath>
 #include <cstring>
@@ -15,28 +16,13 @@ using namespace headlight;
 using namespace headlight::io;
 
 namespace {
-// The message of the CheckpointError `action` throws, or a note saying what happened instead.
 template <typename Action> QString errorOf(Action&& action) {
-    try {
-        action();
-    } catch (const CheckpointError& error) {
-        return QString::fromStdString(error.what());
-    } catch (const std::exception& error) {
-        return "wrong exception type: " + QString::fromStdString(error.what());
-    }
-    return "no error";
-}
-
-QByteArray littleEndian64(uint64_t value) {
-    QByteArray bytes(8, '\0');
-    for (int i = 0; i < 8; ++i)
-        bytes[i] = static_cast<char>((value >> (8 * i)) & 0xFF);
-    return bytes;
+    return test::errorOf<CheckpointError>(std::forward<Action>(action));
 }
 
 // A safetensors file from a header text and a data section, the length prefix computed.
 QByteArray fileBytes(const QByteArray& header, const QByteArray& data = {}) {
-    return littleEndian64(static_cast<uint64_t>(header.size())) + header + data;
+    return test::littleEndian64(static_cast<uint64_t>(header.size())) + header + data;
 }
 
 template <typename T> QByteArray rawBytes(std::initializer_list<T> values) {
@@ -59,19 +45,10 @@ bool sameFloat(float a, float b) {
 class TestSafetensors : public QObject {
     Q_OBJECT
 
-    QTemporaryDir dir_;
-    int fileNumber_ = 0;
+    test::ScratchDir dir_;
 
-    // A fresh path per call, so tests never see each other's files.
-    QString freshPath() { return dir_.filePath(QString("t%1.safetensors").arg(++fileNumber_)); }
-
-    QString writeBytes(const QByteArray& bytes) {
-        const QString path = freshPath();
-        QFile file(path);
-        if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size())
-            qFatal("cannot write the test file %s", qPrintable(path));
-        return path;
-    }
+    QString freshPath() { return dir_.freshPath(); }
+    QString writeBytes(const QByteArray& bytes) { return dir_.writeFresh(bytes); }
 
     // The error opening a file made of `bytes` gives, with the file's path replaced by "<file>".
     QString openError(const QByteArray& bytes) {
@@ -226,15 +203,15 @@ private Q_SLOTS:
     }
 
     void rejectsHeaderLengthBeyondFile() {
-        QCOMPARE(openError(littleEndian64(100) + "{\"a\":1}   "),
+        QCOMPARE(openError(test::littleEndian64(100) + "{\"a\":1}   "),
                  QString("<file>: header length 100 runs past the end of the file (10 bytes follow "
                          "the length)"));
     }
 
     void rejectsHugeHeaderClaims() {
-        QCOMPARE(openError(littleEndian64(100'000'001) + "{}"),
+        QCOMPARE(openError(test::littleEndian64(100'000'001) + "{}"),
                  QString("<file>: header length 100000001 exceeds the 100 MB limit"));
-        QCOMPARE(openError(littleEndian64(std::numeric_limits<uint64_t>::max()) + "{}"),
+        QCOMPARE(openError(test::littleEndian64(std::numeric_limits<uint64_t>::max()) + "{}"),
                  QString("<file>: header length 18446744073709551615 exceeds the 100 MB limit"));
     }
 

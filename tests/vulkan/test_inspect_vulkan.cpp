@@ -8,14 +8,6 @@
 
 using namespace headlight;
 
-namespace {
-QString joined(const std::vector<int32_t>& values) {
-    QStringList parts;
-    for (int32_t v : values) parts << QString::number(v);
-    return parts.join(',');
-}
-} // namespace
-
 class TestInspectVulkan : public QObject {
     Q_OBJECT
     QTemporaryDir dir_;
@@ -35,13 +27,10 @@ private Q_SLOTS:
         QFETCH(int, index);
         const test::GoldenCase golden = test::goldenCases()[std::size_t(index)];
         const QString dump = dir_.filePath(golden.model + "_" + golden.name() + ".safetensors");
-        QStringList args{"inspect", "--model", golden.folder, "--backend", "vulkan", "--dump", dump, "--json"};
-        if (golden.json["input"].toString() == "ids")
-            args << "--ids" << joined(golden.ints("ids")) << "--attention-mask" << joined(golden.ints("attention_mask"))
-                 << "--token-type-ids" << joined(golden.ints("token_type_ids"));
-        else
-            args << "--text" << golden.json["text"].toString();
-        const auto run = test::runHeadlight(args);
+        const auto run =
+            test::runHeadlight(QStringList{"inspect", "--model", golden.folder, "--backend",
+                                           "vulkan", "--dump", dump, "--json"} +
+                               test::inspectInputArgs(golden));
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         const QJsonObject summary = QJsonDocument::fromJson(run.out.toUtf8()).object();
         QCOMPARE(summary["backend"].toString(), QString("vulkan"));

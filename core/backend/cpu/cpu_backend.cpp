@@ -9,22 +9,6 @@
 namespace headlight::cpu {
 namespace {
 
-ConstMatrixMap matrixOf(const DeviceTensor& t) {
-    const int64_t cols = t.shape().back();
-    return ConstMatrixMap(valuesOf(t).data(), t.size() / cols, cols);
-}
-
-MatrixMap mutableMatrixOf(DeviceTensor& t) {
-    const int64_t cols = t.shape().back();
-    return MatrixMap(valuesOf(t).data(), t.size() / cols, cols);
-}
-
-void requireSameSize(const DeviceTensor& a, const DeviceTensor& b, const char* op) {
-    if (a.size() != b.size())
-        throw std::invalid_argument(std::string(op) + ": shapes " + shapeString(a.shape()) + " and " +
-                                    shapeString(b.shape()) + " differ in size");
-}
-
 // GELU, exact: x·Φ(x) = ½x(1 + erf(x/√2)) (Hendrycks & Gimpel 2016; HF "gelu").
 float geluErf(float x) { return 0.5f * x * (1.0f + std::erf(x * float(M_SQRT1_2))); }
 // GELU, tanh approximation (HF "gelu_new", GPT-2): ½x(1 + tanh(√(2/π)(x + 0.044715x³))).
@@ -94,16 +78,6 @@ void CpuBackend::linear(const DeviceTensor& x, const DeviceTensor& w, const Devi
     MatrixMap result = mutableMatrixOf(out);
     result.noalias() = input * weight.transpose();
     if (bias) result.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(valuesOf(*bias).data(), bias->size());
-}
-
-void CpuBackend::add(const DeviceTensor& a, const DeviceTensor& b, DeviceTensor& out) {
-    requireSameSize(a, out, "add");
-    const auto& av = valuesOf(a);
-    const auto& bv = valuesOf(b);
-    auto& ov = valuesOf(out);
-    const std::size_t period = bv.size();
-    if (period == 0 || av.size() % period) throw std::invalid_argument("add: b does not tile a");
-    for (std::size_t i = 0; i < av.size(); ++i) ov[i] = av[i] + bv[i % period];
 }
 
 void CpuBackend::gatherRows(const DeviceTensor& table, std::span<const int32_t> ids, DeviceTensor& out) {

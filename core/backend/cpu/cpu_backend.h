@@ -3,6 +3,9 @@
 // Vulkan kernel is checked against, so clarity wins over cleverness here, except for the GEMMs
 // and the per-head attention loop, which carry nearly all the work and run multi-threaded.
 
+#include <stdexcept>
+#include <string>
+
 #include "backend/backend.h"
 
 namespace headlight::cpu {
@@ -15,6 +18,21 @@ struct HostStorage : DeviceStorage {
 // The f32 values behind a CPU DeviceTensor (throws std::logic_error for another backend's).
 std::vector<float>& valuesOf(const DeviceTensor& tensor);
 
+// A tensor seen as a matrix [size / N, N], N its last dimension.
+inline ConstMatrixMap matrixOf(const DeviceTensor& t) {
+    const int64_t cols = t.shape().back();
+    return ConstMatrixMap(valuesOf(t).data(), t.size() / cols, cols);
+}
+inline MatrixMap mutableMatrixOf(DeviceTensor& t) {
+    const int64_t cols = t.shape().back();
+    return MatrixMap(valuesOf(t).data(), t.size() / cols, cols);
+}
+inline void requireSameSize(const DeviceTensor& a, const DeviceTensor& b, const char* op) {
+    if (a.size() != b.size())
+        throw std::invalid_argument(std::string(op) + ": shapes " + shapeString(a.shape()) + " and " +
+                                    shapeString(b.shape()) + " differ in size");
+}
+
 class CpuBackend final : public Backend {
 public:
     BackendKind kind() const override { return BackendKind::Cpu; }
@@ -26,7 +44,6 @@ public:
     void finish() override {}
 
     void linear(const DeviceTensor& x, const DeviceTensor& w, const DeviceTensor* bias, DeviceTensor& out) override;
-    void add(const DeviceTensor& a, const DeviceTensor& b, DeviceTensor& out) override;
     void gatherRows(const DeviceTensor& table, std::span<const int32_t> ids, DeviceTensor& out) override;
     void layerNorm(const DeviceTensor& x, const DeviceTensor& gamma, const DeviceTensor& beta, float eps,
                    DeviceTensor& out) override;
@@ -37,5 +54,19 @@ public:
     void rope(DeviceTensor& x, int heads, int headDim, std::span<const int32_t> positions, double theta) override;
     void attention(const DeviceTensor& q, const DeviceTensor& k, const DeviceTensor& v, const AttentionParams& params,
                    DeviceTensor& context, DeviceTensor* scores, DeviceTensor* probs) override;
+
+    void binary(const DeviceTensor& a, const DeviceTensor& b, BinaryOp op, DeviceTensor& out) override;
+    void map(const DeviceTensor& x, MapOp op, float alpha, float beta, DeviceTensor& out) override;
+    void reduceRows(const DeviceTensor& x, bool sum, DeviceTensor& out) override;
+    void softmax(const DeviceTensor& x, const DeviceTensor* mask, DeviceTensor& out) override;
+    void matmul(const DeviceTensor& a, const DeviceTensor& b, bool transposeB, float alpha,
+                DeviceTensor& out) override;
+    void splitHeads(const DeviceTensor& x, int heads, DeviceTensor& out) override;
+    void mergeHeads(const DeviceTensor& x, DeviceTensor& out) override;
+    void copyRows(const DeviceTensor& src, int64_t srcRow, int64_t rows, DeviceTensor& dst, int64_t dstRow) override;
+    void scatterAddRows(const DeviceTensor& src, std::span<const int32_t> ids, std::span<const float> weights,
+                        DeviceTensor& out) override;
+    void causalLinearAttention(const DeviceTensor& phiQ, const DeviceTensor& phiK, const DeviceTensor& v, float eps,
+                               DeviceTensor& out) override;
 };
 } // namespace headlight::cpu

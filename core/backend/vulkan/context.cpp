@@ -224,6 +224,30 @@ void Context::reserveMemory(uint64_t bytes) {
     }
 }
 
+MemoryBudget Context::memoryBudget() const {
+    const uint64_t ours = allocatedBytes_.load();
+    const uint64_t heapSize = memory_.memoryHeaps[deviceHeap_].size;
+    MemoryBudget budget{heapSize - std::min(ours, heapSize), "the device-local heap size"};
+    if (memoryBudgetQuery_) {
+        VkPhysicalDeviceMemoryBudgetPropertiesEXT reported{
+            VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT};
+        VkPhysicalDeviceMemoryProperties2 properties{
+            VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2};
+        properties.pNext = &reported;
+        vkGetPhysicalDeviceMemoryProperties2(physical_, &properties);
+        const uint64_t limit = reported.heapBudget[deviceHeap_],
+                       used = reported.heapUsage[deviceHeap_];
+        budget = {limit - std::min(used, limit), "the driver's budget (VK_EXT_memory_budget)"};
+    }
+    if (faults_.memoryBudgetBytes) {
+        const uint64_t limit = *faults_.memoryBudgetBytes;
+        const uint64_t left = limit - std::min(ours, limit);
+        if (left <= budget.availableBytes)
+            budget = {left, "limit set by HEADLIGHT_VULKAN_MEMORY_BUDGET_MB"};
+    }
+    return budget;
+}
+
 std::unique_ptr<Context> Context::create(const ContextOptions& options) {
     std::unique_ptr<Context> context(new Context);
     context->faults_ = DeviceFaults::fromEnvironment();
@@ -288,6 +312,11 @@ void Context::pickDevice(const std::string& selector) {
     physical_ = devices[*chosen];
     info_ = infos[*chosen];
     vkGetPhysicalDeviceMemoryProperties(physical_, &memory_);
+    for (uint32_t i = 0; i < memory_.memoryHeapCount; ++i)
+        if ((memory_.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) &&
+            memory_.memoryHeaps[i].size == info_.deviceLocalBytes)
+            deviceHeap_ = i;
+    memoryBudgetQuery_ = hasDeviceExtension(physical_, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
 }
 
 void Context::createDevice() {
@@ -317,6 +346,11 @@ void Context::createDevice() {
     create.pNext = &features11;
     create.queueCreateInfoCount = 1;
     create.pQueueCreateInfos = &queue;
+    const char* budgetExtension = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
+    if (memoryBudgetQuery_) {
+        create.enabledExtensionCount = 1;
+        create.ppEnabledExtensionNames = &budgetExtension;
+    }
     check(vkCreateDevice(physical_, &create, nullptr, &device_), "vkCreateDevice");
     vkGetDeviceQueue(device_, queueFamily_, 0, &queue_);
 

@@ -58,6 +58,13 @@ struct DeviceFaults {
     static DeviceFaults fromEnvironment(); // throws VulkanError on an unknown fault name
 };
 
+// Device memory Headlight can still allocate, checked before a load or a forward pass so that a
+// model that cannot fit is refused with a message instead of failing halfway through.
+struct MemoryBudget {
+    uint64_t availableBytes = 0;
+    std::string source; // what sets the figure (the setting, the extension or the heap size)
+};
+
 struct ContextOptions {
     std::string deviceSelector; // empty: HEADLIGHT_VULKAN_DEVICE, then the best device
     bool validation = false;    // forced on in debug builds and by HEADLIGHT_VULKAN_VALIDATION=1
@@ -98,6 +105,11 @@ public:
     void reserveMemory(uint64_t bytes);
     void releaseMemory(uint64_t bytes) { allocatedBytes_ -= bytes; }
     uint64_t allocatedBytes() const { return allocatedBytes_.load(); }
+    // The least of: the HEADLIGHT_VULKAN_MEMORY_BUDGET_MB budget less Headlight's allocations; the
+    // driver's budget for this process on the device-local heap (VK_EXT_memory_budget, which
+    // allows for other programs) less the process's usage, or without that extension the heap
+    // size less Headlight's allocations.
+    MemoryBudget memoryBudget() const;
 
     // Validation-layer errors (and warnings) seen since creation.
     int validationErrorCount() const { return validationErrors_.load(); }
@@ -120,6 +132,8 @@ private:
     uint32_t queueFamily_ = 0;
     VkCommandPool commandPool_ = VK_NULL_HANDLE;
     VkPhysicalDeviceMemoryProperties memory_{};
+    uint32_t deviceHeap_ = 0;        // the largest device-local heap, where tensors live
+    bool memoryBudgetQuery_ = false; // VK_EXT_memory_budget is enabled
     DeviceInfo info_;
     std::atomic<int> validationErrors_{0};
     DeviceFaults faults_;

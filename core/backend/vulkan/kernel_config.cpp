@@ -17,6 +17,7 @@ KernelConfig kernelConfigFor(const DeviceInfo& device) {
     const uint32_t limit = std::max(1u, device.maxComputeInvocations);
     config.elementwiseWorkgroup = std::min(config.elementwiseWorkgroup, limit);
     config.rowWorkgroup = std::min(config.rowWorkgroup, limit);
+    config.scanWorkgroup = std::min(config.scanWorkgroup, limit);
     return config;
 }
 

@@ -11,8 +11,9 @@ struct DeviceInfo;
 // Defaults measured on lavapipe (2 cores; tests/bench/bench_vulkan_matmul): TM 16 × TN 4 with
 // vec4 loads beat 8×4, 16×2, 16×8 and 32×2 on both BERT-base shapes. GPUs are untuned.
 struct KernelConfig {
-    uint32_t elementwiseWorkgroup = 256; // activation, gated activation, add, rope, gather
-    uint32_t rowWorkgroup = 128;         // layer_norm, rms_norm: one workgroup per row
+    uint32_t elementwiseWorkgroup = 256; // activation, binary, map, rope, gather, copies, scatter
+    uint32_t rowWorkgroup = 128;         // norms, reduce_rows, softmax: one workgroup per row
+    uint32_t scanWorkgroup = 64;         // causal linear attention: output columns per workgroup
     uint32_t attentionWorkgroup = 64;    // keys per tile, one per invocation
     uint32_t matmulWorkgroup = 64;       // invocations sharing the same TM rows of x
     uint32_t matmulTileM = 16;           // rows per invocation (fewer when M is small)

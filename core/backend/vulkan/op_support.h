@@ -3,6 +3,8 @@
 // name the op, and workgroup counts.
 
 #include "backend/backend.h"
+#include "backend/vulkan/vk_error.h"
+#include "backend/vulkan/vulkan_storage.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -32,5 +34,16 @@ inline void requireShape(const char* op, const char* what, const DeviceTensor& t
 
 inline int64_t lastDim(const DeviceTensor& tensor) {
     return tensor.shape().empty() ? 1 : tensor.shape().back();
+}
+
+// For ops that address tensors by their storage's rows (norms, gather, rope, attention): a
+// reshaped view with rows of another length (DeviceTensor::reshaped) is refused rather than
+// misread. The tensor-algebra ops take any view (row_view.h).
+inline void requireStorageRows(const char* op, const DeviceTensor& tensor) {
+    const int64_t own = storageOf(tensor).rowLength();
+    if (tensor.size() > 0 && lastDim(tensor) != own)
+        throw VulkanError(std::string(op) + ": a view with rows of " +
+                          std::to_string(lastDim(tensor)) + " values over storage of " +
+                          std::to_string(own) + "-value rows is not supported");
 }
 } // namespace headlight::vk

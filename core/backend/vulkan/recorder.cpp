@@ -13,8 +13,9 @@ bool Recorder::hazard(std::span<const Binding> bindings) const {
 }
 
 void Recorder::dispatchBytes(const ComputePipeline& pipeline, std::span<const Binding> bindings,
-                             std::span<const std::byte> push, uint32_t groupsX, uint32_t groupsY) {
-    if (groupsX == 0 || groupsY == 0) return;
+                             std::span<const std::byte> push, uint32_t groupsX, uint32_t groupsY,
+                             uint32_t groupsZ) {
+    if (groupsX == 0 || groupsY == 0 || groupsZ == 0) return;
     if (hazard(bindings)) {
         batch_.barrier();
         readSinceBarrier_.clear();
@@ -25,7 +26,7 @@ void Recorder::dispatchBytes(const ComputePipeline& pipeline, std::span<const Bi
         buffers.push_back(b.buffer);
         (b.written ? writtenSinceBarrier_ : readSinceBarrier_).insert(b.buffer);
     }
-    batch_.dispatch(pipeline, buffers, push, groupsX, groupsY);
+    batch_.dispatch(pipeline, buffers, push, groupsX, groupsY, groupsZ);
 }
 
 void Recorder::reset() {

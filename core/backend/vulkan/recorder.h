@@ -33,10 +33,10 @@ public:
 
     template <typename Push>
     void dispatch(const ComputePipeline& pipeline, std::span<const Binding> bindings,
-                  const Push& push, uint32_t groupsX, uint32_t groupsY = 1) {
+                  const Push& push, uint32_t groupsX, uint32_t groupsY = 1, uint32_t groupsZ = 1) {
         static_assert(sizeof(Push) <= 128, "push constants are limited to 128 bytes");
         dispatchBytes(pipeline, bindings, std::as_bytes(std::span<const Push>(&push, 1)), groupsX,
-                      groupsY);
+                      groupsY, groupsZ);
     }
 
     // Holds `owner` until the pending commands have run.
@@ -49,7 +49,8 @@ public:
 
 private:
     void dispatchBytes(const ComputePipeline& pipeline, std::span<const Binding> bindings,
-                       std::span<const std::byte> push, uint32_t groupsX, uint32_t groupsY);
+                       std::span<const std::byte> push, uint32_t groupsX, uint32_t groupsY,
+                       uint32_t groupsZ);
     bool hazard(std::span<const Binding> bindings) const;
     void reset();
 

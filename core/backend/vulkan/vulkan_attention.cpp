@@ -50,6 +50,10 @@ void VulkanBackend::attention(const DeviceTensor& q, const DeviceTensor& k, cons
     checkAttentionShapes(q, k, v, p, context, scores, probs);
     const int64_t T = q.size() / (int64_t(p.heads) * p.headDim);
     if (T == 0) return;
+    for (const DeviceTensor* t :
+         {&q, &k, &v, static_cast<const DeviceTensor*>(&context),
+          static_cast<const DeviceTensor*>(scores), static_cast<const DeviceTensor*>(probs)})
+        if (t) requireStorageRows("attention", *t);
     const VulkanStorage &qs = use(q), &ks = use(k), &vs = use(v), &cs = use(context);
     for (const VulkanStorage* whole : {&qs, &ks, &vs, &cs})
         if (!whole->singleChunk())

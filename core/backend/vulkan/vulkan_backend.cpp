@@ -112,6 +112,10 @@ std::unique_ptr<Backend> makeVulkanBackend(std::shared_ptr<Context> context,
                                            const VulkanBackendOptions& options) {
     return std::make_unique<VulkanBackend>(std::move(context), options);
 }
+std::optional<DeviceMemory> VulkanBackend::deviceMemory() const {
+    const MemoryBudget budget = context_->memoryBudget();
+    return DeviceMemory{double(budget.availableBytes), budget.source};
+}
 } // namespace headlight::vk
 
 namespace headlight {

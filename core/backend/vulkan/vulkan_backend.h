@@ -4,9 +4,13 @@
 //
 // Implements: every op of backend.h, with tensors larger than one storage binding split by rows
 // (VulkanStorage) wherever they occur in practice: big linear weights and tied embeddings,
-// embedding tables, activations of long inputs, attention scores and probabilities.
-// Lacks: attention whose q, k, v or context alone exceed one binding (VulkanError; the caller
-// falls back to the CPU backend), and f16 weights (they are widened to f32 on load).
+// embedding tables, activations of long inputs, attention scores and probabilities. The
+// tensor-algebra ops take reshaped views (row_view.h).
+// Lacks (VulkanError; the caller falls back to the CPU backend): attention whose q, k, v or
+// context alone exceed one binding; the split-storage cases listed in docs/vulkan-backend.md
+// (a repeating operand, an untransposed matmul batch of b or a causal-linear-attention batch
+// across buffers; views whose rows straddle buffers); norms, gather, rope and attention on views
+// whose rows differ from their storage's. f16 weights are widened to f32 on load.
 //
 // Index: VulkanBackendOptions · VulkanBackend (memory, ops, internals) · makeVulkanBackend
 
@@ -24,7 +28,9 @@ namespace headlight::vk {
 class Buffer;
 class ComputePipeline;
 class Context;
+class RowView;
 class VulkanStorage;
+struct MatmulDispatch;
 
 struct VulkanBackendOptions {
     // Largest storage buffer per tensor chunk; 0 means the device's limit. Tests lower it to
@@ -44,6 +50,7 @@ public:
 
     BackendKind kind() const override { return BackendKind::Vulkan; }
     std::string deviceName() const override;
+    std::optional<DeviceMemory> deviceMemory() const override;
 
     // [SECTION] memory
     DeviceTensor upload(const Tensor& host) override;
@@ -54,7 +61,8 @@ public:
     // [SECTION] ops (shapes and semantics: backend.h)
     void linear(const DeviceTensor& x, const DeviceTensor& w, const DeviceTensor* bias,
                 DeviceTensor& out) override;
-    void add(const DeviceTensor& a, const DeviceTensor& b, DeviceTensor& out) override;
+    void binary(const DeviceTensor& a, const DeviceTensor& b, BinaryOp op,
+                DeviceTensor& out) override;
     void gatherRows(const DeviceTensor& table, std::span<const int32_t> ids,
                     DeviceTensor& out) override;
     void layerNorm(const DeviceTensor& x, const DeviceTensor& gamma, const DeviceTensor& beta,
@@ -69,6 +77,19 @@ public:
     void attention(const DeviceTensor& q, const DeviceTensor& k, const DeviceTensor& v,
                    const AttentionParams& params, DeviceTensor& context, DeviceTensor* scores,
                    DeviceTensor* probs) override;
+    void map(const DeviceTensor& x, MapOp op, float alpha, float beta, DeviceTensor& out) override;
+    void reduceRows(const DeviceTensor& x, bool sum, DeviceTensor& out) override;
+    void softmax(const DeviceTensor& x, const DeviceTensor* mask, DeviceTensor& out) override;
+    void matmul(const DeviceTensor& a, const DeviceTensor& b, bool transposeB, float alpha,
+                DeviceTensor& out) override;
+    void splitHeads(const DeviceTensor& x, int heads, DeviceTensor& out) override;
+    void mergeHeads(const DeviceTensor& x, DeviceTensor& out) override;
+    void copyRows(const DeviceTensor& src, int64_t srcRow, int64_t rows, DeviceTensor& dst,
+                  int64_t dstRow) override;
+    void scatterAddRows(const DeviceTensor& src, std::span<const int32_t> ids,
+                        std::span<const float> weights, DeviceTensor& out) override;
+    void causalLinearAttention(const DeviceTensor& phiQ, const DeviceTensor& phiK,
+                               const DeviceTensor& v, float eps, DeviceTensor& out) override;
 
     const KernelConfig& kernelConfig() const { return config_; }
     std::size_t maxBindingBytes() const { return maxBindingBytes_; }
@@ -82,8 +103,9 @@ private:
     // A small buffer holding `words` for the pending commands (ids, masks, tables).
     const Buffer& transient(std::span<const std::byte> bytes);
     const Buffer& ropeTable(std::span<const int32_t> positions, int headDim, double theta);
-    void matmul(const VulkanStorage& x, const VulkanStorage& w, const VulkanStorage* bias,
-                const VulkanStorage& out);
+    void dispatchMatmul(const MatmulDispatch& dispatch); // one dispatch of matmul.comp
+    // splitHeads (toSplit) and mergeHeads between tokens [T, H·d] and split [H, T, d].
+    void dispatchHeads(const RowView& tokens, const RowView& split, int64_t heads, bool toSplit);
 
     std::shared_ptr<Context> context_;
     std::size_t maxBindingBytes_;

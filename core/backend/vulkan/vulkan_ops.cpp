@@ -1,6 +1,6 @@
-// VulkanBackend ops that walk rows independently: add, gatherRows, layerNorm, rmsNorm,
-// activation, gatedActivation, rope. Each records one dispatch per row segment (one segment
-// unless a tensor spans several storage buffers).
+// VulkanBackend ops that walk rows independently: gatherRows, layerNorm, rmsNorm, activation,
+// gatedActivation, rope (add is binary, in vulkan_tensor_algebra.cpp). Each records one dispatch
+// per row segment (one segment unless a tensor spans several storage buffers).
 #include "buffer.h"
 #include "op_support.h"
 #include "vk_error.h"
@@ -17,9 +17,6 @@ uint32_t base(const VulkanStorage::Location& at, int64_t rowLength) {
     return uint32_t(at.row * rowLength);
 }
 
-struct AddPush {
-    uint32_t n, aBase, bBase, outBase, bStart, bLength, aligned;
-};
 struct ActivationPush {
     uint32_t n, xBase, outBase;
 };
@@ -38,37 +35,12 @@ struct RopePush {
 };
 } // namespace
 
-void VulkanBackend::add(const DeviceTensor& a, const DeviceTensor& b, DeviceTensor& out) {
-    requireShape("add", "out", out, a.shape());
-    const int64_t N = lastDim(a), size = a.size();
-    if (b.size() == 0 || size % b.size() != 0)
-        badShape("add", "b " + shapeString(b.shape()) + " does not tile a");
-    const VulkanStorage &as = use(a), &bs = use(b), &os = use(out);
-    const bool aligned = !bs.singleChunk();
-    if (aligned && (b.size() != size || lastDim(b) != N))
-        throw VulkanError("add: a broadcast b " + shapeString(b.shape()) +
-                          " must fit one storage binding");
-    const auto& shader = pipeline("add_rows", {config_.elementwiseWorkgroup});
-    for (const RowSegment& s : rowSegments(as.rows(), {{&as}, {&os}, {aligned ? &bs : &as}})) {
-        const auto ap = as.locate(s.begin), op = os.locate(s.begin);
-        const auto bp = bs.locate(aligned ? s.begin : 0);
-        const int64_t n = s.rows() * N;
-        const AddPush push{uint32_t(n),
-                           base(ap, N),
-                           base(bp, N),
-                           base(op, N),
-                           uint32_t(s.begin * N % b.size()),
-                           uint32_t(b.size()),
-                           aligned};
-        const std::array<Binding, 3> bindings{{{ap.buffer}, {bp.buffer}, {op.buffer, true}}};
-        recorder_.dispatch(shader, bindings, push, groupsFor(n, config_.elementwiseWorkgroup));
-    }
-}
-
 void VulkanBackend::gatherRows(const DeviceTensor& table, std::span<const int32_t> ids,
                                DeviceTensor& out) {
     const int64_t D = lastDim(table), V = table.size() / std::max<int64_t>(D, 1);
     requireShape("gatherRows", "out", out, {int64_t(ids.size()), D});
+    for (const DeviceTensor* t : {&table, static_cast<const DeviceTensor*>(&out)})
+        requireStorageRows("gatherRows", *t);
     for (const int32_t id : ids)
         if (id < 0 || id >= V)
             throw std::out_of_range("gatherRows: id " + std::to_string(id) + " out of range");
@@ -97,6 +69,8 @@ void VulkanBackend::layerNorm(const DeviceTensor& x, const DeviceTensor& gamma,
     requireShape("layerNorm", "out", out, x.shape());
     requireShape("layerNorm", "gamma", gamma, {D});
     requireShape("layerNorm", "beta", beta, {D});
+    for (const DeviceTensor* t : {&x, static_cast<const DeviceTensor*>(&out)})
+        requireStorageRows("layerNorm", *t);
     const VulkanStorage &xs = use(x), &gs = use(gamma), &bs = use(beta), &os = use(out);
     const auto& shader = pipeline("layer_norm", {config_.rowWorkgroup});
     for (const RowSegment& s : rowSegments(xs.rows(), {{&xs}, {&os}})) {
@@ -114,6 +88,8 @@ void VulkanBackend::rmsNorm(const DeviceTensor& x, const DeviceTensor& gamma, fl
     const int64_t D = lastDim(x);
     requireShape("rmsNorm", "out", out, x.shape());
     requireShape("rmsNorm", "gamma", gamma, {D});
+    for (const DeviceTensor* t : {&x, static_cast<const DeviceTensor*>(&out)})
+        requireStorageRows("rmsNorm", *t);
     const VulkanStorage &xs = use(x), &gs = use(gamma), &os = use(out);
     const auto& shader = pipeline("rms_norm", {config_.rowWorkgroup});
     for (const RowSegment& s : rowSegments(xs.rows(), {{&xs}, {&os}})) {
@@ -143,6 +119,8 @@ void VulkanBackend::gatedActivation(const DeviceTensor& gate, const DeviceTensor
                                     Activation kind, DeviceTensor& out) {
     requireShape("gatedActivation", "up", up, gate.shape());
     requireShape("gatedActivation", "out", out, gate.shape());
+    for (const DeviceTensor* t : {&gate, &up, static_cast<const DeviceTensor*>(&out)})
+        requireStorageRows("gatedActivation", *t);
     const VulkanStorage &gs = use(gate), &us = use(up), &os = use(out);
     const int64_t N = gs.rowLength();
     const auto& shader =
@@ -161,6 +139,7 @@ void VulkanBackend::rope(DeviceTensor& x, int heads, int headDim,
     if (headDim <= 0 || headDim % 2 != 0)
         badShape("rope", "headDim " + std::to_string(headDim) + " is not even");
     requireShape("rope", "x", x, {int64_t(positions.size()), int64_t(heads) * headDim});
+    requireStorageRows("rope", x);
     if (positions.empty()) return;
     const VulkanStorage& xs = use(x);
     const Buffer& table = ropeTable(positions, headDim, theta);
@@ -174,4 +153,5 @@ void VulkanBackend::rope(DeviceTensor& x, int heads, int headDim,
                            groupsFor(s.rows() * heads * headDim / 2, config_.elementwiseWorkgroup));
     }
 }
+
 } // namespace headlight::vk

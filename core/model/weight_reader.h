@@ -1,0 +1,53 @@
+#pragma once
+// WeightReader: reads a checkpoint's tensors under one name prefix, checking each shape against
+// what config.json implies and every value for finiteness, so a wrong or corrupted checkpoint
+// fails with the tensor's name.
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "io/checkpoint.h"
+#include "model/checkpoint_layout.h"
+
+namespace headlight {
+
+using Shape = std::vector<int64_t>;
+
+class WeightReader {
+public:
+    WeightReader(const io::Checkpoint& checkpoint, std::string prefix)
+        : checkpoint_(checkpoint), prefix_(std::move(prefix)) {}
+
+    Tensor get(const std::string& name, const Shape& shape) const {
+        const std::string full = prefix_ + name;
+        const io::TensorInfo& info = checkpoint_.info(full); // throws "missing tensor"
+        if (info.shape != shape)
+            throw io::CheckpointError(checkpoint_.folder() + ": tensor '" + full + "' has shape " +
+                                      shapeString(info.shape) + " but config.json implies " + shapeString(shape));
+        Tensor tensor = checkpoint_.loadF32(full);
+        for (float v : tensor.values())
+            if (!std::isfinite(v))
+                throw io::CheckpointError(checkpoint_.folder() + ": tensor '" + full + "' contains NaN or Inf values");
+        return tensor;
+    }
+    Tensor optional(const std::string& name, const Shape& shape) const {
+        return checkpoint_.contains(prefix_ + name) ? get(name, shape) : Tensor();
+    }
+    HostLinear linear(const std::string& name, int64_t out, int64_t in, bool bias = true) const {
+        return {get(name + ".weight", {out, in}), bias ? get(name + ".bias", {out}) : Tensor()};
+    }
+    HostNorm layerNorm(const std::string& name, int64_t d) const {
+        return {get(name + ".weight", {d}), get(name + ".bias", {d})};
+    }
+    HostNorm rmsNorm(const std::string& name, int64_t d) const { return {get(name + ".weight", {d}), Tensor()}; }
+    const std::string& prefix() const { return prefix_; }
+
+private:
+    const io::Checkpoint& checkpoint_;
+    std::string prefix_;
+};
+
+// The zoo's layout (docs/zoo-format.md), in core/model/zoo_layout.cpp.
+HostWeights readZooWeights(const io::Checkpoint& checkpoint, const ModelSpec& spec);
+} // namespace headlight

@@ -1,0 +1,96 @@
+#include "variants/applicability.h"
+
+#include <cmath>
+#include <string>
+
+namespace headlight::variants {
+namespace {
+
+void checkMix(const std::vector<float>& mix, int heads, const char* which) {
+    if (!mix.empty() && int64_t(mix.size()) != int64_t(heads) * heads)
+        throw VariantError(std::string("talking heads: the ") + which + " mix is " +
+                           std::to_string(int(std::sqrt(double(mix.size())))) + " × " +
+                           std::to_string(int(std::sqrt(double(mix.size())))) +
+                           " but this model has " + std::to_string(heads) + " heads");
+}
+const char* kernelName(AttentionKernel kernel) {
+    switch (kernel) {
+    case AttentionKernel::Softmax:
+        return "softmax";
+    case AttentionKernel::Lsh:
+        return "LSH";
+    case AttentionKernel::Favor:
+        return "FAVOR+";
+    case AttentionKernel::Rfa:
+        return "RFA";
+    case AttentionKernel::LinearElu:
+        return "linear (elu + 1)";
+    case AttentionKernel::ProbSparse:
+        return "ProbSparse";
+    case AttentionKernel::Linformer:
+        return "Linformer";
+    case AttentionKernel::MemoryCompressed:
+        return "memory-compressed";
+    case AttentionKernel::Nystrom:
+        return "Nyström";
+    }
+    return "this";
+}
+
+// The approximate kernels never form the T × T score matrix, so options acting on it would be
+// silently dropped: refuse them instead.
+void checkScoreOptions(const VariantSpec& variant) {
+    if (variant.kernel == AttentionKernel::Softmax) return;
+    const char* option = variant.mask                              ? "a sparse mask"
+                         : variant.prior.kind != Prior::Kind::None ? "an attention prior"
+                         : variant.span.enabled                    ? "an adaptive span"
+                         : variant.talkingHeads.enabled            ? "talking heads"
+                         : variant.position == PositionKind::Alibi ? "ALiBi"
+                                                                   : nullptr;
+    if (option)
+        throw VariantError(std::string(kernelName(variant.kernel)) +
+                           " attention never forms the score matrix that " + option +
+                           " acts on; use it with the softmax kernel");
+}
+} // namespace
+
+void checkApplies(const VariantSpec& variant, const ModelSpec& model) {
+    const bool zoo = model.architecture == Architecture::Headlight;
+    if (variant.block && !zoo)
+        throw VariantError("norm, order, ffn, t5, act and reversible describe how a zoo checkpoint's trained weights "
+                           "are wired; they cannot be toggled on " + std::string(architectureName(model.architecture)));
+    if (variant.position == PositionKind::T5 && !zoo)
+        throw VariantError("T5 relative position buckets need a trained bias table, which only a zoo checkpoint "
+                           "trained with them has");
+    const bool compresses = variant.kernel == AttentionKernel::Linformer ||
+                            variant.kernel == AttentionKernel::MemoryCompressed;
+    if (compresses && model.causal)
+        throw VariantError(
+            std::string(variant.kernel == AttentionKernel::Linformer ? "Linformer"
+                                                                     : "memory-compressed") +
+            " attention pools keys across the whole sequence, so every query would see future "
+            "tokens; it runs on encoders (BERT family) only, and " +
+            architectureName(model.architecture) + " is causal");
+    // Why: landmarks average queries and keys over the whole sequence, so every query would see
+    // future tokens (Nyströmformer is an encoder method).
+    if (variant.kernel == AttentionKernel::Nystrom && model.causal)
+        throw VariantError("Nyström attention averages landmarks over the whole sequence, so every "
+                           "query would see "
+                           "future tokens; it runs on encoders (BERT family) only, and " +
+                           std::string(architectureName(model.architecture)) + " is causal");
+    checkScoreOptions(variant);
+    checkMix(variant.talkingHeads.logitsMix, model.heads, "logits");
+    checkMix(variant.talkingHeads.weightsMix, model.heads, "weights");
+    const auto criterion = variant.earlyExit.criterion;
+    const bool readsLogits =
+        criterion != EarlyExit::Criterion::None && criterion != EarlyExit::Criterion::Saturation;
+    if (readsLogits && !(model.causal && model.tieEmbeddings))
+        throw VariantError(
+            "early exit by entropy, patience or softmax response reads every layer through the "
+            "model's tied LM head, which " +
+            std::string(architectureName(model.architecture)) +
+            " does not have here; use the saturation criterion");
+    if (variant.kernel == AttentionKernel::Lsh && variant.lshChunk < 1)
+        throw VariantError("LSH attention needs a chunk of at least one token");
+}
+} // namespace headlight::variants

@@ -1,0 +1,13 @@
+#pragma once
+// Whether a checkpoint can run a variant. Each option declares what it needs (catalogue §0.3:
+// exact, approximate, toggle, or trained weights); the engine refuses, with the reason, what
+// cannot work rather than showing a figure that means nothing.
+
+#include "model/model_spec.h"
+#include "variants/variant_spec.h"
+
+namespace headlight::variants {
+
+// Throws VariantError with a one-line reason naming the option and what it needs.
+void checkApplies(const VariantSpec& variant, const ModelSpec& model);
+} // namespace headlight::variants

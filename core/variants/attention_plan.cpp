@@ -1,0 +1,75 @@
+#include "variants/attention_plan.h"
+
+#include <cmath>
+#include <cstdlib>
+
+#include "variants/adaptive_span.h"
+#include "variants/position_bias.h"
+#include "variants/sparse_mask.h"
+
+namespace headlight::variants {
+namespace {
+
+// The nominal pattern restricted by causality, the sliding window and padding: [Hm, T, T].
+Tensor effectiveMask(const AttentionShape& shape, const Tensor& nominal) {
+    const int64_t t = shape.tokens;
+    Tensor mask = nominal.empty() ? Tensor({1, t, t}, 1.0f) : nominal;
+    const int64_t maskHeads = mask.shape()[0];
+    float* m = mask.values().data();
+    for (int64_t h = 0; h < maskHeads; ++h)
+        for (int64_t i = 0; i < t; ++i)
+            for (int64_t j = 0; j < t; ++j) {
+                const bool future = shape.causal && j > i;
+                const bool outside = shape.slidingWindow > 0 && i - j >= shape.slidingWindow;
+                const bool padding = !shape.keyValid.empty() && !shape.keyValid[std::size_t(j)];
+                if (future || outside || padding) m[(h * t + i) * t + j] = 0.0f;
+            }
+    return mask;
+}
+
+bool restricts(const AttentionShape& shape) {
+    bool padding = false;
+    for (uint8_t valid : shape.keyValid) padding = padding || !valid;
+    return shape.causal || shape.slidingWindow > 0 || padding;
+}
+
+// Local prior −(i − j)² / (2σ²) (Yang et al. 2018 with centres p_i = i; survey Eq. 20).
+Tensor gaussianPrior(int64_t tokens, float sigma) {
+    Tensor prior({1, tokens, tokens});
+    float* p = prior.values().data();
+    for (int64_t i = 0; i < tokens; ++i)
+        for (int64_t j = 0; j < tokens; ++j) *p++ = -float((i - j) * (i - j)) / (2.0f * sigma * sigma);
+    return prior;
+}
+
+Tensor additiveBias(const AttentionShape& shape, const VariantSpec& spec) {
+    Tensor bias;
+    if (spec.position == PositionKind::Alibi) bias = alibiBias(shape.heads, shape.tokens);
+    if (spec.position == PositionKind::T5)
+        bias = t5Bias(shape.t5Table, shape.tokens, !shape.causal, shape.t5Buckets, shape.t5MaxDistance);
+    if (spec.prior.kind != Prior::Kind::Gaussian) return bias;
+    const Tensor prior = gaussianPrior(shape.tokens, spec.prior.sigma);
+    if (bias.empty()) return prior;
+    const std::size_t period = prior.size();
+    for (std::size_t i = 0; i < bias.size(); ++i) bias.values()[i] += prior.values()[i % period];
+    return bias;
+}
+} // namespace
+
+AttentionPlan planAttention(Backend& backend, const AttentionShape& shape, const VariantSpec& spec) {
+    AttentionPlan plan;
+    plan.shape = shape;
+    if (spec.mask) plan.nominalMask = buildSparseMask(*spec.mask, shape.tokens, shape.heads);
+    if (spec.mask || restricts(shape)) {
+        plan.mask = effectiveMask(shape, plan.nominalMask);
+        plan.deviceMask = backend.upload(plan.mask);
+    }
+    plan.bias = additiveBias(shape, spec);
+    if (!plan.bias.empty()) plan.deviceBias = backend.upload(plan.bias);
+    if (spec.span.enabled) {
+        plan.span = spanMask(spec.span, shape.heads, shape.tokens);
+        plan.deviceSpan = backend.upload(plan.span);
+    }
+    return plan;
+}
+} // namespace headlight::variants

@@ -1,0 +1,59 @@
+#pragma once
+// The one composable attention path (catalogue §4.1.3). For the exact softmax kernel:
+//
+//   S = scale·QKᵀ  (+ prior: RealFormer residual / running mean)      → residual stream, next layer
+//     + bias (ALiBi, Gaussian prior)  → talking-heads mix P_l  → mask → softmax
+//     → adaptive-span ramp ⊙, renormalised  → talking-heads mix P_w  → (Lazyformer: reuse)  → ·V
+//
+// The approximate kernels (LSH, linearized, ProbSparse, Linformer, Nyström) replace the middle and
+// hand back the same outputs, with their effective T × T attention materialised only when asked.
+
+#include <map>
+#include <string>
+
+#include "backend/backend.h"
+#include "variants/attention_plan.h"
+#include "variants/variant_spec.h"
+
+namespace headlight::variants {
+
+// One layer's attention inputs, split per head: q [H, T, d], k and v [Hkv, T, d].
+struct LayerAttention {
+    DeviceTensor q, k, v;
+    int layer = 0;
+    float scale = 1.0f;
+};
+
+// What the attention of one layer passes on to the next within a forward pass.
+struct AttentionMemory {
+    DeviceTensor residualScores; // RealFormer: the previous layer's pre-softmax scores (unmasked)
+    DeviceTensor sharedProbabilities; // Lazyformer: the probabilities of the group's first layer
+};
+
+// What a caller wants back besides the context.
+struct AttentionWants {
+    bool scores = false, probabilities = false, internals = false;
+};
+
+struct AttentionOutputs {
+    DeviceTensor context;       // [H, T, d]
+    DeviceTensor scores;        // [H, T, T] pre-softmax, masked entries at the lowest f32 (when wanted)
+    DeviceTensor probabilities; // [H, T, T] the (effective) attention weights used (when wanted)
+    std::map<std::string, DeviceTensor> internals; // variant internals by name (docs/variants.md)
+};
+
+AttentionOutputs attendComposed(Backend& backend, const LayerAttention& layer, const VariantSpec& spec,
+                                const AttentionPlan& plan, AttentionMemory& memory, const AttentionWants& wants);
+
+// Kernels other than exact softmax (one file each, named after the variant).
+AttentionOutputs lshAttention(Backend&, const LayerAttention&, const VariantSpec&, const AttentionPlan&,
+                              const AttentionWants&);
+AttentionOutputs linearizedAttention(Backend&, const LayerAttention&, const VariantSpec&, const AttentionPlan&,
+                                     const AttentionWants&);
+AttentionOutputs probSparseAttention(Backend&, const LayerAttention&, const VariantSpec&, const AttentionPlan&,
+                                     const AttentionWants&);
+AttentionOutputs compressedAttention(Backend&, const LayerAttention&, const VariantSpec&, const AttentionPlan&,
+                                     const AttentionWants&);
+AttentionOutputs nystromAttention(Backend&, const LayerAttention&, const VariantSpec&, const AttentionPlan&,
+                                  const AttentionWants&);
+} // namespace headlight::variants

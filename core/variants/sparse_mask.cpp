@@ -1,0 +1,177 @@
+#include "variants/sparse_mask.h"
+
+#include <cstdlib>
+
+#include "variants/seeded_random.h"
+
+namespace headlight::variants {
+namespace {
+
+using Kind = MaskPart::Kind;
+
+MaskPart part(Kind kind) {
+    MaskPart p;
+    p.kind = kind;
+    return p;
+}
+
+MaskPart band(int window) {
+    MaskPart p = part(Kind::Band);
+    p.window = window;
+    return p;
+}
+
+MaskPart global(const std::vector<int>& tokens) {
+    MaskPart p = part(Kind::Global);
+    p.tokens = tokens;
+    return p;
+}
+
+MaskPart block(int size, int window) {
+    MaskPart p = part(Kind::Block);
+    p.size = size;
+    p.window = window;
+    return p;
+}
+
+std::vector<MaskPart> longformer(const PresetOptions& o) {
+    MaskPart local = band(o.window);
+    if (o.dilation > 1) local.kind = Kind::Dilated, local.dilation = o.dilation;
+    return {local, global(o.global)};
+}
+
+std::vector<MaskPart> bigbird(const PresetOptions& o) {
+    MaskPart random = part(Kind::RandomBlock);
+    random.size = o.block;
+    random.count = o.random;
+    return {block(o.block, 1), random, global(o.global)};
+}
+
+std::vector<MaskPart> sparseStrided(const PresetOptions& o) {
+    MaskPart strided = part(Kind::Strided);
+    strided.stride = o.stride;
+    return {band(o.stride - 1), strided};
+}
+
+std::vector<MaskPart> sparseFixed(const PresetOptions& o) {
+    MaskPart summary = part(Kind::Summary);
+    summary.size = o.block;
+    summary.count = o.summary;
+    return {block(o.block, 0), summary};
+}
+
+std::vector<MaskPart> imageLocal(const PresetOptions& o) {
+    MaskPart local = part(Kind::Local);
+    local.size = o.block;
+    local.window = o.memory;
+    return {local};
+}
+
+std::vector<MaskPart> multiscale(const PresetOptions& o) {
+    MaskPart perHead = band(0);
+    perHead.windows = o.windows;
+    return {perHead};
+}
+
+struct Preset {
+    const char* name;
+    std::vector<MaskPart> (*parts)(const PresetOptions&);
+};
+
+const Preset kPresets[] = {
+    {"star", [](const PresetOptions&) { return std::vector<MaskPart>{band(1), global({0})}; }},
+    {"longformer", longformer},
+    {"bigbird", bigbird},
+    {"sparse_strided", sparseStrided},
+    {"sparse_fixed", sparseFixed},
+    {"image_local", imageLocal},
+    {"blockwise", [](const PresetOptions& o) { return std::vector<MaskPart>{block(o.block, 0)}; }},
+    {"multiscale", multiscale},
+};
+
+// Whether the rule of a position-only part allows key j for query i in head h.
+bool allows(const MaskPart& p, int64_t i, int64_t j, int h) {
+    const int64_t distance = std::llabs(i - j);
+    switch (p.kind) {
+    case Kind::Band: {
+        const int w = p.windows.empty() ? p.window : p.windows[std::size_t(h) % p.windows.size()];
+        return distance <= w;
+    }
+    case Kind::Dilated: return distance <= int64_t(p.window) * p.dilation && distance % p.dilation == 0;
+    case Kind::Block: return std::llabs(i / p.size - j / p.size) <= p.window;
+    case Kind::Strided: return distance % p.stride == 0;
+    case Kind::Summary: return j % p.size >= p.size - p.count;
+    case Kind::Local: {
+        const int64_t start = (i / p.size) * p.size;
+        return j >= start - p.window && j < start + p.size;
+    }
+    case Kind::Global:
+    case Kind::Random:
+    case Kind::RandomBlock: return false; // drawn separately
+    }
+    return false;
+}
+
+void markGlobal(const MaskPart& p, int64_t tokens, float* m) {
+    for (int token : p.tokens) {
+        const int64_t g = token < 0 ? tokens + token : token;
+        if (g < 0 || g >= tokens) continue; // a text shorter than the named position
+        for (int64_t t = 0; t < tokens; ++t) m[g * tokens + t] = m[t * tokens + g] = 1.0f;
+    }
+}
+
+void markRandom(const MaskPart& p, int64_t tokens, uint64_t seed, float* m) {
+    SeededRandom random(seed);
+    if (p.kind == Kind::Random) {
+        for (int64_t i = 0; i < tokens; ++i)
+            for (int c = 0; c < p.count; ++c) m[i * tokens + int64_t(random.below(uint64_t(tokens)))] = 1.0f;
+        return;
+    }
+    const int64_t blocks = (tokens + p.size - 1) / p.size;
+    for (int64_t qb = 0; qb < blocks; ++qb)
+        for (int c = 0; c < p.count; ++c) {
+            const int64_t kb = int64_t(random.below(uint64_t(blocks)));
+            for (int64_t i = qb * p.size; i < std::min(tokens, (qb + 1) * p.size); ++i)
+                for (int64_t j = kb * p.size; j < std::min(tokens, (kb + 1) * p.size); ++j) m[i * tokens + j] = 1.0f;
+        }
+}
+} // namespace
+
+const std::vector<std::string>& presetNames() {
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> list;
+        for (const Preset& p : kPresets) list.push_back(p.name);
+        return list;
+    }();
+    return names;
+}
+
+std::vector<MaskPart> presetParts(const std::string& preset, const PresetOptions& options) {
+    for (const Preset& p : kPresets)
+        if (preset == p.name) return p.parts(options);
+    std::string known;
+    for (const std::string& name : presetNames()) known += (known.empty() ? "" : ", ") + name;
+    throw VariantError("variant spec: unknown mask preset '" + preset + "'; known: " + known);
+}
+
+Tensor buildSparseMask(const SparseMask& mask, int64_t tokens, int heads) {
+    bool perHead = false;
+    for (const MaskPart& p : mask.parts) perHead = perHead || p.windows.size() > 1;
+    const int maskHeads = perHead ? heads : 1;
+    Tensor result({maskHeads, tokens, tokens});
+    for (int h = 0; h < maskHeads; ++h) {
+        float* m = result.values().data() + int64_t(h) * tokens * tokens;
+        for (std::size_t index = 0; index < mask.parts.size(); ++index) {
+            const MaskPart& p = mask.parts[index];
+            if (p.kind == Kind::Global) markGlobal(p, tokens, m);
+            else if (p.kind == Kind::Random || p.kind == Kind::RandomBlock)
+                markRandom(p, tokens, streamSeed(mask.seed, uint32_t(1 + index), 0), m);
+            else
+                for (int64_t i = 0; i < tokens; ++i)
+                    for (int64_t j = 0; j < tokens; ++j)
+                        if (allows(p, i, j, h)) m[i * tokens + j] = 1.0f;
+        }
+    }
+    return result;
+}
+} // namespace headlight::variants

@@ -1,0 +1,142 @@
+#pragma once
+// The zoo-format goldens written by tools/zoo/make_zoo_goldens.py (float64 PyTorch, the model of
+// tools/zoo/model.py; docs/zoo-format.md): tests/data/zoo/golden.json lists the cases (folder,
+// input ids, stored tensors); each tests/data/zoo/<case>/ holds a `headlight` checkpoint
+// (config.json, model.safetensors) and golden.safetensors with attentions [L,H,T,T] (ACT:
+// [steps,H,T,T]), last_hidden_state [T,D], logits [T,V] through the tied head and the format's
+// internals: model-level ones by name (halting_probability, update_weight, ponder, remainder,
+// reconstruction_error), per-layer ones as "layer{l}.<name>" (router_logits, expert_choice,
+// expert_weight).
+
+#include "golden.h"
+#include "io/safetensors.h"
+#include "model/trace.h"
+#include "model/transformer.h"
+#include "variant_golden.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QString>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace headlight::test {
+
+inline QJsonObject zooGoldenDocument() {
+    QFile file(QStringLiteral(HEADLIGHT_TEST_DATA "/zoo/golden.json"));
+    if (!file.open(QIODevice::ReadOnly)) return {};
+    return QJsonDocument::fromJson(file.readAll()).object();
+}
+
+struct ZooGoldenCase {
+    QJsonObject json;
+    QString name() const { return json["name"].toString(); }
+    QString folder() const {
+        return QStringLiteral(HEADLIGHT_TEST_DATA "/") + json["folder"].toString();
+    }
+    QString tensorsPath() const { return folder() + "/golden.safetensors"; }
+    ModelInput input() const {
+        ModelInput input;
+        for (const QJsonValue& v : json["ids"].toArray())
+            input.ids.push_back(v.toInt());
+        return input;
+    }
+};
+
+inline std::vector<ZooGoldenCase> zooGoldenCases() {
+    std::vector<ZooGoldenCase> cases;
+    for (const QJsonValue& c : zooGoldenDocument()["cases"].toArray())
+        cases.push_back({c.toObject()});
+    return cases;
+}
+
+// logits [T, V] = h Eᵀ through the LM head tied to embeddings.token.weight [V, D].
+inline Tensor tiedLogits(const Tensor& hidden, const Tensor& embedding) {
+    const int64_t T = hidden.dim(0), D = hidden.dim(1), V = embedding.dim(0);
+    Tensor logits({T, V});
+    for (int64_t t = 0; t < T; ++t)
+        for (int64_t v = 0; v < V; ++v) {
+            double sum = 0.0;
+            for (int64_t d = 0; d < D; ++d)
+                sum += double(hidden.data()[t * D + d]) * double(embedding.data()[v * D + d]);
+            logits.data()[t * V + v] = float(sum);
+        }
+    return logits;
+}
+
+// The traced tensor a golden name stands for, or nullptr when the trace lacks it.
+inline const Tensor* tracedTensor(const Trace& trace, const std::string& name, Tensor& scratch) {
+    if (name == "attentions") {
+        scratch = trace.stackedProbabilities();
+        return &scratch;
+    }
+    if (name == "last_hidden_state") return &trace.lastHiddenState;
+    if (name.rfind("layer", 0) == 0) {
+        const std::size_t dot = name.find('.');
+        const std::size_t layer = std::stoul(name.substr(5, dot - 5));
+        if (layer >= trace.layers.size()) return nullptr;
+        const auto& internals = trace.layers[layer].internals;
+        const auto found = internals.find(name.substr(dot + 1));
+        return found == internals.end() ? nullptr : &found->second;
+    }
+    const auto found = trace.internals.find(name);
+    return found == trace.internals.end() ? nullptr : &found->second;
+}
+
+// Loads the case's checkpoint on `backend`, runs its ids with every probability map and the
+// internals captured, and checks every stored tensor within kGoldenTolerance.
+inline void verifyZooCase(Backend& backend, const ZooGoldenCase& golden) {
+    std::unique_ptr<TransformerModel> model;
+    try {
+        model = loadModel(golden.folder().toStdString(), backend);
+    } catch (const std::exception& error) {
+        QFAIL(qPrintable(QString("loadModel threw: ") + error.what()));
+    }
+    CaptureRequest capture;
+    capture.probabilities = true;
+    capture.internals = true;
+    Trace trace;
+    try {
+        trace = model->forward(golden.input(), capture);
+    } catch (const std::exception& error) {
+        QFAIL(qPrintable(QString("forward threw: ") + error.what()));
+    }
+    const io::SafetensorsFile expected(golden.tensorsPath().toStdString());
+    const io::SafetensorsFile weights((golden.folder() + "/model.safetensors").toStdString());
+    std::vector<TensorDiff> diffs;
+    QStringList missing;
+    for (const QJsonValue& v : golden.json["tensors"].toArray()) {
+        const std::string name = v.toString().toStdString();
+        Tensor scratch;
+        const Tensor* ours = nullptr;
+        try {
+            if (name == "logits") {
+                scratch =
+                    tiedLogits(trace.lastHiddenState, weights.loadF32("embeddings.token.weight"));
+                ours = &scratch;
+            } else {
+                ours = tracedTensor(trace, name, scratch);
+            }
+        } catch (const std::exception& error) {
+            missing << QString::fromStdString(name) + " (" + error.what() + ")";
+            continue;
+        }
+        if (!ours) {
+            missing << QString::fromStdString(name);
+            continue;
+        }
+        TensorDiff diff{name, 0.0, {}};
+        diff.maxAbs = maxAbsDiff(*ours, expected.loadF32(name), &diff.where);
+        diffs.push_back(diff);
+    }
+    qInfo("%s: %s", qPrintable(golden.name()), qPrintable(describeDiffs(diffs)));
+    QVERIFY2(missing.isEmpty(), qPrintable("not in the trace: " + missing.join(", ")));
+    for (const TensorDiff& d : diffs)
+        QVERIFY2(d.maxAbs <= kGoldenTolerance,
+                 qPrintable(QString::fromStdString(d.name) + " max |diff| " +
+                            QString::number(d.maxAbs) + " at " + d.where));
+}
+} // namespace headlight::test
