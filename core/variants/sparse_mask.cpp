@@ -1,6 +1,8 @@
 #include "variants/sparse_mask.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <vector>
 
 #include "variants/seeded_random.h"
 
@@ -44,6 +46,7 @@ std::vector<MaskPart> bigbird(const PresetOptions& o) {
     MaskPart random = part(Kind::RandomBlock);
     random.size = o.block;
     random.count = o.random;
+    random.window = 1; // draw outside the sliding block window
     return {block(o.block, 1), random, global(o.global)};
 }
 
@@ -120,20 +123,36 @@ void markGlobal(const MaskPart& p, int64_t tokens, float* m) {
     }
 }
 
+// `count` distinct items of `candidates` by a partial Fisher–Yates shuffle: position c swaps with
+// c + below(n − c) (tools/golden/variant_reference.py draws the same).
+std::vector<int64_t> drawDistinct(SeededRandom& random, std::vector<int64_t> candidates, int count) {
+    const std::size_t taken = std::min(candidates.size(), std::size_t(count));
+    for (std::size_t c = 0; c < taken; ++c)
+        std::swap(candidates[c], candidates[c + random.below(candidates.size() - c)]);
+    candidates.resize(taken);
+    return candidates;
+}
+
+// Random keys per query (A1.4), or BigBird's random key blocks per query block, drawn outside
+// the block window so that each adds keys the window does not already give (Zaheer et al. 2020).
 void markRandom(const MaskPart& p, int64_t tokens, uint64_t seed, float* m) {
     SeededRandom random(seed);
     if (p.kind == Kind::Random) {
+        std::vector<int64_t> all(static_cast<std::size_t>(tokens));
+        for (int64_t j = 0; j < tokens; ++j) all[std::size_t(j)] = j;
         for (int64_t i = 0; i < tokens; ++i)
-            for (int c = 0; c < p.count; ++c) m[i * tokens + int64_t(random.below(uint64_t(tokens)))] = 1.0f;
+            for (int64_t j : drawDistinct(random, all, p.count)) m[i * tokens + j] = 1.0f;
         return;
     }
     const int64_t blocks = (tokens + p.size - 1) / p.size;
-    for (int64_t qb = 0; qb < blocks; ++qb)
-        for (int c = 0; c < p.count; ++c) {
-            const int64_t kb = int64_t(random.below(uint64_t(blocks)));
+    for (int64_t qb = 0; qb < blocks; ++qb) {
+        std::vector<int64_t> outside;
+        for (int64_t kb = 0; kb < blocks; ++kb)
+            if (std::llabs(kb - qb) > p.window) outside.push_back(kb);
+        for (int64_t kb : drawDistinct(random, outside, p.count))
             for (int64_t i = qb * p.size; i < std::min(tokens, (qb + 1) * p.size); ++i)
                 for (int64_t j = kb * p.size; j < std::min(tokens, (kb + 1) * p.size); ++j) m[i * tokens + j] = 1.0f;
-        }
+    }
 }
 } // namespace
 

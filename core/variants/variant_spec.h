@@ -40,9 +40,9 @@ struct MaskPart {
         Global,      // tokens in `tokens` see and are seen by every token
         Band,        // |i − j| ≤ window, or ≤ windows[h mod n] for head h (multi-scale spans)
         Dilated,     // |i − j| ≤ window·dilation and (i − j) divisible by dilation
-        Random,      // `count` random keys per query (seeded)
+        Random,      // `count` distinct random keys per query (seeded)
         Block,       // |⌊i / size⌋ − ⌊j / size⌋| ≤ window (window 0: block-local)
-        RandomBlock, // per query block, `count` random key blocks of `size` (BigBird)
+        RandomBlock, // per query block, `count` distinct random key blocks of `size` farther than `window` blocks (BigBird)
         Strided,     // (i − j) divisible by `stride` (Sparse Transformer)
         Summary,     // j mod `size` ≥ size − `count` (Sparse Transformer fixed: summary columns)
         Local,       // j in query i's block of `size` or the `window` tokens before it (Image Transformer 1D)

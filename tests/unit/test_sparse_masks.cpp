@@ -76,11 +76,21 @@ private Q_SLOTS:
                 QCOMPARE(at(ma, 0, 2 * qb, 2 * kb + 1), v);
                 if (std::llabs(qb - kb) <= 1) QCOMPARE(v, 1.0f); // the sliding block window
             }
-        // Each query block gains at most one random block beyond its window of three.
+        // Each query block gains exactly one random block, drawn outside its window of three.
         for (int64_t qb = 0; qb < 8; ++qb) {
             const int64_t window = qb == 0 || qb == 7 ? 4 : 6;
-            QVERIFY(allowedInRow(ma, 0, 2 * qb) <= window + 2);
+            QCOMPARE(allowedInRow(ma, 0, 2 * qb), window + 2);
         }
+    }
+
+    void randomKeysAreDistinct() {
+        SparseMask mask;
+        MaskPart part;
+        part.kind = MaskPart::Kind::Random;
+        part.count = 3;
+        mask.parts = {part};
+        const Tensor m = buildSparseMask(mask, 9, 1);
+        for (int64_t i = 0; i < 9; ++i) QCOMPARE(allowedInRow(m, 0, i), int64_t(3));
     }
 
     void sparseTransformerStridedColumns() {

@@ -97,7 +97,7 @@ def preset_parts(name, o):
         return [local, _part(kind="global", tokens=o["global"])]
     if name == "bigbird":  # blocked BigBird: ±1 block window + r random blocks + globals (A1.9)
         return [_part(kind="block", size=o["block"], window=1),
-                _part(kind="random_block", size=o["block"], count=o["random"]),
+                _part(kind="random_block", size=o["block"], count=o["random"], window=1),
                 _part(kind="global", tokens=o["global"])]
     if name == "sparse_strided":
         # Child et al.: A1 = {max(0, i − ℓ) .. i}, A2 = {j : (i − j) mod ℓ = 0} (A1.10).  The
@@ -123,21 +123,31 @@ def mask_parts(mask_spec):
     return preset_parts(mask_spec["preset"], o)
 
 
+def _draw_distinct(rng, candidates, count):
+    """`count` distinct items of `candidates` by a partial Fisher-Yates shuffle (the engine's
+    order: position c swaps with c + below(n - c))."""
+    pool = list(candidates)
+    for c in range(min(count, len(pool))):
+        j = c + rng.below(len(pool) - c)
+        pool[c], pool[j] = pool[j], pool[c]
+    return pool[:min(count, len(pool))]
+
+
 def _random_keys(part, T, seed):
-    """[T, T] bool: `count` uniformly drawn keys per query (A1.4), or per query block `count`
-    key blocks (BigBird), drawn in query order from one SeededRandom stream."""
+    """[T, T] bool: `count` distinct keys per query (A1.4), or per query block `count` distinct
+    key blocks outside the block window (BigBird), drawn in query order from one SeededRandom."""
     m = torch.zeros(T, T, dtype=torch.bool)
     rng = SeededRandom(seed)
     if part["kind"] == "random":
         for i in range(T):
-            for _ in range(part["count"]):
-                m[i, rng.below(T)] = True
+            for j in _draw_distinct(rng, range(T), part["count"]):
+                m[i, j] = True
         return m
     b = part["size"]
     nblocks = -(-T // b)
     for qb in range(nblocks):
-        for _ in range(part["count"]):
-            kb = rng.below(nblocks)
+        outside = [kb for kb in range(nblocks) if abs(kb - qb) > part["window"]]
+        for kb in _draw_distinct(rng, outside, part["count"]):
             m[qb * b:(qb + 1) * b, kb * b:(kb + 1) * b] = True
     return m
 
