@@ -26,6 +26,7 @@ const io::Checkpoint* goldenCheckpoint(Architecture architecture) {
             {Architecture::Llama, "llama"},
             {Architecture::Qwen2, "qwen2"},
             {Architecture::Mistral, "mistral"},
+            {Architecture::Headlight, "../zoo/post_layer_learned_gelu"},
         };
         for (const auto& [architecture, folder] : folders)
             opened[architecture] = std::make_unique<io::Checkpoint>(

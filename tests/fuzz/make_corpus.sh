@@ -7,7 +7,7 @@ set -euo pipefail
 data=$1
 out=$2
 rm -rf "$out"
-mkdir -p "$out"/{safetensors,shard_index,model_config,wordpiece_vocab,bpe_files,tokenizer_json}
+mkdir -p "$out"/{safetensors,shard_index,model_config,wordpiece_vocab,bpe_files,tokenizer_json,variant_spec}
 
 # Seeds above this size slow every execution (libFuzzer sizes max_len from the corpus) without
 # adding structure the small files lack.
@@ -38,7 +38,8 @@ for file in "$data"/models/*/model*.safetensors; do
 done
 
 for file in "$data"/models/*/model.safetensors.index.json; do seed shard_index < "$file"; done
-for file in "$data"/configs/*.json "$data"/models/*/config.json "$data"/tokenizers/*/config.json; do
+for file in "$data"/configs/*.json "$data"/models/*/config.json "$data"/tokenizers/*/config.json \
+            "$data"/zoo/*/config.json; do
   seed model_config < "$file"
   seed shard_index < "$file"
 done
@@ -67,4 +68,9 @@ for dir in "$data"/models/* "$data"/tokenizers/*; do
   seed shard_index < "$dir/tokenizer.json"
   [[ -f $dir/tokenizer_config.json ]] || continue
   { cat "$dir/tokenizer.json"; printf '\0'; cat "$dir/tokenizer_config.json"; } | seed tokenizer_json
+done
+
+# Variant specs: the hand-written seeds, and the zoo configs (their `headlight` sections are specs).
+for file in "$(dirname "$0")"/seeds/variant_spec/*.json "$data"/zoo/*/config.json; do
+  seed variant_spec < "$file"
 done
