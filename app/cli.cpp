@@ -1,9 +1,12 @@
 #include "cli.h"
 
 #include <QCoreApplication>
+#include <QGuiApplication>
 #include <QTextStream>
 #include <cstdio>
+#include <cstring>
 #include <exception>
+#include <memory>
 #include <string>
 
 namespace headlight::app {
@@ -17,8 +20,10 @@ struct Command {
 
 constexpr Command kCommands[] = {
     {"devices", "list Vulkan devices and the backend Headlight would choose", &runDevicesCommand},
+    {"export", "render a view to PNG, SVG or PDF (or its data to CSV or safetensors), no display needed", &runExportCommand},
     {"inspect", "run a checkpoint on text or ids; dump attentions and their analysis", &runInspectCommand},
     {"tokenize", "show the token ids and offsets a checkpoint's tokenizer gives for a text", &runTokenizeCommand},
+    {"variants", "list the X-former variant options (--json for a machine-readable list)", &runVariantsCommand},
 };
 
 // Messages quote names taken from the files being read; a control character in one (a tensor
@@ -41,6 +46,14 @@ std::string oneLine(const char* message) {
     return line;
 }
 
+// Why: `export` paints text, which needs a QGuiApplication; with no platform named it takes the
+// offscreen one, so figures render with no display. The other commands need no GUI at all.
+std::unique_ptr<QCoreApplication> makeApplication(int& argc, char** argv) {
+    if (argc < 2 || std::strcmp(argv[1], "export") != 0) return std::make_unique<QCoreApplication>(argc, argv);
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    return std::make_unique<QGuiApplication>(argc, argv);
+}
+
 int printUsage() {
     QTextStream out(stdout);
     out << "usage: headlight [--backend cpu|vulkan] [--vulkan-device INDEX|NAME]   (opens the window)\n"
@@ -58,7 +71,7 @@ bool isCliCommand(const QString& word) {
 }
 
 int runCli(int argc, char** argv) {
-    QCoreApplication app(argc, argv);
+    const std::unique_ptr<QCoreApplication> app = makeApplication(argc, argv);
     QCoreApplication::setApplicationVersion(QStringLiteral(HEADLIGHT_VERSION));
     QStringList args = QCoreApplication::arguments().mid(1);
     const QString word = args.takeFirst();

@@ -4,7 +4,9 @@
 //   headlight inspect --model DIR (--text STR [--text-pair STR] [--no-special-tokens]
 //                     | --ids 1,2,3 [--token-type-ids 0,0,1] [--attention-mask 1,1,0])
 //                     [--backend cpu|vulkan] [--vulkan-device SEL] [--repeat N]
-//                     [--dump OUT.safetensors] [--json]
+//                     [--variant SPEC.json] [--dump OUT.safetensors] [--json]
+// With --variant the pass runs the X-former options of the spec (docs/variants.md) and the dump
+// also holds the variant's internals: pass-wide ones by name, per-layer ones as "layer{l}.{name}".
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -19,6 +21,7 @@
 #include "io/safetensors.h"
 #include "model/transformer.h"
 #include "tokenize/tokenizer.h"
+#include "variants/knn_lm.h"
 
 namespace headlight::app {
 namespace {
@@ -74,14 +77,18 @@ void writeDump(const std::string& path, const Trace& trace) {
     const Tensor jsd = analysis::adjacentLayerJsd(attentions, trace.valid);
     std::vector<int64_t> ids(trace.ids.begin(), trace.ids.end());
     const int64_t tokens = int64_t(ids.size());
-    io::writeSafetensors(path, {
-                                   {"input_ids", {tokens}, {}, ids},
-                                   {"attentions", attentions.shape(), valuesOf(attentions), {}},
-                                   {"last_hidden_state", trace.lastHiddenState.shape(),
-                                    valuesOf(trace.lastHiddenState), {}},
-                                   {"entropy", entropy.shape(), valuesOf(entropy), {}},
-                                   {"jsd_adjacent", jsd.shape(), valuesOf(jsd), {}},
-                               });
+    std::vector<io::TensorToWrite> tensors{
+        {"input_ids", {tokens}, {}, ids},
+        {"attentions", attentions.shape(), valuesOf(attentions), {}},
+        {"last_hidden_state", trace.lastHiddenState.shape(), valuesOf(trace.lastHiddenState), {}},
+        {"entropy", entropy.shape(), valuesOf(entropy), {}},
+        {"jsd_adjacent", jsd.shape(), valuesOf(jsd), {}},
+    };
+    for (const auto& [name, tensor] : trace.internals) tensors.push_back({name, tensor.shape(), valuesOf(tensor), {}});
+    for (std::size_t l = 0; l < trace.layers.size(); ++l)
+        for (const auto& [name, tensor] : trace.layers[l].internals)
+            tensors.push_back({"layer" + std::to_string(l) + "." + name, tensor.shape(), valuesOf(tensor), {}});
+    io::writeSafetensors(path, tensors);
 }
 
 QJsonArray shapeJson(const std::vector<int64_t>& shape) {
@@ -123,10 +130,26 @@ struct Run {
     std::vector<double> times;
 };
 
-Run runRepeated(const TransformerModel& model, const ModelInput& input, int repeat) {
+// A knn variant's datastore: its text in the checkpoint's own tokens, chunked to the model's positions.
+variants::KnnDatastore loadDatastore(const TransformerModel& model, const std::string& folder,
+                                     const variants::VariantSpec& variant) {
+    const std::string text = variants::readDatastoreText(variant.knn->datastore);
+    const tokenize::Encoding encoding = tokenize::Tokenizer::load(folder)->encode(text, std::nullopt, false);
+    const std::vector<int32_t> ids(encoding.ids.begin(), encoding.ids.end());
+    return variants::buildDatastore(
+        model, variants::chunkForDatastore(ids, variants::datastoreChunkLength(model.spec())), variant);
+}
+
+Run runRepeated(const TransformerModel& model, const ModelInput& input, const variants::VariantSpec& variant,
+                int repeat, const std::string& folder) {
+    CaptureRequest capture;
+    capture.internals = !variant.isVanilla();
+    std::optional<variants::KnnDatastore> datastore;
+    if (variant.knn) datastore = loadDatastore(model, folder, variant);
     Run run;
     for (int i = 0; i < repeat; ++i) {
-        run.trace = model.forward(input);
+        run.trace = datastore ? variants::forwardKnn(model, input, capture, variant, *datastore)
+                              : model.forward(input, capture, variant);
         run.times.push_back(run.trace.forwardMs);
     }
     return run;
@@ -136,11 +159,13 @@ Run runRepeated(const TransformerModel& model, const ModelInput& input, int repe
 int runInspectCommand(const QStringList& rawArgs) {
     const CliArgs args(rawArgs, {"--no-special-tokens", "--json"},
                        {"--model", "--text", "--text-pair", "--ids", "--token-type-ids", "--attention-mask",
-                        "--backend", "--vulkan-device", "--repeat", "--dump"});
+                        "--backend", "--vulkan-device", "--repeat", "--dump", "--variant"});
     const std::string folder = args.required("--model").toStdString();
     if (!args.has("--dump") && !args.has("--json")) throw CliError("nothing to do: give --dump FILE and/or --json");
     const int repeat = args.integer("--repeat", 1, 1, 100000);
     const PreparedInput input = prepareInput(args, folder);
+    const variants::VariantSpec variant =
+        args.has("--variant") ? variants::loadVariantSpec(args.value("--variant").toStdString()) : variants::VariantSpec{};
 
     std::optional<BackendKind> forced;
     if (args.has("--backend")) forced = args.backend();
@@ -152,13 +177,13 @@ int runInspectCommand(const QStringList& rawArgs) {
     Run run;
     try {
         model = loadModel(folder, *opened.backend);
-        run = runRepeated(*model, input.model, repeat);
+        run = runRepeated(*model, input.model, variant, repeat, folder);
     } catch (const vk::VulkanError& error) {
         // Pipeline creation failed, the device was lost or ran out of memory: the same pass on the CPU.
         model.reset(); // its device tensors go before the Vulkan backend that owns their memory
         opened = {makeCpuBackend(), std::string("Vulkan failed (") + error.what() + "); ran on the CPU backend"};
         model = loadModel(folder, *opened.backend);
-        run = runRepeated(*model, input.model, repeat);
+        run = runRepeated(*model, input.model, variant, repeat, folder);
     }
     if (!opened.note.empty()) std::fprintf(stderr, "headlight inspect: %s\n", opened.note.c_str());
     if (args.has("--dump")) writeDump(args.value("--dump").toStdString(), run.trace);

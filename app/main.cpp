@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "cli.h"
+#include "default_model.h"
 #include "main_window.h"
 
 namespace {
@@ -20,7 +21,8 @@ int runGui(int argc, char** argv) {
     parser.addVersionOption();
     const QCommandLineOption backend("backend", "Force the compute backend: cpu or vulkan.", "name");
     const QCommandLineOption device("vulkan-device", "Vulkan device index or part of its name.", "device");
-    const QCommandLineOption model("model", "Open this checkpoint folder at start.", "folder");
+    const QCommandLineOption model("model", "Open this checkpoint folder at start (default: the zoo's default model).",
+                                   "folder");
     parser.addOption(backend);
     parser.addOption(device);
     parser.addOption(model);
@@ -38,6 +40,10 @@ int runGui(int argc, char** argv) {
     headlight::app::MainWindow window(options);
     window.show();
     if (parser.isSet(model)) window.openCheckpoint(parser.value(model));
+    else if (const auto zoo = headlight::app::defaultModel()) {
+        if (!zoo->text.isEmpty()) window.workspace()->setText(zoo->text);
+        window.openCheckpoint(zoo->folder);
+    }
     return app.exec();
 }
 } // namespace

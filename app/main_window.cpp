@@ -1,10 +1,16 @@
 #include "main_window.h"
 
+#include "canvas/canvas_window.h"
+#include "corpus_runner.h"
+#include "export_actions.h"
+#include "variant_dock.h"
+
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
-#include <QDragEnterEvent>
+#include <QCloseEvent>
 #include <QDir>
+#include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -17,14 +23,13 @@
 #include <QStatusBar>
 #include <QVulkanInstance>
 
-#include "canvas/canvas_window.h"
-
 namespace headlight::app {
 
 MainWindow::MainWindow(const LaunchOptions& options, QWidget* parent)
-    : QMainWindow(parent), options_(options) {
+    : QMainWindow(parent)
+    , options_(options) {
     setWindowTitle(tr("Headlight"));
-    resize(1280, 800);
+    resize(1440, 900);
     setAcceptDrops(true);
     session_ = new ModelSession(this);
     connect(session_, &ModelSession::loaded, this, &MainWindow::onModelLoaded);
@@ -38,9 +43,25 @@ MainWindow::MainWindow(const LaunchOptions& options, QWidget* parent)
     statusBar()->addPermanentWidget(loadProgress_);
     computeLabel_ = new QLabel(this);
     statusBar()->addPermanentWidget(computeLabel_);
+    workspace_ = new Workspace(createCanvas(), this);
+    setCentralWidget(workspace_);
+    connect(workspace_, &Workspace::message, this,
+            [this](const QString& text) { statusBar()->showMessage(text, 4000); });
+    connect(workspace_, &Workspace::readoutChanged, this, [this](const QString& text) {
+        if (text.isEmpty())
+            statusBar()->clearMessage();
+        else
+            statusBar()->showMessage(text);
+    });
+    variantDock_ = new VariantDock(workspace_, this);
+    addDockWidget(Qt::RightDockWidgetArea, variantDock_);
+    corpus_ = new CorpusRunner(workspace_, this);
+    workspace_->restoreSettings();
     createMenus();
-    createCanvas();
     setBackend(options.backend);
+    QSettings settings;
+    restoreGeometry(settings.value("window/geometry").toByteArray());
+    restoreState(settings.value("window/state").toByteArray());
 }
 
 MainWindow::~MainWindow() {
@@ -50,11 +71,17 @@ MainWindow::~MainWindow() {
 
 void MainWindow::createMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
-    QAction* open = file->addAction(tr("&Open checkpoint folder…"), this, &MainWindow::chooseCheckpoint);
+    QAction* open =
+        file->addAction(tr("&Open checkpoint folder…"), this, &MainWindow::chooseCheckpoint);
     open->setShortcut(QKeySequence::Open);
     recentMenu_ = file->addMenu(tr("Open &recent"));
     rebuildRecentMenu();
     file->addSeparator();
+    auto* exports = new ExportActions(this);
+    file->addAction(exports->figureAction());
+    file->addAction(exports->dataAction());
+    file->addSeparator();
+    createVariantMenus(file);
     QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
     quit->setShortcut(QKeySequence::Quit);
 
@@ -74,28 +101,61 @@ void MainWindow::createMenus() {
         connect(action, &QAction::triggered, this, [this, kind = entry.kind] { setBackend(kind); });
     }
 
+    createViewMenu();
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("Attention is &not explanation…"), this, &MainWindow::showAttentionNote);
     help->addAction(tr("&About Headlight"), this, &MainWindow::showAbout);
 }
 
-void MainWindow::createCanvas() {
+// File ▸ Save variant spec… and Open corpus…, the Edit menu's variant undo/redo.
+void MainWindow::createVariantMenus(QMenu* file) {
+    file->addAction(variantDock_->saveAction());
+    file->addAction(corpus_->openAction());
+    file->addSeparator();
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    edit->addAction(variantDock_->undoAction());
+    edit->addAction(variantDock_->redoAction());
+}
+
+void MainWindow::createViewMenu() {
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    view->addActions(workspace_->viewActions());
+    view->addSeparator();
+    view->addActions(workspace_->navigationActions());
+    view->addSeparator();
+    view->addAction(variantDock_->toggleViewAction());
+    view->addAction(corpus_->clearAction());
+    view->addSeparator();
+    QMenu* colors = view->addMenu(tr("&Colour map"));
+    auto* group = new QActionGroup(this);
+    for (const render::Colormap map : {render::Colormap::Viridis, render::Colormap::Cividis}) {
+        QAction* action = colors->addAction(render::colormapName(map));
+        action->setCheckable(true);
+        action->setChecked(workspace_->state().colormap == map);
+        group->addAction(action);
+        connect(action, &QAction::triggered, workspace_,
+                [this, map] { workspace_->setColormap(map); });
+    }
+}
+
+QWidget* MainWindow::createCanvas() {
     vulkan_ = std::make_unique<QVulkanInstance>();
 #ifndef NDEBUG
     vulkan_->setLayers({"VK_LAYER_KHRONOS_validation"});
 #endif
     if (!vulkan_->create()) {
-        canvasProblem_ = tr("The Vulkan canvas is unavailable (%1). Figures are drawn without it.")
-                             .arg(vulkan_->errorCode() ? QStringLiteral("VkResult %1").arg(vulkan_->errorCode())
-                                                       : tr("no Vulkan surface on this display"));
+        canvasProblem_ =
+            tr("The Vulkan canvas is unavailable (%1). Figures are drawn without it.")
+                .arg(vulkan_->errorCode() ? QStringLiteral("VkResult %1").arg(vulkan_->errorCode())
+                                          : tr("no Vulkan surface on this display"));
         auto* label = new QLabel(canvasProblem_, this);
         label->setAlignment(Qt::AlignCenter);
         label->setWordWrap(true);
-        setCentralWidget(label);
-        return;
+        return label;
     }
     canvas_ = new render::CanvasWindow;
     canvas_->setVulkanInstance(vulkan_.get());
-    setCentralWidget(QWidget::createWindowContainer(canvas_, this));
+    return QWidget::createWindowContainer(canvas_, this);
 }
 
 void MainWindow::setBackend(std::optional<BackendKind> forced) {
@@ -104,14 +164,16 @@ void MainWindow::setBackend(std::optional<BackendKind> forced) {
 }
 
 void MainWindow::refreshStatus() {
-    const QString device = backend_.device ? QString::fromStdString(backend_.device->name) : tr("none");
+    const QString device =
+        backend_.device ? QString::fromStdString(backend_.device->name) : tr("none");
     const QString shortDevice = device.section(" (", 0, 0);
     const QString backend = backend_.kind == BackendKind::Vulkan ? tr("Vulkan") : tr("CPU (Eigen)");
     computeLabel_->setText(tr("%1 backend · Vulkan device: %2").arg(backend, shortDevice));
     computeLabel_->setToolTip(QString::fromStdString(backend_.reason));
     if (canvas_)
-        canvas_->setHudLines({tr("Compute: %1").arg(device),
-                              tr("Backend: %1").arg(QString::fromLatin1(backendName(backend_.kind)))});
+        canvas_->setHudLines(
+            {tr("Compute: %1").arg(device),
+             tr("Backend: %1").arg(QString::fromLatin1(backendName(backend_.kind)))});
 }
 
 void MainWindow::chooseCheckpoint() {
@@ -119,7 +181,8 @@ void MainWindow::chooseCheckpoint() {
     if (!folder.isEmpty()) openCheckpoint(folder);
 }
 
-void MainWindow::openCheckpoint(const QString& folder) {
+void MainWindow::openCheckpoint(const QString& path) {
+    const QString folder = QFileInfo(path).absoluteFilePath();
     modelLabel_->setText(tr("Loading %1…").arg(QDir::toNativeSeparators(folder)));
     loadProgress_->show();
     session_->load(folder, backend_, options_.vulkanDevice);
@@ -134,20 +197,33 @@ void MainWindow::onModelLoaded(const QString& summary) {
     if (!model->backendNote.isEmpty()) text += "  ·  " + model->backendNote;
     modelLabel_->setText(text);
     setWindowTitle(tr("Headlight — %1").arg(QFileInfo(model->folder).fileName()));
+    workspace_->setModel(session_->shared());
 }
 
 void MainWindow::onModelFailed(const QString& folder, const QString& reason) {
     loadProgress_->hide();
     const LoadedModel* previous = session_->current();
-    modelLabel_->setText(previous ? QFileInfo(previous->folder).fileName() + "  ·  " + previous->summary()
+    modelLabel_->setText(previous ? QFileInfo(previous->folder).fileName() + "  ·  " +
+                                        previous->summary()
                                   : tr("No model: File ▸ Open checkpoint folder… (Ctrl+O)"));
+    showError(tr("Cannot open checkpoint"),
+              tr("Headlight cannot open %1.").arg(QDir::toNativeSeparators(folder)), reason);
+}
+
+void MainWindow::showError(const QString& title, const QString& line, const QString& detail) {
     // Why non-modal open(): the window keeps working, and tests can read the dialog.
-    errorDialog_ = new QMessageBox(QMessageBox::Critical, tr("Cannot open checkpoint"),
-                                   tr("Headlight cannot open %1.").arg(QDir::toNativeSeparators(folder)),
-                                   QMessageBox::Ok, this);
-    errorDialog_->setInformativeText(reason);
+    errorDialog_ = new QMessageBox(QMessageBox::Critical, title, line, QMessageBox::Ok, this);
+    errorDialog_->setInformativeText(detail);
     errorDialog_->setAttribute(Qt::WA_DeleteOnClose);
     errorDialog_->open();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    QSettings settings;
+    settings.setValue("window/geometry", saveGeometry());
+    settings.setValue("window/state", saveState());
+    workspace_->saveSettings();
+    QMainWindow::closeEvent(event);
 }
 
 void MainWindow::rememberRecent(const QString& folder) {
@@ -163,21 +239,42 @@ void MainWindow::rebuildRecentMenu() {
     recentMenu_->clear();
     const QStringList recent = QSettings().value("recentFolders").toStringList();
     for (const QString& folder : recent)
-        recentMenu_->addAction(QDir::toNativeSeparators(folder), this, [this, folder] { openCheckpoint(folder); });
+        recentMenu_->addAction(QDir::toNativeSeparators(folder), this,
+                               [this, folder] { openCheckpoint(folder); });
     recentMenu_->setEnabled(!recent.isEmpty());
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
     const QList<QUrl> urls = event->mimeData()->urls();
-    if (urls.size() == 1 && QFileInfo(urls.first().toLocalFile()).isDir()) event->acceptProposedAction();
+    if (urls.size() == 1 && QFileInfo(urls.first().toLocalFile()).isDir())
+        event->acceptProposedAction();
 }
 
-void MainWindow::dropEvent(QDropEvent* event) { openCheckpoint(event->mimeData()->urls().first().toLocalFile()); }
+void MainWindow::dropEvent(QDropEvent* event) {
+    openCheckpoint(event->mimeData()->urls().first().toLocalFile());
+}
 
 void MainWindow::showAbout() {
-    QMessageBox::about(this, tr("About Headlight"),
-                       tr("<b>Headlight %1</b><p>Runs real forward passes of Transformer variants and "
-                          "shows what happens inside them.</p>")
-                           .arg(QApplication::applicationVersion()));
+    QMessageBox::about(
+        this, tr("About Headlight"),
+        tr("<b>Headlight %1</b><p>Runs real forward passes of Transformer variants and "
+           "shows what happens inside them.</p>")
+            .arg(QApplication::applicationVersion()));
+}
+
+void MainWindow::showAttentionNote() {
+    QMessageBox::information(
+        this, tr("Attention is not explanation"),
+        tr("<p>The views show attention weights: how much each token's representation draws on "
+           "each other token inside one head. They are a real, measured part of the computation, "
+           "but they are not an explanation of the model's output.</p>"
+           "<p>Jain &amp; Wallace (2019, <i>Attention is not Explanation</i>) found that very "
+           "different attention patterns can give the same prediction, and that attention often "
+           "disagrees with other measures of which inputs matter. Wiegreffe &amp; Pinter (2019, "
+           "<i>Attention is not not Explanation</i>) answered that attention can still carry "
+           "useful information, but only tests against alternatives can show that it does.</p>"
+           "<p>So read these pictures as <b>where information flows</b>, not <b>why</b> the model "
+           "decided. Values, residual connections and the feed-forward layers also shape the "
+           "result, and the rollout view is one approximation of their combined flow.</p>"));
 }
 } // namespace headlight::app

@@ -1,16 +1,18 @@
 #pragma once
-// Headlight's main window: menu bar, the Vulkan canvas as the central view, and a status bar that
-// names the compute device and backend (and why that backend was chosen).
+// Headlight's main window: menu bar, the workspace (text box, token strip, attention views and
+// the Vulkan canvas as its last tab), and a status bar that names the compute device and backend
+// (and why that backend was chosen). Window geometry and recent folders persist in QSettings.
+
+#include "backend/backend_choice.h"
+#include "canvas/canvas_window.h"
+#include "model_session.h"
+#include "workspace.h"
 
 #include <QMainWindow>
 #include <QMessageBox>
 #include <QPointer>
 #include <memory>
 #include <optional>
-
-#include "backend/backend_choice.h"
-#include "canvas/canvas_window.h"
-#include "model_session.h"
 
 class QLabel;
 class QActionGroup;
@@ -19,6 +21,9 @@ class QProgressBar;
 class QVulkanInstance;
 
 namespace headlight::app {
+
+class CorpusRunner;
+class VariantDock;
 
 struct LaunchOptions {
     std::optional<BackendKind> backend; // --backend
@@ -34,14 +39,20 @@ public:
     const BackendChoice& backendChoice() const { return backend_; }
     ModelSession& session() { return *session_; }
     QMessageBox* errorDialog() const { return errorDialog_; } // the last error shown, if any
-    render::CanvasWindow* canvas() const { return canvas_; } // nullptr when Vulkan cannot draw
+    render::CanvasWindow* canvas() const { return canvas_; }  // nullptr when Vulkan cannot draw
     QString canvasProblem() const { return canvasProblem_; }
+    Workspace* workspace() const { return workspace_; }
+    VariantDock* variantDock() const { return variantDock_; }
+    CorpusRunner* corpusRunner() const { return corpus_; }
+    // A non-modal error dialog (errorDialog() returns it): a title, one line and the detail.
+    void showError(const QString& title, const QString& line, const QString& detail);
 
 public Q_SLOTS:
     void setBackend(std::optional<BackendKind> forced);
     void openCheckpoint(const QString& folder); // loads on a worker thread
 
 protected:
+    void closeEvent(QCloseEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
 
@@ -52,8 +63,11 @@ private:
     void rememberRecent(const QString& folder);
     void rebuildRecentMenu();
     void createMenus();
-    void createCanvas();
+    void createViewMenu();
+    void createVariantMenus(QMenu* file);
+    QWidget* createCanvas(); // the canvas, or a label saying why there is none
     void showAbout();
+    void showAttentionNote();
     void refreshStatus();
 
     LaunchOptions options_;
@@ -67,6 +81,9 @@ private:
     QActionGroup* backendGroup_ = nullptr;
     QMenu* recentMenu_ = nullptr;
     ModelSession* session_ = nullptr;
+    Workspace* workspace_ = nullptr;
+    VariantDock* variantDock_ = nullptr;
+    CorpusRunner* corpus_ = nullptr;
     QPointer<QMessageBox> errorDialog_;
 };
 } // namespace headlight::app

@@ -52,6 +52,7 @@ void ModelSession::load(const QString& folder, const BackendChoice& choice, cons
                 loaded->backendNote = QString("Vulkan failed (%1); using the CPU backend").arg(error.what());
                 loaded->model = loadModel(folder.toStdString(), *loaded->backend);
             }
+            loaded->positionTable = loaded->model->positionTable();
             try {
                 loaded->tokenizer = tokenize::Tokenizer::load(folder.toStdString());
             } catch (const tokenize::TokenizerError&) {

@@ -3,14 +3,14 @@
 // never freezes on a large checkpoint), with its tokenizer when the folder has one. A load that
 // fails reports one line, and the previous model stays.
 
+#include "backend/backend.h"
+#include "model/transformer.h"
+#include "tokenize/tokenizer.h"
+
 #include <QFutureWatcher>
 #include <QObject>
 #include <QString>
 #include <memory>
-
-#include "backend/backend.h"
-#include "model/transformer.h"
-#include "tokenize/tokenizer.h"
 
 namespace headlight::app {
 
@@ -20,7 +20,8 @@ struct LoadedModel {
     std::unique_ptr<TransformerModel> model;
     std::unique_ptr<tokenize::Tokenizer> tokenizer; // null when the folder has no tokenizer files
     QString backendNote;                            // why the CPU backend is used, if it is
-    QString summary() const;                        // "bert · 12 layers × 12 heads · hidden 768 · cpu"
+    Tensor positionTable; // the learned position table [P, D], empty when there is none
+    QString summary() const; // "bert · 12 layers × 12 heads · hidden 768 · cpu"
 };
 
 class ModelSession : public QObject {
@@ -30,9 +31,13 @@ public:
     ~ModelSession() override;
 
     // Starts loading `folder` with the backend `choice` names; emits loaded() or failed().
-    void load(const QString& folder, const BackendChoice& choice, const std::string& deviceSelector);
+    void load(const QString& folder, const BackendChoice& choice,
+              const std::string& deviceSelector);
     bool busy() const;
     const LoadedModel* current() const { return current_.get(); }
+    // Shared so that a forward pass in flight keeps the model it started with alive when another
+    // model replaces it.
+    std::shared_ptr<const LoadedModel> shared() const { return current_; }
 
 Q_SIGNALS:
     void loaded(const QString& summary);
@@ -43,6 +48,6 @@ private:
     void finish();
 
     QFutureWatcher<std::shared_ptr<Result>>* watcher_;
-    std::unique_ptr<LoadedModel> current_;
+    std::shared_ptr<LoadedModel> current_;
 };
 } // namespace headlight::app

@@ -374,6 +374,7 @@ void readHeadlight(const ConfigReader& config, ModelSpec& spec) {
     } catch (const variants::VariantError& error) {
         config.fail(std::string("headlight section: ") + error.what());
     }
+    if (spec.zoo.knn) config.fail("headlight section: a kNN-LM datastore belongs to a variant spec, not a checkpoint");
     if (!spec.zoo.block) spec.zoo.block = variants::BlockSpec{};
     if (spec.zoo.position == variants::PositionKind::Checkpoint) spec.zoo.position = variants::PositionKind::Learned;
     const std::string& activation = spec.zoo.block->activation;

@@ -17,6 +17,7 @@ struct CaptureRequest {
     bool scores = false;        // pre-softmax scores (scaled, masked) [H, T, T]
     bool hiddenStates = false;  // [T, D] after the embeddings and after every layer
     bool internals = false;     // the variant's own tensors (masks, biases, buckets, ...; docs/variants.md)
+    bool logits = false;        // next-token logits [T, V] through the tied LM head (causal, tied models)
     std::vector<int> layers;    // layers to capture; empty means all
     std::vector<int> heads;     // heads kept in the trace; empty means all (the device computes
                                 // every head of a captured layer, the host keeps these)
@@ -40,6 +41,7 @@ struct Trace {
     std::vector<LayerTrace> layers;     // one per model layer
     std::vector<Tensor> hiddenStates;   // L + 1 tensors [T, D] when requested (as HF's hidden_states)
     Tensor lastHiddenState;             // [T, D] (after the final norm where the model has one)
+    Tensor logits;                      // [T, V] when requested: lastHiddenState · token embeddingᵀ
     std::map<std::string, Tensor> internals; // model-level variant internals (nominal mask, exits, ...)
     double forwardMs = 0.0;             // wall time of the forward pass, capture included
 

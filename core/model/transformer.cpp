@@ -308,6 +308,10 @@ DeviceTensor TransformerModel::attendComposed(int index, DeviceTensor q, DeviceT
 
 Trace TransformerModel::forward(const ModelInput& input, const CaptureRequest& capture,
                                 const variants::VariantSpec& requested) const {
+    if (requested.knn)
+        throw variants::VariantError("kNN-LM needs its datastore: run the pass through variants::forwardKnn");
+    if (capture.logits && !(spec_.causal && spec_.tieEmbeddings))
+        throw ModelError("logits are read through a causal model's tied LM head, which this checkpoint does not have");
     const variants::VariantSpec variant = effectiveVariant(requested);
     validate(input, variant);
     variants::checkApplies(variant, spec_);
@@ -362,6 +366,11 @@ Trace TransformerModel::forward(const ModelInput& input, const CaptureRequest& c
         if (capture.hiddenStates) hidden.push_back(x);
     }
     trace.lastHiddenState = backend_.download(x);
+    if (capture.logits) {
+        DeviceTensor logits = backend_.allocate({x.dim(0), spec_.vocabSize});
+        backend_.linear(x, tokenEmbedding_, nullptr, logits);
+        trace.logits = backend_.download(logits);
+    }
     for (std::size_t l = 0; l < pending.size(); ++l) collect(pending[l], capture, trace.layers[l]);
     if (capture.internals) collectPlan(pass.plan, trace);
     if (exits) {

@@ -90,6 +90,9 @@ void checkApplies(const VariantSpec& variant, const ModelSpec& model) {
             "model's tied LM head, which " +
             std::string(architectureName(model.architecture)) +
             " does not have here; use the saturation criterion");
+    if (variant.knn && !(model.causal && model.tieEmbeddings))
+        throw VariantError("kNN-LM mixes in a next-token distribution read through a causal model's tied LM head, "
+                           "which " + std::string(architectureName(model.architecture)) + " does not have here");
     if (variant.kernel == AttentionKernel::Lsh && variant.lshChunk < 1)
         throw VariantError("LSH attention needs a chunk of at least one token");
 }

@@ -1,7 +1,9 @@
 #pragma once
 // The variant options Headlight implements, as `headlight variants` lists them and the variant
 // panel shows them: catalogue item (§4.2), family, JSON usage, citation, parameters with their
-// defaults, and what the option needs from a checkpoint (catalogue §0.3).
+// defaults, and what the option needs from a checkpoint (catalogue §0.3). Entries marked (zoo)
+// are architecture keys: they select how a zoo checkpoint's trained weights are wired
+// (docs/zoo-format.md) and are read from its config, not toggled on other checkpoints.
 
 #include <string>
 #include <vector>

@@ -2,7 +2,9 @@
 // showing the vanilla model under a variant's name.
 #include "variants/variant_spec.h"
 
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -356,6 +358,19 @@ EarlyExit parseEarlyExit(Fields fields) {
     fields.finish();
     return exit;
 }
+
+KnnLm parseKnn(Fields fields) {
+    KnnLm knn;
+    if (!fields.has("datastore"))
+        fields.fail("datastore", "is missing: give the text file the datastore is built from");
+    knn.datastore = fields.text("datastore", "");
+    if (knn.datastore.empty()) fields.fail("datastore", "is empty");
+    knn.k = fields.integer("k", knn.k, 1, 4096);
+    knn.lambda = fields.number("lambda", knn.lambda, 0.0, 1.0);
+    knn.temperature = fields.number("temperature", knn.temperature, 1e-6, 1e9);
+    fields.finish();
+    return knn;
+}
 } // namespace
 
 bool VariantSpec::needsComposedPath() const {
@@ -365,7 +380,7 @@ bool VariantSpec::needsComposedPath() const {
 
 bool VariantSpec::isVanilla() const {
     return !needsComposedPath() && position == PositionKind::Checkpoint && !dropFfn &&
-           earlyExit.criterion == EarlyExit::Criterion::None && !block;
+           earlyExit.criterion == EarlyExit::Criterion::None && !knn && !block;
 }
 
 VariantSpec parseVariantSpec(const std::string& jsonText) {
@@ -394,6 +409,8 @@ VariantSpec parseVariantSpec(const std::string& jsonText) {
     spec.dropFfn = fields.boolean("drop_ffn", false);
     if (fields.has("early_exit")) spec.earlyExit = parseEarlyExit(Fields(fields.object("early_exit"), "early_exit"));
     else fields.take("early_exit");
+    if (fields.has("knn")) spec.knn = parseKnn(Fields(fields.object("knn"), "knn"));
+    else fields.take("knn");
     parseBlock(fields, spec);
     fields.finish();
     return spec;
@@ -403,6 +420,11 @@ VariantSpec loadVariantSpec(const std::string& path) {
     QFile file(QString::fromStdString(path));
     if (!file.open(QIODevice::ReadOnly)) throw VariantError("cannot read the variant spec " + path);
     if (file.size() > kMaxSpecBytes) throw VariantError("the variant spec " + path + " is larger than 4 MB");
-    return parseVariantSpec(file.readAll().toStdString());
+    VariantSpec spec = parseVariantSpec(file.readAll().toStdString());
+    // Why: a spec names its datastore next to itself, wherever the command runs from.
+    if (spec.knn)
+        spec.knn->datastore =
+            QFileInfo(file).absoluteDir().absoluteFilePath(QString::fromStdString(spec.knn->datastore)).toStdString();
+    return spec;
 }
 } // namespace headlight::variants

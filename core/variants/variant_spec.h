@@ -5,7 +5,7 @@
 // the checkpoint's own vanilla behaviour, so `{}` changes nothing.
 //
 // Index: AttentionKernel · SparseMask · Prior · AdaptiveSpan · TalkingHeads · PositionKind ·
-// EarlyExit · VariantSpec · parseVariantSpec
+// EarlyExit · KnnLm · VariantSpec · parseVariantSpec
 
 #include <cstdint>
 #include <optional>
@@ -100,6 +100,15 @@ struct EarlyExit {
     int patience = 2;       // Patience: layers with an unchanged argmax
 };
 
+// Item 18: kNN-LM (Khandelwal et al. 2020), the next-token distribution mixed with one read from
+// a datastore built from a user text: p = λ·p_kNN + (1 − λ)·p_LM (variants/knn_lm.h).
+struct KnnLm {
+    std::string datastore;    // the text file; loadVariantSpec resolves it against the spec's folder
+    int k = 8;                // neighbours retrieved per token
+    float lambda = 0.25f;     // weight of p_kNN in the mixture
+    float temperature = 1.0f; // p_kNN ∝ Σ exp(−d / temperature), d the squared L2 distance
+};
+
 // Items 12–15, 19, 20: the architecture keys of a zoo checkpoint (docs/zoo-format.md). They
 // describe how trained weights are wired, so only a `headlight` checkpoint's config sets them.
 struct BlockSpec {
@@ -141,6 +150,7 @@ struct VariantSpec {
     PositionKind position = PositionKind::Checkpoint;
     bool dropFfn = false;    // item 13: skip every FFN sub-layer (Dong et al. 2021 rank collapse)
     EarlyExit earlyExit;
+    std::optional<KnnLm> knn;       // item 18: runs through variants::forwardKnn, which holds the datastore
     std::optional<BlockSpec> block; // set only from a zoo checkpoint's config
 
     bool isVanilla() const;       // no option changes the checkpoint's own forward pass
@@ -148,7 +158,8 @@ struct VariantSpec {
 };
 
 // Parses the JSON text of a variant spec. Throws VariantError naming the offending key for an
-// unknown key or preset, a wrong type, or a value out of range.
+// unknown key or preset, a wrong type, or a value out of range. A relative knn.datastore path is
+// kept as written; loadVariantSpec resolves it against the folder of the spec file.
 VariantSpec parseVariantSpec(const std::string& jsonText);
 VariantSpec loadVariantSpec(const std::string& path);
 } // namespace headlight::variants

@@ -1,18 +1,17 @@
 // The main window under the offscreen platform (no Vulkan surface there): it still opens, says
-// why the canvas is missing, names the compute device and backend, and the Compute menu switches
-// the backend.
+// (in the canvas tab) why the canvas is missing, names the compute device and backend, and the
+// Compute menu switches the backend.
+#include "golden.h"
+#include "main_window.h"
+
 #include <QAction>
 #include <QLabel>
 #include <QMenuBar>
-#include <QStatusBar>
-#include <QTest>
-
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTemporaryDir>
-
-#include "golden.h"
-#include "main_window.h"
+#include <QTest>
 
 using namespace headlight;
 
@@ -28,7 +27,8 @@ QAction* findAction(QMenuBar* bar, const QString& menuTitle, const QString& text
 
 QString statusText(const app::MainWindow& window) {
     QString text;
-    for (QLabel* label : window.statusBar()->findChildren<QLabel*>()) text += label->text() + label->toolTip();
+    for (QLabel* label : window.statusBar()->findChildren<QLabel*>())
+        text += label->text() + label->toolTip();
     return text;
 }
 } // namespace
@@ -43,8 +43,9 @@ private Q_SLOTS:
         QSignalSpy loaded(&window.session(), &app::ModelSession::loaded);
         window.openCheckpoint(test::goldenRoot() + "/bert");
         QVERIFY(loaded.wait(20000));
-        QVERIFY2(statusText(window).contains("bert  ·  bert · 2 layers × 4 heads · hidden 32 · cpu"),
-                 qPrintable(statusText(window)));
+        QVERIFY2(
+            statusText(window).contains("bert  ·  bert · 2 layers × 4 heads · hidden 32 · cpu"),
+            qPrintable(statusText(window)));
         QVERIFY(window.windowTitle().contains("bert"));
         QVERIFY(window.session().current()->tokenizer != nullptr);
         QVERIFY(findAction(window.menuBar(), "File", "Open checkpoint folder…"));
@@ -63,7 +64,8 @@ private Q_SLOTS:
         bin.close();
         QFile config(pickles.filePath("config.json"));
         QVERIFY(config.open(QIODevice::WriteOnly));
-        config.write(R"({"model_type": "bert", "vocab_size": 10, "hidden_size": 8, "num_hidden_layers": 1,
+        config.write(
+            R"({"model_type": "bert", "vocab_size": 10, "hidden_size": 8, "num_hidden_layers": 1,
                         "num_attention_heads": 2, "intermediate_size": 16, "max_position_embeddings": 8,
                         "type_vocab_size": 2})");
         config.close();
@@ -84,7 +86,9 @@ private Q_SLOTS:
         window.show();
         QVERIFY(!window.canvas());
         QVERIFY(window.canvasProblem().contains("Vulkan canvas is unavailable"));
-        auto* label = qobject_cast<QLabel*>(window.centralWidget());
+        // The canvas tab of the workspace says why instead.
+        QCOMPARE(window.centralWidget(), window.workspace());
+        auto* label = qobject_cast<QLabel*>(window.workspace()->canvasPage());
         QVERIFY(label);
         QCOMPARE(label->text(), window.canvasProblem());
     }

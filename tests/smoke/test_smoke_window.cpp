@@ -1,11 +1,12 @@
-// A real window under Xvfb: the main window hosts the Vulkan canvas, frames are rendered, and a
-// grabbed frame shows the canvas background with the Dear ImGui HUD drawn over it.
+// A real window under Xvfb: the main window hosts the Vulkan canvas in its workspace's last tab,
+// frames are rendered, and a grabbed frame shows the canvas background with the Dear ImGui HUD
+// drawn over it.
+#include "canvas/canvas_window.h"
+#include "main_window.h"
+
 #include <QLabel>
 #include <QStatusBar>
 #include <QTest>
-
-#include "canvas/canvas_window.h"
-#include "main_window.h"
 
 using namespace headlight;
 
@@ -13,7 +14,8 @@ namespace {
 constexpr QRgb kBackground = qRgb(28, 31, 36); // CanvasRenderer's clear colour, 8-bit
 
 bool near(QRgb a, QRgb b, int tolerance = 3) {
-    return std::abs(qRed(a) - qRed(b)) <= tolerance && std::abs(qGreen(a) - qGreen(b)) <= tolerance &&
+    return std::abs(qRed(a) - qRed(b)) <= tolerance &&
+           std::abs(qGreen(a) - qGreen(b)) <= tolerance &&
            std::abs(qBlue(a) - qBlue(b)) <= tolerance;
 }
 } // namespace
@@ -23,6 +25,7 @@ class TestSmokeWindow : public QObject {
 private Q_SLOTS:
     void canvasRendersBackgroundAndHud() {
         app::MainWindow window({});
+        window.workspace()->showCanvas(); // the canvas is the workspace's last tab
         window.show();
         QVERIFY2(window.canvas(), qPrintable(window.canvasProblem()));
         QTRY_VERIFY_WITH_TIMEOUT(window.canvas()->framesRendered() >= 3, 20000);

@@ -246,7 +246,7 @@ private Q_SLOTS:
             errorOf([&] { loadModelConfig(dir.path().toStdString()); }),
             dir.filePath("config.json") +
                 ": unsupported architecture 'xyz' (supported: bert, roberta, distilbert, gpt2, "
-                "llama, qwen2, mistral)");
+                "llama, qwen2, mistral, headlight)");
     }
 
     void appliesHuggingFaceDefaults() {
@@ -382,7 +382,7 @@ private Q_SLOTS:
 
     void refusesUnknownArchitectures() {
         const QString supported =
-            "(supported: bert, roberta, distilbert, gpt2, llama, qwen2, mistral)";
+            "(supported: bert, roberta, distilbert, gpt2, llama, qwen2, mistral, headlight)";
         QCOMPARE(parseError({{"model_type", "xyz"}, {"architectures", QJsonArray{"BertModel"}}}),
                  "config.json: unsupported architecture 'xyz' " + supported);
         QCOMPARE(parseError({{"architectures", QJsonArray{"Qwen2MoeForCausalLM"}}}),

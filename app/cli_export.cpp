@@ -1,0 +1,305 @@
+// `headlight export`: one view of a forward pass as PNG, SVG or PDF, or its numbers as CSV or
+// safetensors, painted by the same code as the window and with no display: the command runs on
+// Qt's offscreen platform unless QT_QPA_PLATFORM names another (app/cli.cpp).
+//
+//   headlight export --list-views
+//   headlight export --model DIR (--text STR | --texts FILE) [--variant SPEC.json] --view NAME
+//                    [--layer L] [--head H] [--dpi N] [--size WxH] [--backend cpu|vulkan]
+//                    [--vulkan-device SEL] --out FILE.{png,svg,pdf,csv,safetensors}
+//
+// --texts FILE takes one text per line (blank lines skipped) and pools the violins' per-token
+// values over all of them (core/analysis/corpus.h), with a progress line on stderr. Without
+// --layer or --head nothing is outlined as selected: a paper's figure has no cursor in it.
+// Arguments are checked before the model loads, so a typo costs no forward pass.
+#include "analysis/corpus.h"
+#include "analysis/divergence.h"
+#include "attention_stats.h"
+#include "backend/backend_factory.h"
+#include "backend/vulkan/vk_error.h"
+#include "cli.h"
+#include "cli_args.h"
+#include "export_files.h"
+#include "figure_builders.h"
+#include "text_input.h"
+#include "variants/variant_spec.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QTextStream>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace headlight::app {
+namespace {
+
+struct ExportModel {
+    std::unique_ptr<Backend> backend;
+    std::unique_ptr<TransformerModel> model;
+    std::unique_ptr<tokenize::Tokenizer> tokenizer; // null: the text is token ids
+    std::string note;                               // why the CPU backend is used, if it is
+};
+
+// What the arguments ask for, checked before the model loads.
+struct Request {
+    QString folder;
+    ViewKind view = ViewKind::Heatmap;
+    QString out;
+    render::ExportOptions options;
+    variants::VariantSpec variant;
+    QStringList texts;
+    bool corpus = false; // --texts
+};
+
+int listViews() {
+    QTextStream out(stdout);
+    for (int i = 0; i < kViewCount; ++i) {
+        const auto kind = ViewKind(i);
+        out << viewId(kind).leftJustified(18) << viewSummary(kind) << "\n";
+    }
+    return 0;
+}
+
+ViewKind parseView(const QString& name) {
+    for (int i = 0; i < kViewCount; ++i)
+        if (viewId(ViewKind(i)) == name) return ViewKind(i);
+    throw CliError("unknown view '" + name.toStdString() +
+                   "': 'headlight export --list-views' names them");
+}
+
+bool isViolins(ViewKind view) {
+    return view == ViewKind::EntropyViolins || view == ViewKind::JsdViolins;
+}
+
+QSizeF parseSize(const QString& text) {
+    const QStringList parts = text.toLower().split(QLatin1Char('x'));
+    bool okW = false, okH = false;
+    const double w = parts.size() == 2 ? parts[0].toDouble(&okW) : 0.0;
+    const double h = parts.size() == 2 ? parts[1].toDouble(&okH) : 0.0;
+    if (!okW || !okH || !(w >= 1.0 && w <= 100.0 && h >= 1.0 && h <= 100.0))
+        throw CliError(
+            "--size must be WIDTHxHEIGHT in inches, each from 1 to 100, e.g. 7x4.5; not '" +
+            text.toStdString() + "'");
+    return {w, h};
+}
+
+QStringList readTexts(const QString& path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly | QIODevice::Text))
+        throw CliError("cannot read --texts " + path.toStdString() + ": " +
+                       file.errorString().toStdString());
+    QStringList texts;
+    for (const QString& line : QString::fromUtf8(file.readAll()).split(QLatin1Char('\n')))
+        if (!line.trimmed().isEmpty()) texts << line.trimmed();
+    if (texts.isEmpty())
+        throw CliError("--texts " + path.toStdString() + " holds no text (one text per line)");
+    return texts;
+}
+
+void checkOut(const QString& out) {
+    const std::optional<ExportFormat> format = exportFormatFor(out);
+    const QString suffix = QFileInfo(out).suffix();
+    if (!format)
+        throw CliError((suffix.isEmpty()
+                            ? QStringLiteral("--out has no extension")
+                            : QStringLiteral("--out: unknown extension '.%1'").arg(suffix))
+                           .toStdString() +
+                       ": use " + exportExtensions().toStdString());
+    const QFileInfo folder(QFileInfo(out).absolutePath());
+    if (!folder.isDir())
+        throw CliError("cannot write " + out.toStdString() + ": the folder " +
+                       folder.filePath().toStdString() + " does not exist");
+    if (!folder.isWritable())
+        throw CliError("cannot write " + out.toStdString() + ": the folder " +
+                       folder.filePath().toStdString() + " is not writable");
+}
+
+Request parseRequest(const CliArgs& args) {
+    Request request;
+    request.folder = args.required("--model");
+    request.view = parseView(args.required("--view"));
+    request.out = args.required("--out");
+    checkOut(request.out);
+    if (args.has("--text") == args.has("--texts"))
+        throw CliError("give exactly one of --text and --texts");
+    request.corpus = args.has("--texts");
+    if (request.corpus && !isViolins(request.view))
+        throw CliError("--texts pools a corpus for entropy-violins and jsd-violins only; give "
+                       "--text for " +
+                       viewId(request.view).toStdString());
+    request.texts =
+        request.corpus ? readTexts(args.value("--texts")) : QStringList{args.value("--text")};
+    request.options.dpi =
+        args.integer("--dpi", request.options.dpi, render::kMinDpi, render::kMaxDpi);
+    if (args.has("--size")) request.options.inches = parseSize(args.value("--size"));
+    if (args.has("--variant")) {
+        request.variant = variants::loadVariantSpec(args.value("--variant").toStdString());
+        request.options.caption.variant = QFileInfo(args.value("--variant")).completeBaseName();
+    } else {
+        request.options.caption.variant = QStringLiteral("vanilla");
+    }
+    return request;
+}
+
+ExportModel openModel(const QString& folder, const CliArgs& args) {
+    std::optional<BackendKind> forced;
+    if (args.has("--backend")) forced = args.backend();
+    const std::string selector = args.value("--vulkan-device").toStdString();
+    OpenedBackend opened = openBackend(chooseBackend(forced, selector), selector);
+    ExportModel loaded{std::move(opened.backend), nullptr, nullptr, opened.note};
+    try {
+        loaded.model = loadModel(folder.toStdString(), *loaded.backend);
+    } catch (const vk::VulkanError& error) {
+        // Out of device memory or a failed pipeline while uploading: the same figure on the CPU.
+        loaded.backend = makeCpuBackend();
+        loaded.note = std::string("Vulkan failed (") + error.what() + "); ran on the CPU backend";
+        loaded.model = loadModel(folder.toStdString(), *loaded.backend);
+    }
+    try {
+        loaded.tokenizer = tokenize::Tokenizer::load(folder.toStdString());
+    } catch (const tokenize::TokenizerError&) {
+        // Why: a checkpoint without tokenizer files still runs, on token ids given as the text.
+    }
+    return loaded;
+}
+
+Trace runPass(const ExportModel& loaded, const QString& text, const variants::VariantSpec& variant,
+              QStringList* labels) {
+    PreparedText prepared = prepareText(loaded.tokenizer.get(), text);
+    if (prepared.input.ids.empty()) throw CliError("the text produced no tokens");
+    if (labels) *labels = prepared.labels;
+    return loaded.model->forward(prepared.input, {}, variant);
+}
+
+std::shared_ptr<ForwardResult> runText(const ExportModel& loaded, const Request& request) {
+    auto result = std::make_shared<ForwardResult>();
+    result->text = request.texts.front();
+    const Trace trace = runPass(loaded, result->text, request.variant, &result->tokens);
+    result->attention = trace.stackedProbabilities();
+    result->valid = trace.valid;
+    result->stats = analyseAttention(result->attention, result->valid);
+    return result;
+}
+
+float largestValue(const analysis::HeadValues& values) {
+    float largest = 0.0f;
+    for (const std::vector<float>& head : values.values)
+        for (float v : head)
+            largest = std::max(largest, v);
+    return largest;
+}
+
+void reportCorpusErrors(const analysis::CorpusResult& pooled) {
+    if (pooled.errors.empty()) return;
+    const analysis::CorpusError& first = pooled.errors.front();
+    if (pooled.accumulated.textCount() == 0)
+        throw CliError("no text could be analysed; text " + std::to_string(first.index + 1) + ": " +
+                       first.message);
+    std::fprintf(stderr,
+                 "headlight export: %zu of %zu texts failed and were left out; text %zu: %s\n",
+                 pooled.errors.size(), pooled.total, first.index + 1, first.message.c_str());
+}
+
+// The violins of a corpus: per-token values pooled over every text. The other fields of the
+// result stay empty; buildFigure draws only results with tokens, so it gets the first text's.
+std::shared_ptr<ForwardResult> runCorpus(const ExportModel& loaded, const Request& request) {
+    std::vector<std::string> texts;
+    for (const QString& text : request.texts)
+        texts.push_back(text.toStdString());
+    auto result = std::make_shared<ForwardResult>();
+    std::size_t longest = 2;
+    const auto analyseOne = [&](const std::string& text) {
+        QStringList labels;
+        const Trace trace = runPass(loaded, QString::fromStdString(text), request.variant, &labels);
+        if (result->tokens.isEmpty()) result->tokens = labels;
+        longest = std::max(longest, analysis::validPositions(trace.valid).size());
+        const Tensor attention = trace.stackedProbabilities();
+        return analysis::TextAnalysis{analysis::attentionEntropy(attention, trace.valid),
+                                      analysis::adjacentLayerJsd(attention, trace.valid),
+                                      trace.valid};
+    };
+    const auto progress = [](std::size_t done, std::size_t total) {
+        std::fprintf(stderr, "\rheadlight export: %zu/%zu texts", done, total);
+        if (done == total) std::fputc('\n', stderr);
+    };
+    const std::atomic<bool> never{false};
+    const analysis::CorpusResult pooled =
+        analysis::aggregateCorpus(texts, analyseOne, progress, never);
+    reportCorpusErrors(pooled);
+    const analysis::CorpusAccumulator& acc = pooled.accumulated;
+    // Why ln T: no query over T keys is more uncertain than uniform, as for a single text.
+    const float entropyTop =
+        std::max(float(std::log(double(longest))), largestValue(acc.entropy()));
+    result->stats.entropy = violinSet(acc.entropy(), entropyTop);
+    result->stats.jsd = violinSet(acc.jsd(), 1.0f);
+    return result;
+}
+
+ViewState selection(const CliArgs& args, const ModelSpec& spec) {
+    ViewState state;
+    const auto pick = [&args](const QString& flag, int count, const char* what) {
+        const int value = args.integer(flag, 0, 0, 1 << 30);
+        if (value >= count)
+            throw CliError(flag.toStdString() + " " + std::to_string(value) +
+                           " is out of range: the model has " + std::to_string(count) + " " + what +
+                           " (0 to " + std::to_string(count - 1) + ")");
+        return value;
+    };
+    state.layer = pick("--layer", spec.layers, "layers");
+    state.head = pick("--head", spec.heads, "heads");
+    return state;
+}
+
+// A figure for a page, not a screen: no head outlined as the cursor's.
+void clearSelection(render::Figure& figure) {
+    if (auto* grid = std::get_if<render::ModelGridFigure>(&figure))
+        grid->selectedLayer = grid->selectedHead = -1;
+    if (auto* violins = std::get_if<render::ViolinFigure>(&figure))
+        violins->selectedLayer = violins->selectedHead = -1;
+    if (auto* heatmap = std::get_if<render::HeatmapFigure>(&figure)) heatmap->emphasisedRow = -1;
+}
+
+render::Figure buildExportFigure(const CliArgs& args, const Request& request,
+                                 const ExportModel& loaded) {
+    const ModelSpec& spec = loaded.model->spec();
+    const ViewState state = selection(args, spec);
+    const auto result = request.corpus ? runCorpus(loaded, request) : runText(loaded, request);
+    render::Figure figure = buildFigure(request.view, result.get(), state);
+    if (const auto* empty = std::get_if<render::EmptyFigure>(&figure))
+        throw CliError("nothing to export: " + empty->message.toStdString());
+    if (!args.has("--layer") && !args.has("--head")) clearSelection(figure);
+    if (auto* violins = std::get_if<render::ViolinFigure>(&figure); violins && request.corpus)
+        violins->title += QStringLiteral(", over %1 texts").arg(request.texts.size());
+    return figure;
+}
+
+render::FigureCaption captionFor(const Request& request, const ModelSpec& spec,
+                                 const CliArgs& args) {
+    render::FigureCaption caption = request.options.caption;
+    caption.model = QStringLiteral("%1 (%2, %3 layers × %4 heads)")
+                        .arg(QFileInfo(request.folder).fileName(),
+                             QString::fromLatin1(architectureName(spec.architecture)))
+                        .arg(spec.layers)
+                        .arg(spec.heads);
+    caption.text = request.corpus ? QStringLiteral("%1 texts from %2")
+                                        .arg(request.texts.size())
+                                        .arg(QFileInfo(args.value("--texts")).fileName())
+                                  : request.texts.front();
+    return caption;
+}
+} // namespace
+
+int runExportCommand(const QStringList& rawArgs) {
+    const CliArgs args(rawArgs, {"--list-views"},
+                       {"--model", "--text", "--texts", "--variant", "--view", "--layer", "--head",
+                        "--dpi", "--size", "--backend", "--vulkan-device", "--out"});
+    if (args.has("--list-views")) return listViews();
+    Request request = parseRequest(args);
+    const ExportModel loaded = openModel(request.folder, args);
+    if (!loaded.note.empty()) std::fprintf(stderr, "headlight export: %s\n", loaded.note.c_str());
+    const render::Figure figure = buildExportFigure(args, request, loaded);
+    request.options.caption = captionFor(request, loaded.model->spec(), args);
+    exportToFile(request.out, figure, request.options);
+    return 0;
+}
+} // namespace headlight::app

@@ -1,0 +1,55 @@
+#pragma once
+// File ▸ Open corpus…: the entropy and JSD violins pooled over a file of texts (one per line),
+// with the current model and variant. The texts run on a worker thread one at a time
+// (analysis::aggregateCorpus) behind a cancellable progress dialog; the forward runner is paused
+// meanwhile because a backend runs one pass at a time. When done, the workspace's violins show
+// the corpus.
+
+#include "attention_stats.h"
+
+#include <QObject>
+#include <QPointer>
+#include <QStringList>
+#include <atomic>
+#include <memory>
+
+class QAction;
+class QProgressDialog;
+template <typename T> class QFutureWatcher;
+
+namespace headlight::app {
+
+class Workspace;
+
+class CorpusRunner : public QObject {
+    Q_OBJECT
+public:
+    CorpusRunner(Workspace* workspace, QWidget* dialogParent);
+    ~CorpusRunner() override;
+
+    // Non-empty lines of `path`; throws std::runtime_error when it cannot be read.
+    static QStringList readCorpus(const QString& path);
+    // Starts the run; false when there is no model or no text (`why` says which).
+    bool start(const QStringList& texts, QString* why = nullptr);
+    bool running() const;
+    QProgressDialog* progress() const;              // the dialog of the run in flight, if any
+    QAction* openAction() const { return open_; }   // File ▸ Open corpus…
+    QAction* clearAction() const { return clear_; } // back to the current text's violins
+
+Q_SIGNALS:
+    void finished(std::size_t texts, std::size_t failed, bool cancelled);
+
+private:
+    struct Outcome;
+    void collect();
+    void chooseFile();
+
+    Workspace* workspace_;
+    QWidget* dialogParent_;
+    QPointer<QProgressDialog> progress_;
+    QAction* open_;
+    QAction* clear_;
+    QFutureWatcher<std::shared_ptr<Outcome>>* watcher_;
+    std::atomic<bool> cancel_{false};
+};
+} // namespace headlight::app

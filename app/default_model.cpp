@@ -1,0 +1,31 @@
+#include "default_model.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+namespace headlight::app {
+
+std::optional<QString> resourcesFolder() {
+    QStringList candidates;
+    if (qEnvironmentVariableIsSet("HEADLIGHT_RESOURCES")) candidates << qEnvironmentVariable("HEADLIGHT_RESOURCES");
+    const QString binary = QCoreApplication::applicationDirPath();
+    candidates << binary + "/../resources" << binary + "/../../resources" << QStringLiteral(HEADLIGHT_RESOURCE_DIR);
+    for (const QString& candidate : candidates)
+        if (QDir(candidate + "/models").exists()) return QDir(candidate).absolutePath();
+    return std::nullopt;
+}
+
+std::optional<DefaultModel> defaultModel() {
+    const std::optional<QString> resources = resourcesFolder();
+    if (!resources) return std::nullopt;
+    QFile file(*resources + "/models/default.json");
+    if (!file.open(QIODevice::ReadOnly)) return std::nullopt;
+    const QJsonObject json = QJsonDocument::fromJson(file.readAll()).object();
+    const QString folder = *resources + "/models/" + json.value("model").toString();
+    if (json.value("model").toString().isEmpty() || !QDir(folder).exists()) return std::nullopt;
+    return DefaultModel{QDir(folder).absolutePath(), json.value("text").toString()};
+}
+} // namespace headlight::app

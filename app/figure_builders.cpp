@@ -1,0 +1,344 @@
+#include "figure_builders.h"
+
+#include "internals_views.h"
+#include "position_view.h"
+#include "sparsity_view.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace headlight::app {
+namespace {
+
+using render::ColorBar;
+using render::Colormap;
+
+int layersOf(const ForwardResult& r) {
+    return int(r.attention.dim(0));
+}
+int headsOf(const ForwardResult& r) {
+    return int(r.attention.dim(1));
+}
+
+float largest(const std::vector<float>& values) {
+    return values.empty() ? 0.0f : *std::max_element(values.begin(), values.end());
+}
+
+QString headName(const ViewState& s) {
+    return s.averageHeads ? QStringLiteral("Layer %1 · mean of heads").arg(s.layer)
+                          : QStringLiteral("Layer %1 · head %2").arg(s.layer).arg(s.head);
+}
+
+std::vector<float> selectedAttention(const ForwardResult& r, const ViewState& s) {
+    return s.averageHeads ? layerMeanAttention(r, s.layer) : headAttention(r, s.layer, s.head);
+}
+
+render::HeatmapFigure tokenHeatmap(const ForwardResult& r, std::vector<float> values) {
+    render::HeatmapFigure f;
+    f.rows = f.cols = r.tokenCount();
+    f.values = std::move(values);
+    f.rowLabels = f.colLabels = r.tokens;
+    return f;
+}
+
+render::Figure attentionHeatmap(const ForwardResult& r, const ViewState& s) {
+    render::HeatmapFigure f = tokenHeatmap(r, selectedAttention(r, s));
+    f.title = headName(s) + QStringLiteral(" · attention");
+    f.rowAxis = QStringLiteral("Query token");
+    f.colAxis = QStringLiteral("Key token (attended to)");
+    f.colorBar = {s.colormap, 0.0, std::max(largest(f.values), 1e-6f),
+                  QStringLiteral("Attention weight")};
+    f.emphasisedRow = s.query;
+    return f;
+}
+
+render::Figure modelGrid(const ForwardResult& r, const ViewState& s) {
+    render::ModelGridFigure f;
+    f.title = QStringLiteral("All heads · attention (rows: query, columns: key)");
+    f.layers = layersOf(r);
+    f.heads = headsOf(r);
+    f.tokens = r.tokenCount();
+    f.attention.assign(r.attention.values().begin(), r.attention.values().end());
+    f.colorBar = {s.colormap, 0.0, 1.0, QStringLiteral("Attention weight")};
+    f.selectedLayer = s.layer;
+    f.selectedHead = s.head;
+    return f;
+}
+
+render::Figure tokenLines(const ForwardResult& r, const ViewState& s) {
+    render::TokenLinesFigure f;
+    f.title = headName(s) + QStringLiteral(" · who attends to whom");
+    f.tokens = r.tokens;
+    f.weights = selectedAttention(r, s);
+    f.colorBar = {Colormap::Blues, 0.0, std::max(largest(f.weights), 1e-6f),
+                  QStringLiteral("Attention weight")};
+    f.emphasisedQuery = s.query;
+    return f;
+}
+
+// One panel per layer (or layer pair), heads left to right by ascending median.
+std::vector<render::ViolinPanel> violinPanels(const ViolinSet& set, bool pairs) {
+    std::vector<render::ViolinPanel> panels;
+    for (std::size_t l = 0; l < set.order.size(); ++l) {
+        render::ViolinPanel panel;
+        panel.layer = int(l);
+        panel.title = pairs ? QStringLiteral("Layers %1 → %2").arg(l).arg(l + 1)
+                            : QStringLiteral("Layer %1").arg(l);
+        const std::size_t heads = set.order[l].size();
+        for (int64_t h : set.order[l]) {
+            const analysis::Violin& v = set.violins[l * heads + std::size_t(h)];
+            panel.violins.push_back(
+                {int(h), v.summary.q1, v.summary.median, v.summary.q3, v.density});
+        }
+        panels.push_back(std::move(panel));
+    }
+    return panels;
+}
+
+render::Figure violins(const ForwardResult& r, const ViewState& s, bool jsd,
+                       const CorpusStats* corpus) {
+    const AttentionStats& text = r.stats;
+    const ViolinSet& set =
+        corpus ? (jsd ? corpus->jsd : corpus->entropy) : (jsd ? text.jsd : text.entropy);
+    if (set.order.empty())
+        return render::EmptyFigure{
+            QStringLiteral("Adjacent-layer JSD needs a model with two or more layers.")};
+    render::ViolinFigure f;
+    f.title = jsd ? QStringLiteral("JSD between the same head in adjacent layers, per query token")
+                  : QStringLiteral("Attention entropy per query token, heads sorted by median");
+    if (corpus) f.title += QStringLiteral(" · corpus of %1 texts").arg(corpus->texts);
+    f.valueAxis = jsd ? QStringLiteral("JSD (bits)") : QStringLiteral("Entropy (nats)");
+    f.grid = set.grid;
+    f.panels = violinPanels(set, jsd);
+    f.thresholds = jsd ? render::realFormerColors(kJsdLow, kJsdHigh)
+                       : render::realFormerColors(kEntropyLow, kEntropyHigh);
+    f.minValue = 0.0;
+    f.maxValue = set.grid.empty() ? 1.0 : set.grid.back();
+    f.selectedLayer = s.layer;
+    f.selectedHead = s.head;
+    return f;
+}
+
+render::Figure jsdMatrix(const ForwardResult& r, const ViewState& s) {
+    const std::vector<int64_t>& order = r.stats.leafOrder;
+    const int n = int(order.size());
+    const int heads = headsOf(r);
+    render::HeatmapFigure f;
+    f.title = QStringLiteral("Head × head JSD, clustered (average linkage)");
+    f.rows = f.cols = n;
+    for (int64_t a : order) {
+        f.rowLabels << QStringLiteral("L%1 H%2").arg(a / heads).arg(a % heads);
+        for (int64_t b : order)
+            f.values.push_back(r.stats.headJsd.data()[a * n + b]);
+    }
+    f.colLabels = f.rowLabels;
+    f.rowAxis = f.colAxis = QStringLiteral("Head (clustered order)");
+    f.colorBar = {s.colormap, 0.0, std::max(largest(f.values), 1e-6f),
+                  QStringLiteral("Mean JSD over query tokens (bits)")};
+    const auto selected = std::find(order.begin(), order.end(), int64_t(s.layer * heads + s.head));
+    f.emphasisedRow = selected == order.end() ? -1 : int(selected - order.begin());
+    return f;
+}
+
+render::Figure rollout(const ForwardResult& r, const ViewState& s) {
+    const auto values = r.stats.rollout.values();
+    render::HeatmapFigure f = tokenHeatmap(r, {values.begin(), values.end()});
+    f.title = QStringLiteral("Attention rollout through all %1 layers (Abnar & Zuidema 2020)")
+                  .arg(layersOf(r));
+    f.rowAxis = QStringLiteral("Position at the top layer");
+    f.colAxis = QStringLiteral("Input token");
+    f.colorBar = {s.colormap, 0.0, std::max(largest(f.values), 1e-6f),
+                  QStringLiteral("Rollout weight")};
+    f.emphasisedRow = s.query;
+    return f;
+}
+
+render::Figure difference(const ForwardResult& r, const ViewState& s) {
+    std::vector<float> a = headAttention(r, s.layer, s.head);
+    const std::vector<float> b = layerMeanAttention(r, s.layer);
+    float extent = 1e-6f;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        a[i] -= b[i];
+        extent = std::max(extent, std::abs(a[i]));
+    }
+    render::HeatmapFigure f = tokenHeatmap(r, std::move(a));
+    f.title = QStringLiteral("Layer %1 · head %2 minus the mean of layer %1's heads")
+                  .arg(s.layer)
+                  .arg(s.head);
+    f.rowAxis = QStringLiteral("Query token");
+    f.colAxis = QStringLiteral("Key token");
+    f.colorBar = {Colormap::Diverging, -extent, extent, QStringLiteral("A − B attention")};
+    f.emphasisedRow = s.query;
+    return f;
+}
+} // namespace
+
+QString viewName(ViewKind kind) {
+    switch (kind) {
+    case ViewKind::Heatmap:
+        return QStringLiteral("Heatmap");
+    case ViewKind::ModelGrid:
+        return QStringLiteral("All heads");
+    case ViewKind::TokenLines:
+        return QStringLiteral("Lines");
+    case ViewKind::EntropyViolins:
+        return QStringLiteral("Entropy");
+    case ViewKind::JsdViolins:
+        return QStringLiteral("Layer JSD");
+    case ViewKind::JsdMatrix:
+        return QStringLiteral("Head JSD");
+    case ViewKind::Rollout:
+        return QStringLiteral("Rollout");
+    case ViewKind::Difference:
+        return QStringLiteral("Difference");
+    case ViewKind::Sparsity:
+        return QStringLiteral("Sparsity");
+    case ViewKind::Positions:
+        return QStringLiteral("Positions");
+    case ViewKind::EarlyExit:
+        return QStringLiteral("Early exit");
+    case ViewKind::LshBuckets:
+        return QStringLiteral("LSH");
+    }
+    return {};
+}
+
+QString viewId(ViewKind kind) {
+    switch (kind) {
+    case ViewKind::Heatmap:
+        return QStringLiteral("heatmap");
+    case ViewKind::ModelGrid:
+        return QStringLiteral("model-grid");
+    case ViewKind::TokenLines:
+        return QStringLiteral("token-lines");
+    case ViewKind::EntropyViolins:
+        return QStringLiteral("entropy-violins");
+    case ViewKind::JsdViolins:
+        return QStringLiteral("jsd-violins");
+    case ViewKind::JsdMatrix:
+        return QStringLiteral("head-jsd-matrix");
+    case ViewKind::Rollout:
+        return QStringLiteral("rollout");
+    case ViewKind::Difference:
+        return QStringLiteral("difference");
+    case ViewKind::Sparsity:
+        return QStringLiteral("sparsity");
+    case ViewKind::Positions:
+        return QStringLiteral("positions");
+    case ViewKind::EarlyExit:
+        return QStringLiteral("early-exit");
+    case ViewKind::LshBuckets:
+        return QStringLiteral("lsh-buckets");
+    }
+    return {};
+}
+
+QString viewSummary(ViewKind kind) {
+    switch (kind) {
+    case ViewKind::Heatmap:
+        return QStringLiteral("one head's attention, query × key (--layer, --head)");
+    case ViewKind::ModelGrid:
+        return QStringLiteral("every head of every layer as a small attention map");
+    case ViewKind::TokenLines:
+        return QStringLiteral("lines from query to key tokens, weighted (--layer, --head)");
+    case ViewKind::EntropyViolins:
+        return QStringLiteral("attention entropy per head, one panel per layer (RealFormer bands)");
+    case ViewKind::JsdViolins:
+        return QStringLiteral("JSD between the same head in adjacent layers (RealFormer bands)");
+    case ViewKind::JsdMatrix:
+        return QStringLiteral("mean JSD between every pair of heads, clustered");
+    case ViewKind::Rollout:
+        return QStringLiteral("attention rollout through all layers");
+    case ViewKind::Difference:
+        return QStringLiteral("one head minus the mean of its layer's heads (--layer, --head)");
+    case ViewKind::Sparsity:
+        return QStringLiteral("nominal mask beside effective attention, density and dropped mass");
+    case ViewKind::Positions:
+        return QStringLiteral("the position encoding in use: table, similarity, RoPE or ALiBi");
+    case ViewKind::EarlyExit:
+        return QStringLiteral("layers run per token and the exit signal (early-exit variants)");
+    case ViewKind::LshBuckets:
+        return QStringLiteral("LSH bucket per token and head (the Reformer kernel)");
+    }
+    return {};
+}
+
+std::vector<float> headAttention(const ForwardResult& result, int layer, int head) {
+    const std::size_t t = std::size_t(result.tokenCount());
+    const float* block =
+        result.attention.data() +
+        (std::size_t(layer) * std::size_t(headsOf(result)) + std::size_t(head)) * t * t;
+    return {block, block + t * t};
+}
+
+std::vector<float> layerMeanAttention(const ForwardResult& result, int layer) {
+    const int heads = headsOf(result);
+    std::vector<float> mean(std::size_t(result.tokenCount()) * std::size_t(result.tokenCount()),
+                            0.0f);
+    for (int h = 0; h < heads; ++h) {
+        const std::vector<float> one = headAttention(result, layer, h);
+        for (std::size_t i = 0; i < mean.size(); ++i)
+            mean[i] += one[i] / float(heads);
+    }
+    return mean;
+}
+
+render::Figure buildFigure(ViewKind kind, const ForwardResult* result, const ViewState& state,
+                           const CorpusStats* corpus) {
+    if (!result || result->tokenCount() == 0)
+        return render::EmptyFigure{
+            QStringLiteral("Open a checkpoint folder (File ▸ Open, Ctrl+O) and type "
+                           "some text above: the views follow as you type.")};
+    switch (kind) {
+    case ViewKind::Heatmap:
+        return attentionHeatmap(*result, state);
+    case ViewKind::ModelGrid:
+        return modelGrid(*result, state);
+    case ViewKind::TokenLines:
+        return tokenLines(*result, state);
+    case ViewKind::EntropyViolins:
+        return violins(*result, state, false, corpus);
+    case ViewKind::JsdViolins:
+        return violins(*result, state, true, corpus);
+    case ViewKind::JsdMatrix:
+        return jsdMatrix(*result, state);
+    case ViewKind::Rollout:
+        return rollout(*result, state);
+    case ViewKind::Difference:
+        return difference(*result, state);
+    default:
+        break;
+    }
+    return render::EmptyFigure{
+        QStringLiteral("The %1 view combines several figures and is drawn in the window only.")
+            .arg(viewName(kind))};
+}
+
+bool isPanelView(ViewKind kind) {
+    return int(kind) >= kViewCount;
+}
+
+render::PanelsFigure buildPanels(ViewKind kind, const ForwardResult* result,
+                                 const ViewState& state) {
+    if (!result || result->tokenCount() == 0)
+        return {{},
+                {},
+                1,
+                {render::NotePanel{
+                    QStringLiteral("Open a checkpoint folder (File ▸ Open, Ctrl+O) and type some "
+                                   "text above: the views follow as you type.")}}};
+    switch (kind) {
+    case ViewKind::Sparsity:
+        return sparsityFigure(*result, state);
+    case ViewKind::Positions:
+        return positionFigure(*result, state);
+    case ViewKind::EarlyExit:
+        return earlyExitFigure(*result, state);
+    case ViewKind::LshBuckets:
+        return lshFigure(*result, state);
+    default:
+        break;
+    }
+    return {};
+}
+} // namespace headlight::app

@@ -1,0 +1,61 @@
+#pragma once
+// ForwardResult + what the user selected -> the figure data each view paints (render/figures).
+// The only place where model-shaped data ([L, H, T, T] attention, per-head statistics) turns
+// into figure-shaped data (matrices, labels, colour scales).
+
+#include "figures/figure.h"
+#include "figures/panels.h"
+#include "forward_runner.h"
+
+#include <QString>
+
+namespace headlight::app {
+
+enum class ViewKind {
+    Heatmap,        // one head (or the layer's mean), query × key
+    ModelGrid,      // all L × H heads
+    TokenLines,     // query tokens to key tokens
+    EntropyViolins, // per layer × head, RealFormer bands (nats)
+    JsdViolins,     // adjacent layers, same head (bits)
+    JsdMatrix,      // head × head mean JSD, clustered
+    Rollout,        // attention rollout across layers
+    Difference,     // selected head − mean of its layer
+    Sparsity,       // nominal mask | effective attention, density and dropped mass per head
+    Positions,      // the position encoding the model and variant use
+    EarlyExit,      // layers run per token, exit signal per layer
+    LshBuckets,     // Reformer LSH bucket per token and head
+};
+// The first kViewCount views are one render::Figure each (what `headlight export` writes); the
+// panel views after them combine several figures (render::PanelsFigure).
+constexpr int kViewCount = 8;
+constexpr int kAllViewCount = 12;
+bool isPanelView(ViewKind kind);
+
+struct ViewState {
+    int layer = 0;
+    int head = 0;
+    int query = -1;            // the emphasised query token, -1 for none
+    bool averageHeads = false; // heatmap and token lines show the layer's mean over heads
+    render::Colormap colormap = render::Colormap::Viridis;
+};
+
+QString viewName(ViewKind kind);    // the tab label
+QString viewId(ViewKind kind);      // the CLI's name: "heatmap", "entropy-violins", ...
+QString viewSummary(ViewKind kind); // one line, for `headlight export --list-views`
+
+// `result` may be null (no model or no text yet): the figure then says what to do. With
+// `corpus`, the entropy and JSD violins show the corpus instead of the current text.
+render::Figure buildFigure(ViewKind kind, const ForwardResult* result, const ViewState& state,
+                           const CorpusStats* corpus = nullptr);
+render::PanelsFigure buildPanels(ViewKind kind, const ForwardResult* result,
+                                 const ViewState& state);
+
+// [T, T] attention of one head, or the mean over the layer's heads.
+std::vector<float> headAttention(const ForwardResult& result, int layer, int head);
+std::vector<float> layerMeanAttention(const ForwardResult& result, int layer);
+
+// Entropy (1.5 / 4.5 nats) and adjacent-layer JSD (0.25 / 0.75 bits) bands of the RealFormer
+// paper (He et al. 2021, "RealFormer: Transformer Likes Residual Attention").
+constexpr double kEntropyLow = 1.5, kEntropyHigh = 4.5;
+constexpr double kJsdLow = 0.25, kJsdHigh = 0.75;
+} // namespace headlight::app

@@ -1,0 +1,130 @@
+#include "forward_runner.h"
+
+#include "text_input.h"
+
+#include <QtConcurrent/QtConcurrentRun>
+#include <exception>
+
+namespace headlight::app {
+namespace {
+
+struct Request {
+    QString text;
+    variants::VariantSpec variant;
+    bool withVanilla = false;
+    quint64 serial = 0;
+};
+
+void keepInternals(Trace& trace, ForwardResult& result) {
+    result.internals = std::move(trace.internals);
+    for (LayerTrace& layer : trace.layers)
+        result.layerInternals.push_back(std::move(layer.internals));
+}
+
+std::shared_ptr<ForwardResult> runPass(const std::shared_ptr<const LoadedModel>& model,
+                                       const Request& request) {
+    auto result = std::make_shared<ForwardResult>();
+    result->serial = request.serial;
+    result->text = request.text;
+    result->variant = request.variant;
+    result->model = model;
+    try {
+        PreparedText prepared = prepareText(model->tokenizer.get(), request.text);
+        if (prepared.input.ids.empty()) return result;
+        CaptureRequest capture;
+        capture.internals = true;
+        Trace trace = model->model->forward(prepared.input, capture, request.variant);
+        result->attention = trace.stackedProbabilities();
+        result->valid = trace.valid;
+        result->stats = analyseAttention(result->attention, result->valid);
+        result->forwardMs = trace.forwardMs;
+        keepInternals(trace, *result);
+        if (request.withVanilla && !request.variant.isVanilla())
+            result->vanillaAttention = model->model->forward(prepared.input).stackedProbabilities();
+        result->tokens = prepared.labels;
+    } catch (const std::exception& error) {
+        *result = ForwardResult{};
+        result->serial = request.serial;
+        result->text = request.text;
+        result->error = QString::fromUtf8(error.what()).section('\n', 0, 0);
+    }
+    return result;
+}
+} // namespace
+
+ForwardRunner::ForwardRunner(QObject* parent)
+    : QObject(parent)
+    , watcher_(new QFutureWatcher<std::shared_ptr<ForwardResult>>(this)) {
+    debounce_.setSingleShot(true);
+    debounce_.setInterval(kDebounceMs);
+    connect(&debounce_, &QTimer::timeout, this, &ForwardRunner::launch);
+    connect(watcher_, &QFutureWatcherBase::finished, this, &ForwardRunner::collect);
+}
+
+ForwardRunner::~ForwardRunner() {
+    watcher_->waitForFinished();
+}
+
+void ForwardRunner::setModel(std::shared_ptr<const LoadedModel> model) {
+    model_ = std::move(model);
+}
+
+bool ForwardRunner::busy() const {
+    return watcher_->isRunning();
+}
+
+void ForwardRunner::schedule(const QString& text) {
+    text_ = text;
+    ++requested_;
+    debounce_.start();
+}
+
+void ForwardRunner::runNow(const QString& text) {
+    text_ = text;
+    ++requested_;
+    debounce_.stop();
+    launch();
+}
+
+void ForwardRunner::setVariant(const variants::VariantSpec& variant) {
+    variant_ = variant;
+    runNow(text_);
+}
+
+void ForwardRunner::setVanillaWanted(bool wanted) {
+    if (wanted == vanillaWanted_) return;
+    vanillaWanted_ = wanted;
+    if (wanted && !variant_.isVanilla()) runNow(text_);
+}
+
+void ForwardRunner::setPaused(bool paused) {
+    paused_ = paused;
+    if (!paused) launch();
+}
+
+void ForwardRunner::waitForIdle() {
+    watcher_->waitForFinished();
+}
+
+void ForwardRunner::launch() {
+    // Why not start now when busy: collect() launches the newest request when the pass ends.
+    if (!model_ || paused_ || busy() || launched_ == requested_) return;
+    launched_ = requested_;
+    const Request request{text_, variant_, vanillaWanted_, launched_};
+    watcher_->setFuture(QtConcurrent::run(runPass, model_, request));
+    Q_EMIT busyChanged(true);
+}
+
+void ForwardRunner::collect() {
+    const std::shared_ptr<ForwardResult> result = watcher_->result();
+    Q_EMIT busyChanged(false);
+    if (result->serial != requested_) {
+        if (!debounce_.isActive()) launch();
+        return;
+    }
+    if (!result->error.isEmpty())
+        Q_EMIT failed(result->error);
+    else
+        Q_EMIT finished(result);
+}
+} // namespace headlight::app

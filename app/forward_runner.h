@@ -1,0 +1,82 @@
+#pragma once
+// Runs the forward pass for the text being typed, with the variant the panel selected, off the
+// GUI thread. Text requests are debounced (a burst of keystrokes makes one pass); a variant
+// toggle runs at once. One pass runs at a time (a backend is not re-entrant), and a result is
+// delivered only if no newer request came in while it ran: the newest request always wins and
+// stale results are dropped. The sparsity view also needs the vanilla pass of the same text;
+// it is run only while that view asks for it.
+
+#include "attention_stats.h"
+#include "model_session.h"
+
+#include <QFutureWatcher>
+#include <QObject>
+#include <QStringList>
+#include <QTimer>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace headlight::app {
+
+struct ForwardResult {
+    quint64 serial = 0; // which request produced it
+    QString text;
+    QStringList tokens;        // [T] display labels
+    Tensor attention;          // [L, H, T, T]; empty when the text has no tokens
+    analysis::TokenMask valid; // [T]
+    AttentionStats stats;
+    variants::VariantSpec variant;                             // what the pass ran with
+    std::map<std::string, Tensor> internals;                   // pass-wide variant internals
+    std::vector<std::map<std::string, Tensor>> layerInternals; // [L] per-layer internals
+    Tensor vanillaAttention; // [L, H, T, T] of the vanilla pass; empty unless asked for
+    std::shared_ptr<const LoadedModel> model; // the model that ran it
+    double forwardMs = 0.0;
+    QString error; // one line; the other fields are empty when set
+
+    int tokenCount() const { return int(tokens.size()); }
+};
+
+class ForwardRunner : public QObject {
+    Q_OBJECT
+public:
+    static constexpr int kDebounceMs = 250;
+
+    explicit ForwardRunner(QObject* parent = nullptr);
+    ~ForwardRunner() override;
+
+    void setModel(std::shared_ptr<const LoadedModel> model);
+    void schedule(const QString& text); // after kDebounceMs of quiet
+    void runNow(const QString& text);
+    void setVariant(const variants::VariantSpec& variant); // re-runs the current text at once
+    const variants::VariantSpec& variant() const { return variant_; }
+    // Whether passes also run the vanilla model (when the variant is not vanilla); turning it on
+    // re-runs the current text.
+    void setVanillaWanted(bool wanted);
+    // While paused nothing launches (the corpus uses the backend); resuming runs what is pending.
+    void setPaused(bool paused);
+    void waitForIdle();
+    bool busy() const;
+    quint64 latestRequest() const { return requested_; }
+
+Q_SIGNALS:
+    void finished(std::shared_ptr<const ForwardResult> result);
+    void failed(const QString& reason);
+    void busyChanged(bool busy);
+
+private:
+    void launch();
+    void collect();
+
+    QTimer debounce_;
+    QFutureWatcher<std::shared_ptr<ForwardResult>>* watcher_;
+    std::shared_ptr<const LoadedModel> model_;
+    QString text_; // the newest request's text
+    variants::VariantSpec variant_;
+    bool vanillaWanted_ = false;
+    bool paused_ = false;
+    quint64 requested_ = 0; // serial of the newest request
+    quint64 launched_ = 0;  // serial of the pass in flight or last run
+};
+} // namespace headlight::app

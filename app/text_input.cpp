@@ -1,0 +1,49 @@
+#include "text_input.h"
+
+#include <QRegularExpression>
+#include <stdexcept>
+
+namespace headlight::app {
+namespace {
+
+PreparedText fromIds(const QString& text) {
+    PreparedText prepared;
+    static const QRegularExpression separators(QStringLiteral("[\\s,]+"));
+    for (const QString& part : text.split(separators, Qt::SkipEmptyParts)) {
+        bool ok = false;
+        const int id = part.toInt(&ok);
+        if (!ok)
+            throw std::invalid_argument("this checkpoint has no tokenizer: type token ids, not '" +
+                                        part.toStdString() + "'");
+        prepared.input.ids.push_back(id);
+        prepared.labels << part;
+    }
+    return prepared;
+}
+
+// The text a token covers, by code-point offsets; the vocabulary's spelling where it covers none.
+QString labelOf(const tokenize::Encoding& encoding, std::size_t i, const QList<uint>& codePoints) {
+    const auto [begin, end] = encoding.offsets[i];
+    if (end > begin && end <= codePoints.size()) {
+        const QString slice = QString::fromUcs4(
+            reinterpret_cast<const char32_t*>(codePoints.data()) + begin, end - begin);
+        if (!slice.trimmed().isEmpty()) return slice.trimmed();
+    }
+    return QString::fromStdString(encoding.tokens[i]);
+}
+} // namespace
+
+PreparedText prepareText(const tokenize::Tokenizer* tokenizer, const QString& text) {
+    if (!tokenizer) return fromIds(text);
+    PreparedText prepared;
+    if (text.trimmed().isEmpty()) return prepared;
+    const tokenize::Encoding encoding = tokenizer->encode(text.toStdString());
+    const QList<uint> codePoints = text.toUcs4();
+    for (std::size_t i = 0; i < encoding.ids.size(); ++i) {
+        prepared.input.ids.push_back(encoding.ids[i]);
+        prepared.labels << labelOf(encoding, i, codePoints);
+    }
+    prepared.input.tokenTypes.assign(encoding.typeIds.begin(), encoding.typeIds.end());
+    return prepared;
+}
+} // namespace headlight::app

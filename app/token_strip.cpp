@@ -1,0 +1,138 @@
+#include "token_strip.h"
+
+#include "figures/figure_style.h"
+
+#include <QFontMetrics>
+#include <QMouseEvent>
+#include <QPainter>
+#include <algorithm>
+
+namespace headlight::app {
+namespace {
+
+constexpr int kPadX = 8;
+constexpr int kPadY = 4;
+constexpr int kSpacing = 6;
+constexpr int kMaxChipWidth = 220;
+} // namespace
+
+TokenStrip::TokenStrip(QWidget* parent)
+    : QWidget(parent) {
+    setMouseTracking(true);
+    QFont chipFont = font();
+    chipFont.setPixelSize(17);
+    setFont(chipFont);
+    setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
+}
+
+void TokenStrip::setTokens(const QStringList& tokens) {
+    tokens_ = tokens;
+    if (selected_ >= tokens_.size()) selected_ = -1;
+    hovered_ = -1;
+    chips_ = layoutChips(width());
+    updateGeometry();
+    update();
+}
+
+void TokenStrip::setSelected(int index) {
+    selected_ = index >= 0 && index < tokens_.size() ? index : -1;
+    update();
+}
+
+QRect TokenStrip::chipRect(int index) const {
+    return index >= 0 && std::size_t(index) < chips_.size() ? chips_[std::size_t(index)] : QRect();
+}
+
+// Chips flow left to right and wrap; long tokens are cut at kMaxChipWidth.
+std::vector<QRect> TokenStrip::layoutChips(int width) const {
+    const QFontMetrics metrics(font());
+    const int h = metrics.height() + 2 * kPadY;
+    std::vector<QRect> chips;
+    int x = kSpacing, y = kSpacing;
+    for (const QString& token : tokens_) {
+        const int w = std::min(metrics.horizontalAdvance(token) + 2 * kPadX, kMaxChipWidth);
+        if (x + w > width - kSpacing && x > kSpacing) {
+            x = kSpacing;
+            y += h + kSpacing;
+        }
+        chips.emplace_back(x, y, w, h);
+        x += w + kSpacing;
+    }
+    return chips;
+}
+
+int TokenStrip::heightForWidth(int width) const {
+    const std::vector<QRect> chips = layoutChips(width);
+    const int line = QFontMetrics(font()).height() + 2 * kPadY + 2 * kSpacing;
+    return chips.empty() ? line : chips.back().bottom() + kSpacing + 1;
+}
+
+QSize TokenStrip::sizeHint() const {
+    return {600, heightForWidth(std::max(width(), 600))};
+}
+
+QSize TokenStrip::minimumSizeHint() const {
+    return {200, heightForWidth(std::max(width(), 200))};
+}
+
+void TokenStrip::resizeEvent(QResizeEvent*) {
+    chips_ = layoutChips(width());
+    if (height() != heightForWidth(width())) updateGeometry();
+}
+
+void TokenStrip::paintEvent(QPaintEvent*) {
+    QPainter painter(this);
+    painter.setRenderHint(QPainter::Antialiasing, true);
+    const QFontMetrics metrics(font());
+    if (tokens_.isEmpty()) {
+        painter.setPen(palette().color(QPalette::PlaceholderText));
+        painter.drawText(
+            rect().adjusted(kSpacing, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter,
+            tr("Tokens appear here as you type; click one to follow it in the views."));
+        return;
+    }
+    for (int i = 0; i < tokens_.size(); ++i) {
+        const QRectF chip = QRectF(chips_[std::size_t(i)]).adjusted(0.5, 0.5, -0.5, -0.5);
+        const bool selected = i == selected_, hovered = i == hovered_;
+        const QColor fill = selected  ? render::style::kAccent
+                            : hovered ? QColor(255, 236, 204)
+                                      : QColor(238, 241, 245);
+        painter.setBrush(fill);
+        painter.setPen(
+            QPen(selected || hovered ? render::style::kAccent : QColor(196, 204, 214), 1.0));
+        painter.drawRoundedRect(chip, 6, 6);
+        painter.setPen(selected ? QColor(Qt::white) : render::style::kInk);
+        painter.drawText(
+            chip, Qt::AlignCenter,
+            metrics.elidedText(tokens_[i], Qt::ElideRight, int(chip.width()) - 2 * kPadX + 2));
+    }
+}
+
+int TokenStrip::chipAt(QPoint point) const {
+    for (std::size_t i = 0; i < chips_.size(); ++i)
+        if (chips_[i].contains(point)) return int(i);
+    return -1;
+}
+
+void TokenStrip::setHovered(int index) {
+    if (index == hovered_) return;
+    hovered_ = index;
+    update();
+    Q_EMIT tokenHovered(index);
+}
+
+void TokenStrip::mouseMoveEvent(QMouseEvent* event) {
+    setHovered(chipAt(event->position().toPoint()));
+}
+
+void TokenStrip::leaveEvent(QEvent*) {
+    setHovered(-1);
+}
+
+void TokenStrip::mousePressEvent(QMouseEvent* event) {
+    const int index = chipAt(event->position().toPoint());
+    if (event->button() != Qt::LeftButton || index < 0) return;
+    setSelected(index == selected_ ? -1 : index);
+    Q_EMIT tokenClicked(selected_);
+}
+} // namespace headlight::app

@@ -1,0 +1,310 @@
+#include "workspace.h"
+
+#include "figure_view.h"
+#include "token_strip.h"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QHBoxLayout>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QSettings>
+#include <QSpinBox>
+#include <QStackedWidget>
+#include <QTabBar>
+#include <QVBoxLayout>
+
+namespace headlight::app {
+namespace {
+
+// A classic sentence for attention: which noun does "it" attend to?
+const QString kSampleText =
+    QStringLiteral("The animal didn't cross the street because it was too tired.");
+
+QFont scaledFont(const QWidget* widget, int pixels) {
+    QFont font = widget->font();
+    font.setPixelSize(pixels);
+    return font;
+}
+
+QSpinBox* selectorBox(QWidget* parent, const QString& tip) {
+    auto* box = new QSpinBox(parent);
+    box->setRange(0, 0);
+    box->setToolTip(tip);
+    box->setMinimumWidth(64);
+    return box;
+}
+} // namespace
+
+Workspace::Workspace(QWidget* canvasPage, QWidget* parent)
+    : QWidget(parent)
+    , runner_(new ForwardRunner(this))
+    , canvasPage_(canvasPage) {
+    textEdit_ = new QPlainTextEdit(this);
+    textEdit_->setFont(scaledFont(this, 20));
+    textEdit_->setPlaceholderText(tr("Type a sentence; the model re-runs as you type."));
+    textEdit_->setFixedHeight(QFontMetrics(textEdit_->font()).lineSpacing() * 3 + 16);
+    errorLabel_ = new QLabel(this);
+    errorLabel_->setObjectName("forwardError");
+    errorLabel_->setStyleSheet(QStringLiteral("color: #b00020;"));
+    errorLabel_->setFont(scaledFont(this, 15));
+    errorLabel_->hide();
+    tokenStrip_ = new TokenStrip(this);
+    figureView_ = new FigureView(this);
+    pages_ = new QStackedWidget(this);
+    pages_->addWidget(figureView_);
+    pages_->addWidget(canvasPage_);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(8, 8, 8, 4);
+    layout->addWidget(textEdit_);
+    layout->addWidget(errorLabel_);
+    layout->addWidget(tokenStrip_);
+    layout->addWidget(createControls());
+    layout->addWidget(pages_, 1);
+    createActions();
+
+    connect(textEdit_, &QPlainTextEdit::textChanged, this, [this] { runner_->schedule(text()); });
+    connect(runner_, &ForwardRunner::finished, this, &Workspace::onResult);
+    connect(runner_, &ForwardRunner::failed, this, &Workspace::onFailure);
+    connect(runner_, &ForwardRunner::busyChanged, this, &Workspace::updateSummary);
+    connect(tokenStrip_, &TokenStrip::tokenClicked, this, &Workspace::selectQuery);
+    connect(tokenStrip_, &TokenStrip::tokenHovered, this, [this](int index) {
+        if (index >= 0)
+            Q_EMIT message(
+                tr("Token #%1: “%2”").arg(index).arg(tokenStrip_->tokens().value(index)));
+    });
+    connect(figureView_, &FigureView::headClicked, this, &Workspace::selectHead);
+    connect(figureView_, &FigureView::heatmapRowClicked, this, [this](int row) {
+        if (view_ != ViewKind::JsdMatrix) selectQuery(row);
+    });
+    connect(figureView_, &FigureView::readoutChanged, this, [this](const QString& text) {
+        readoutLabel_->setText(text);
+        Q_EMIT readoutChanged(text);
+    });
+    refresh();
+}
+
+// Two rows: the view tabs, then the selection, the pass summary and the hover read-out.
+QWidget* Workspace::createControls() {
+    auto* controls = new QWidget(this);
+    tabs_ = new QTabBar(controls);
+    for (int i = 0; i < kAllViewCount; ++i)
+        tabs_->addTab(viewName(ViewKind(i)));
+    tabs_->addTab(tr("GPU canvas"));
+    tabs_->setExpanding(false);
+    tabs_->setFont(scaledFont(this, 14));
+    layerBox_ = selectorBox(controls, tr("Layer (Alt+Up / Alt+Down)"));
+    headBox_ = selectorBox(controls, tr("Head (Alt+Left / Alt+Right)"));
+    averageBox_ = new QCheckBox(tr("Mean of heads"), controls);
+    averageBox_->setToolTip(tr("Heatmap and token lines show the mean over the layer's heads"));
+    summaryLabel_ = new QLabel(controls);
+    readoutLabel_ = new QLabel(controls);
+    readoutLabel_->setFont(scaledFont(this, 15));
+    auto* row = new QHBoxLayout;
+    row->addWidget(new QLabel(tr("Layer"), controls));
+    row->addWidget(layerBox_);
+    row->addSpacing(8);
+    row->addWidget(new QLabel(tr("Head"), controls));
+    row->addWidget(headBox_);
+    row->addSpacing(8);
+    row->addWidget(averageBox_);
+    row->addSpacing(16);
+    row->addWidget(readoutLabel_, 1);
+    row->addWidget(summaryLabel_);
+    auto* stack = new QVBoxLayout(controls);
+    stack->setContentsMargins(0, 0, 0, 0);
+    stack->addWidget(tabs_);
+    stack->addLayout(row);
+    connect(tabs_, &QTabBar::currentChanged, this, &Workspace::onTabChanged);
+    connect(layerBox_, &QSpinBox::valueChanged, this,
+            [this](int layer) { selectHead(layer, state_.head); });
+    connect(headBox_, &QSpinBox::valueChanged, this,
+            [this](int head) { selectHead(state_.layer, head); });
+    connect(averageBox_, &QCheckBox::toggled, this, &Workspace::setAverageHeads);
+    return controls;
+}
+
+void Workspace::createActions() {
+    const struct {
+        QString text;
+        QKeySequence key;
+        std::function<void()> run;
+    } steps[] = {
+        {tr("Previous layer"), QKeySequence(Qt::ALT | Qt::Key_Up), [this] { stepLayer(-1); }},
+        {tr("Next layer"), QKeySequence(Qt::ALT | Qt::Key_Down), [this] { stepLayer(1); }},
+        {tr("Previous head"), QKeySequence(Qt::ALT | Qt::Key_Left), [this] { stepHead(-1); }},
+        {tr("Next head"), QKeySequence(Qt::ALT | Qt::Key_Right), [this] { stepHead(1); }},
+    };
+    for (const auto& step : steps) {
+        auto* action = new QAction(step.text, this);
+        action->setShortcut(step.key);
+        connect(action, &QAction::triggered, this, step.run);
+        navigation_ << action;
+    }
+    for (int i = 0; i < kViewCount; ++i) {
+        auto* action = new QAction(viewName(ViewKind(i)), this);
+        action->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
+        connect(action, &QAction::triggered, this, [this, i] { setView(ViewKind(i)); });
+        viewActions_ << action;
+    }
+    auto* canvas = new QAction(tr("GPU canvas"), this);
+    canvas->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_9));
+    connect(canvas, &QAction::triggered, this, &Workspace::showCanvas);
+    viewActions_ << canvas;
+    // Why no digit shortcuts here: Ctrl+1 … Ctrl+9 are taken by the figure views and the canvas.
+    for (int i = kViewCount; i < kAllViewCount; ++i) {
+        auto* action = new QAction(viewName(ViewKind(i)), this);
+        connect(action, &QAction::triggered, this, [this, i] { setView(ViewKind(i)); });
+        viewActions_ << action;
+    }
+}
+
+void Workspace::setModel(std::shared_ptr<const LoadedModel> model) {
+    model_ = std::move(model);
+    runner_->setModel(model_);
+    result_.reset();
+    const ModelSpec& spec = model_->model->spec();
+    layerBox_->setRange(0, int(spec.layers) - 1);
+    headBox_->setRange(0, int(spec.heads) - 1);
+    selectHead(std::min(state_.layer, int(spec.layers) - 1),
+               std::min(state_.head, int(spec.heads) - 1));
+    if (text().trimmed().isEmpty() && model_->tokenizer) setText(kSampleText);
+    corpus_.reset();
+    Q_EMIT modelChanged(spec);
+    runner_->runNow(text());
+}
+
+void Workspace::setVariant(const QJsonObject& spec) {
+    variantJson_ = spec;
+    try {
+        runner_->setVariant(variants::parseVariantSpec(QJsonDocument(spec).toJson().toStdString()));
+    } catch (const variants::VariantError& error) {
+        onFailure(QString::fromUtf8(error.what()));
+    }
+}
+
+void Workspace::setCorpusStats(std::optional<CorpusStats> stats) {
+    corpus_ = std::move(stats);
+    refresh();
+}
+
+void Workspace::setText(const QString& text) {
+    textEdit_->setPlainText(text);
+}
+
+QString Workspace::text() const {
+    return textEdit_->toPlainText();
+}
+
+bool Workspace::canvasShown() const {
+    return pages_->currentWidget() == canvasPage_;
+}
+
+void Workspace::setView(ViewKind kind) {
+    tabs_->setCurrentIndex(int(kind));
+}
+
+void Workspace::showCanvas() {
+    tabs_->setCurrentIndex(kAllViewCount);
+}
+
+void Workspace::onTabChanged(int index) {
+    pages_->setCurrentWidget(index == kAllViewCount ? canvasPage_
+                                                    : static_cast<QWidget*>(figureView_));
+    if (index < kAllViewCount) view_ = ViewKind(index);
+    // Why here: the vanilla pass doubles the work, so it runs only while its view is open.
+    runner_->setVanillaWanted(view_ == ViewKind::Sparsity && !canvasShown());
+    refresh();
+}
+
+void Workspace::selectHead(int layer, int head) {
+    state_.layer = std::clamp(layer, layerBox_->minimum(), layerBox_->maximum());
+    state_.head = std::clamp(head, headBox_->minimum(), headBox_->maximum());
+    const QSignalBlocker blockLayer(layerBox_), blockHead(headBox_);
+    layerBox_->setValue(state_.layer);
+    headBox_->setValue(state_.head);
+    refresh();
+}
+
+void Workspace::stepLayer(int delta) {
+    selectHead(state_.layer + delta, state_.head);
+}
+
+void Workspace::stepHead(int delta) {
+    selectHead(state_.layer, state_.head + delta);
+}
+
+void Workspace::selectQuery(int index) {
+    state_.query = index >= 0 && index < tokenCount() ? index : -1;
+    tokenStrip_->setSelected(state_.query);
+    refresh();
+}
+
+void Workspace::setAverageHeads(bool average) {
+    state_.averageHeads = average;
+    const QSignalBlocker block(averageBox_);
+    averageBox_->setChecked(average);
+    refresh();
+}
+
+void Workspace::setColormap(render::Colormap map) {
+    state_.colormap = map;
+    refresh();
+}
+
+void Workspace::onResult(std::shared_ptr<const ForwardResult> result) {
+    result_ = std::move(result);
+    errorLabel_->hide();
+    tokenStrip_->setTokens(result_->tokens);
+    if (state_.query >= result_->tokenCount()) state_.query = -1;
+    tokenStrip_->setSelected(state_.query);
+    refresh();
+    Q_EMIT resultShown(result_->tokenCount());
+}
+
+void Workspace::onFailure(const QString& reason) {
+    errorLabel_->setText(tr("⚠ %1 (the views show the last text that ran)").arg(reason));
+    errorLabel_->show();
+    updateSummary();
+}
+
+void Workspace::refresh() {
+    if (isPanelView(view_))
+        figureView_->setPanels(buildPanels(view_, result_.get(), state_),
+                               buildFigure(view_, result_.get(), state_));
+    else
+        figureView_->setFigure(
+            buildFigure(view_, result_.get(), state_, corpus_ ? &*corpus_ : nullptr));
+    updateSummary();
+}
+
+void Workspace::updateSummary() {
+    QString text = result_ ? tr("%n token(s) · forward %1 ms", nullptr, result_->tokenCount())
+                                 .arg(result_->forwardMs, 0, 'f', 1)
+                           : QString();
+    if (runner_->busy()) text += tr("  · running…");
+    summaryLabel_->setText(text);
+}
+
+void Workspace::saveSettings() const {
+    QSettings settings;
+    settings.setValue("workspace/text", text());
+    settings.setValue("workspace/view", tabs_->currentIndex());
+    settings.setValue("workspace/averageHeads", state_.averageHeads);
+    settings.setValue("workspace/colormap", int(state_.colormap));
+}
+
+void Workspace::restoreSettings() {
+    QSettings settings;
+    const QSignalBlocker block(textEdit_);
+    setText(settings.value("workspace/text").toString());
+    tabs_->setCurrentIndex(
+        std::clamp(settings.value("workspace/view", 0).toInt(), 0, kAllViewCount));
+    setAverageHeads(settings.value("workspace/averageHeads", false).toBool());
+    const int map = settings.value("workspace/colormap", int(render::Colormap::Viridis)).toInt();
+    setColormap(map == int(render::Colormap::Cividis) ? render::Colormap::Cividis
+                                                      : render::Colormap::Viridis);
+}
+} // namespace headlight::app

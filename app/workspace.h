@@ -1,0 +1,116 @@
+#pragma once
+// The main window's workspace: the text box (each edit re-runs the forward pass, debounced, on a
+// worker thread), the token strip, the view tabs, layer/head selection and the figure itself.
+// It owns the selection (ViewState) and the latest ForwardResult; every change redraws the
+// current figure from those two.
+//
+//   setModel             a newly loaded model: new layer/head ranges, and a pass on the text
+//   setVariant           the variant spec (JSON, as the variant panel builds it): a pass at once
+//   selectHead/stepLayer/stepHead/selectQuery   the selection, from spin boxes, shortcuts, clicks
+//   navigationActions    Alt+arrow layer/head stepping and Ctrl+digit view switching, for menus
+
+#include "figure_builders.h"
+#include "forward_runner.h"
+
+#include <QJsonObject>
+#include <QWidget>
+#include <memory>
+#include <optional>
+
+class QAction;
+class QCheckBox;
+class QLabel;
+class QPlainTextEdit;
+class QSpinBox;
+class QStackedWidget;
+class QTabBar;
+
+namespace headlight::app {
+
+class FigureView;
+class TokenStrip;
+
+class Workspace : public QWidget {
+    Q_OBJECT
+public:
+    // `canvasPage` (the Vulkan canvas, or a label saying why there is none) becomes the last tab.
+    explicit Workspace(QWidget* canvasPage, QWidget* parent = nullptr);
+
+    void setModel(std::shared_ptr<const LoadedModel> model);
+    void setText(const QString& text);
+    QString text() const;
+    // Throws nothing: a spec the engine refuses shows its reason under the text box.
+    void setVariant(const QJsonObject& spec);
+    const QJsonObject& variantJson() const { return variantJson_; }
+    const variants::VariantSpec& variant() const { return runner_->variant(); }
+    std::shared_ptr<const LoadedModel> sharedModel() const { return model_; }
+    // Entropy and JSD violins pooled over a corpus replace the current text's while set.
+    void setCorpusStats(std::optional<CorpusStats> stats);
+    const std::optional<CorpusStats>& corpusStats() const { return corpus_; }
+
+    const ViewState& state() const { return state_; }
+    ViewKind view() const { return view_; }
+    bool canvasShown() const;
+    const ForwardResult* result() const { return result_.get(); }
+    int tokenCount() const { return result_ ? result_->tokenCount() : 0; }
+
+    ForwardRunner& runner() { return *runner_; }
+    QPlainTextEdit* textEdit() const { return textEdit_; }
+    TokenStrip* tokenStrip() const { return tokenStrip_; }
+    FigureView* figureView() const { return figureView_; }
+    QTabBar* viewTabs() const { return tabs_; }
+    QWidget* canvasPage() const { return canvasPage_; }
+    QList<QAction*> navigationActions() const { return navigation_; }
+    QList<QAction*> viewActions() const { return viewActions_; }
+
+    void saveSettings() const;
+    void restoreSettings();
+
+public Q_SLOTS:
+    void setView(ViewKind kind);
+    void showCanvas();
+    void selectHead(int layer, int head);
+    void stepLayer(int delta);
+    void stepHead(int delta);
+    void selectQuery(int index);
+    void setAverageHeads(bool average);
+    void setColormap(render::Colormap map);
+
+Q_SIGNALS:
+    void resultShown(int tokens); // the views now show a new forward pass
+    void modelChanged(const ModelSpec& spec);
+    void message(const QString& text);
+    void readoutChanged(const QString& text);
+
+private:
+    QWidget* createControls();
+    void createActions();
+    void onResult(std::shared_ptr<const ForwardResult> result);
+    void onFailure(const QString& reason);
+    void onTabChanged(int index);
+    void refresh();
+    void updateSummary();
+
+    std::shared_ptr<const LoadedModel> model_;
+    std::shared_ptr<const ForwardResult> result_;
+    QJsonObject variantJson_;
+    std::optional<CorpusStats> corpus_;
+    ViewState state_;
+    ViewKind view_ = ViewKind::Heatmap;
+    ForwardRunner* runner_ = nullptr;
+    QPlainTextEdit* textEdit_ = nullptr;
+    QLabel* errorLabel_ = nullptr;
+    TokenStrip* tokenStrip_ = nullptr;
+    QTabBar* tabs_ = nullptr;
+    QSpinBox* layerBox_ = nullptr;
+    QSpinBox* headBox_ = nullptr;
+    QCheckBox* averageBox_ = nullptr;
+    QLabel* summaryLabel_ = nullptr;
+    QLabel* readoutLabel_ = nullptr;
+    QStackedWidget* pages_ = nullptr;
+    FigureView* figureView_ = nullptr;
+    QWidget* canvasPage_ = nullptr;
+    QList<QAction*> navigation_;
+    QList<QAction*> viewActions_;
+};
+} // namespace headlight::app

@@ -1,0 +1,106 @@
+#include "figures/bar_chart.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace headlight::render {
+namespace {
+
+constexpr double kPad = 12.0;
+constexpr int kTicks = 4;       // intervals on the value axis
+const QColor kBar{0, 114, 178}; // Okabe–Ito blue
+
+QString tickText(double value) {
+    return QString::number(value, 'g', 3);
+}
+
+double barY(const BarChartLayout& layout, const BarChartFigure& figure, double value) {
+    const double t = figure.maxValue > 0 ? std::clamp(value / figure.maxValue, 0.0, 1.0) : 0.0;
+    return layout.plot.bottom() - t * layout.plot.height();
+}
+
+QRectF barRect(const BarChartLayout& layout, const BarChartFigure& figure, int index) {
+    const double slot = layout.plot.width() / std::max<std::size_t>(figure.values.size(), 1);
+    const double x = layout.plot.left() + index * slot + 0.15 * slot;
+    const double top = barY(layout, figure, figure.values[std::size_t(index)]);
+    return QRectF(x, top, 0.7 * slot, layout.plot.bottom() - top);
+}
+
+void paintValueAxis(QPainter& painter, const BarChartLayout& layout, const BarChartFigure& f) {
+    painter.setFont(layout.tickFont);
+    const double h = fontHeight(layout.tickFont);
+    for (int i = 0; i <= kTicks; ++i) {
+        const double value = f.maxValue * i / kTicks;
+        const double y = barY(layout, f, value);
+        painter.setPen(QPen(style::kGrid, 1.0));
+        painter.drawLine(QPointF(layout.plot.left(), y), QPointF(layout.plot.right(), y));
+        painter.setPen(style::kInk);
+        painter.drawText(QRectF(layout.plot.left() - 200.0 - kLabelGap, y - h / 2, 200.0, h),
+                         Qt::AlignRight | Qt::AlignVCenter, tickText(value));
+    }
+}
+
+void paintBars(QPainter& painter, const BarChartLayout& layout, const BarChartFigure& figure) {
+    painter.setFont(layout.tickFont);
+    const double h = fontHeight(layout.tickFont);
+    for (int i = 0; i < int(figure.values.size()); ++i) {
+        const QRectF bar = barRect(layout, figure, i);
+        painter.fillRect(bar, i == figure.emphasised ? style::kAccent : kBar);
+        const QString text = QString::number(figure.values[std::size_t(i)], 'f', figure.decimals);
+        if (textWidth(layout.tickFont, text) > bar.width() * 1.3) continue;
+        painter.setPen(style::kInk);
+        painter.drawText(
+            QRectF(bar.center().x() - bar.width(), bar.top() - h - 2.0, 2 * bar.width(), h),
+            Qt::AlignCenter, text);
+    }
+}
+} // namespace
+
+BarChartLayout layoutBarChart(const QRectF& bounds, const BarChartFigure& figure) {
+    BarChartLayout layout;
+    layout.titleFont = figureFont(bounds, TextRole::Title);
+    layout.labelFont = figureFont(bounds, TextRole::Label);
+    layout.tickFont = figureFont(bounds, TextRole::Tick);
+    layout.title = QRectF(bounds.left() + kPad, bounds.top() + kPad / 2, bounds.width() - 2 * kPad,
+                          fontHeight(layout.titleFont) + kPad / 2);
+    const double axisBand = fontHeight(layout.labelFont);
+    const double tickWidth = textWidth(layout.tickFont, tickText(figure.maxValue)) + 12.0;
+    const double left = bounds.left() + kPad + axisBand + tickWidth + kLabelGap;
+    // Room above the tallest bar for its printed value.
+    const double top = layout.title.bottom() + kPad / 2 + fontHeight(layout.tickFont);
+    QRectF plot(left, top, std::max(bounds.right() - kPad - left, 1.0), 1.0);
+    const bool rotated = columnLabelsRotate(plot, figure.labels, layout.labelFont);
+    layout.labelHeight =
+        columnLabelsHeight(figure.labels, layout.labelFont, rotated, 0.25 * bounds.height());
+    plot.setBottom(std::max(bounds.bottom() - kPad - axisBand - layout.labelHeight, top + 1.0));
+    layout.plot = plot;
+    layout.valueAxisTitle = QRectF(bounds.left() + kPad, plot.top(), axisBand, plot.height());
+    layout.categoryAxisTitle =
+        QRectF(plot.left(), plot.bottom() + layout.labelHeight, plot.width(), axisBand);
+    return layout;
+}
+
+int barAt(const BarChartLayout& layout, const BarChartFigure& figure, QPointF point) {
+    if (!layout.plot.contains(point) || figure.values.empty()) return -1;
+    const int index =
+        int((point.x() - layout.plot.left()) / layout.plot.width() * double(figure.values.size()));
+    return std::clamp(index, 0, int(figure.values.size()) - 1);
+}
+
+void paintBarChart(QPainter& painter, const QRectF& bounds, const BarChartFigure& figure) {
+    painter.save();
+    painter.fillRect(bounds, style::kPage);
+    const BarChartLayout layout = layoutBarChart(bounds, figure);
+    paintTitle(painter, layout.title, figure.title, layout.titleFont);
+    paintValueAxis(painter, layout, figure);
+    paintBars(painter, layout, figure);
+    painter.setPen(QPen(style::kInk, 1.0));
+    painter.drawLine(layout.plot.bottomLeft(), layout.plot.bottomRight());
+    painter.drawLine(layout.plot.bottomLeft(), layout.plot.topLeft());
+    paintColumnLabels(painter, layout.plot, layout.labelHeight, figure.labels, figure.emphasised,
+                      layout.labelFont);
+    paintAxisTitle(painter, layout.valueAxisTitle, figure.valueAxis, layout.labelFont, true);
+    paintAxisTitle(painter, layout.categoryAxisTitle, figure.categoryAxis, layout.labelFont, false);
+    painter.restore();
+}
+} // namespace headlight::render

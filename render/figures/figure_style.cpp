@@ -1,0 +1,220 @@
+#include "figures/figure_style.h"
+
+#include <QFontMetricsF>
+#include <QLinearGradient>
+#include <algorithm>
+#include <cmath>
+
+namespace headlight::render {
+namespace {
+
+constexpr double kBarWidth = 18.0;
+constexpr double kGap = kLabelGap;
+
+QString tickText(double value) {
+    return QString::number(value, 'g', 3);
+}
+
+// A tick: a short line to the right of the bar and its value beside it.
+void paintTick(QPainter& painter, const QRectF& bar, double y, const QString& text,
+               const QFont& font) {
+    painter.setPen(QPen(style::kInk, 1.0));
+    painter.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 4.0, y));
+    const double h = fontHeight(font);
+    painter.drawText(QRectF(bar.right() + kGap, y - h / 2, 200.0, h),
+                     Qt::AlignLeft | Qt::AlignVCenter, text);
+}
+
+void paintBarLabel(QPainter& painter, const QRectF& area, const QString& label, const QFont& font) {
+    const QRectF labelArea(area.right() - fontHeight(font), area.top(), fontHeight(font),
+                           area.height());
+    paintAxisTitle(painter, labelArea, label, font, true);
+}
+} // namespace
+
+QFont figureFont(const QRectF& bounds, TextRole role) {
+    const double base = std::clamp(std::min(bounds.width(), bounds.height()) / 48.0, 11.0, 20.0);
+    QFont font(QStringLiteral("DejaVu Sans"));
+    switch (role) {
+    case TextRole::Title:
+        font.setPixelSize(int(std::lround(base * 1.2)));
+        font.setBold(true);
+        break;
+    case TextRole::Label:
+        font.setPixelSize(int(std::lround(base)));
+        break;
+    case TextRole::Tick:
+        font.setPixelSize(int(std::lround(base * 0.85)));
+        break;
+    }
+    return font;
+}
+
+double fontHeight(const QFont& font) {
+    return QFontMetricsF(font).height();
+}
+
+double textWidth(const QFont& font, const QString& text) {
+    return QFontMetricsF(font).horizontalAdvance(text);
+}
+
+double widestText(const QFont& font, const QStringList& texts) {
+    double widest = 0.0;
+    for (const QString& text : texts)
+        widest = std::max(widest, textWidth(font, text));
+    return widest;
+}
+
+QString elided(const QString& text, const QFont& font, double width) {
+    return QFontMetricsF(font).elidedText(text, Qt::ElideRight, std::max(width, 0.0));
+}
+
+void paintTitle(QPainter& painter, const QRectF& area, const QString& title, const QFont& font) {
+    painter.setFont(font);
+    painter.setPen(style::kInk);
+    painter.drawText(area, Qt::AlignLeft | Qt::AlignVCenter, elided(title, font, area.width()));
+}
+
+double colorBarWidth(const QFont& tickFont) {
+    return 2 * kGap + kBarWidth + 4.0 + textWidth(tickFont, QStringLiteral("-0.000")) + kGap +
+           fontHeight(tickFont);
+}
+
+void paintColorBar(QPainter& painter, const QRectF& area, const ColorBar& bar,
+                   const QFont& tickFont) {
+    const QRectF strip(area.left() + kGap, area.top(), kBarWidth, area.height());
+    QLinearGradient gradient(strip.bottomLeft(), strip.topLeft());
+    constexpr int kStops = 64;
+    for (int i = 0; i <= kStops; ++i)
+        gradient.setColorAt(double(i) / kStops, colorAt(bar.map, double(i) / kStops));
+    painter.fillRect(strip, gradient);
+    painter.setPen(QPen(style::kInk, 1.0));
+    painter.setBrush(Qt::NoBrush);
+    painter.drawRect(strip);
+    painter.setFont(tickFont);
+    constexpr int kTicks = 4;
+    for (int i = 0; i <= kTicks; ++i) {
+        const double f = double(i) / kTicks;
+        const double value = bar.low + f * (bar.high - bar.low);
+        paintTick(painter, strip, strip.bottom() - f * strip.height(), tickText(value), tickFont);
+    }
+    paintBarLabel(painter, area, bar.label, tickFont);
+}
+
+QColor thresholdColor(double value, const Thresholds& thresholds) {
+    if (value < thresholds.low) return thresholds.colors[0];
+    if (value > thresholds.high) return thresholds.colors[2];
+    return thresholds.colors[1];
+}
+
+void paintThresholdBar(QPainter& painter, const QRectF& area, const Thresholds& thresholds,
+                       double minValue, double maxValue, const QString& label,
+                       const QFont& tickFont) {
+    const QRectF strip(area.left() + kGap, area.top(), kBarWidth, area.height());
+    const auto yOf = [&](double v) {
+        const double f = std::clamp(normalise(v, minValue, maxValue), 0.0, 1.0);
+        return strip.bottom() - f * strip.height();
+    };
+    const double edges[4] = {minValue, std::clamp(thresholds.low, minValue, maxValue),
+                             std::clamp(thresholds.high, minValue, maxValue), maxValue};
+    for (int band = 0; band < 3; ++band)
+        painter.fillRect(QRectF(QPointF(strip.left(), yOf(edges[band + 1])),
+                                QPointF(strip.right(), yOf(edges[band]))),
+                         thresholds.colors[std::size_t(band)]);
+    painter.setPen(QPen(style::kInk, 1.0));
+    painter.setBrush(Qt::NoBrush);
+    painter.drawRect(strip);
+    painter.setFont(tickFont);
+    for (double v : edges)
+        paintTick(painter, strip, yOf(v), tickText(v), tickFont);
+    paintBarLabel(painter, area, label, tickFont);
+}
+
+int labelStep(double slot, double labelExtent) {
+    if (slot <= 0.0) return 1;
+    return std::max(1, int(std::ceil(labelExtent / slot)));
+}
+
+void paintRowLabels(QPainter& painter, const QRectF& plot, double labelWidth,
+                    const QStringList& labels, int emphasised, const QFont& font) {
+    if (labels.isEmpty()) return;
+    const double slot = plot.height() / labels.size();
+    const double h = fontHeight(font);
+    const int step = labelStep(slot, h);
+    for (int i = 0; i < labels.size(); ++i) {
+        if (i % step != 0 && i != emphasised) continue;
+        QFont f = font;
+        f.setBold(i == emphasised);
+        painter.setFont(f);
+        painter.setPen(i == emphasised ? style::kAccent : style::kInk);
+        const double y = plot.top() + (i + 0.5) * slot;
+        painter.drawText(QRectF(plot.left() - kGap - labelWidth, y - h / 2, labelWidth, h),
+                         Qt::AlignRight | Qt::AlignVCenter, elided(labels[i], f, labelWidth));
+    }
+}
+
+bool columnLabelsRotate(const QRectF& plot, const QStringList& labels, const QFont& font) {
+    if (labels.isEmpty()) return false;
+    return widestText(font, labels) > 0.92 * plot.width() / labels.size();
+}
+
+double columnLabelsHeight(const QStringList& labels, const QFont& font, bool rotated,
+                          double limit) {
+    if (!rotated) return fontHeight(font) + kGap;
+    return std::min(widestText(font, labels), limit) + kGap;
+}
+
+void paintColumnLabels(QPainter& painter, const QRectF& plot, double labelHeight,
+                       const QStringList& labels, int emphasised, const QFont& font) {
+    if (labels.isEmpty()) return;
+    const double slot = plot.width() / labels.size();
+    const double h = fontHeight(font);
+    const bool rotated = columnLabelsRotate(plot, labels, font);
+    const int step = rotated ? labelStep(slot, h) : 1;
+    const double room = rotated ? labelHeight - kGap : slot;
+    for (int i = 0; i < labels.size(); ++i) {
+        if (i % step != 0 && i != emphasised) continue;
+        QFont f = font;
+        f.setBold(i == emphasised);
+        painter.setFont(f);
+        painter.setPen(i == emphasised ? style::kAccent : style::kInk);
+        const double x = plot.left() + (i + 0.5) * slot;
+        if (!rotated) {
+            painter.drawText(QRectF(x - slot / 2, plot.bottom() + kGap / 2, slot, h),
+                             Qt::AlignCenter, labels[i]);
+            continue;
+        }
+        painter.save();
+        painter.translate(x, plot.bottom() + kGap / 2);
+        painter.rotate(-90.0);
+        painter.drawText(QRectF(-room, -h / 2, room, h), Qt::AlignRight | Qt::AlignVCenter,
+                         elided(labels[i], f, room));
+        painter.restore();
+    }
+}
+
+void paintAxisTitle(QPainter& painter, const QRectF& area, const QString& text, const QFont& font,
+                    bool vertical) {
+    painter.setFont(font);
+    painter.setPen(style::kMutedInk);
+    if (!vertical) {
+        painter.drawText(area, Qt::AlignCenter, elided(text, font, area.width()));
+        return;
+    }
+    painter.save();
+    painter.translate(area.center());
+    painter.rotate(-90.0);
+    const QRectF turned(-area.height() / 2, -area.width() / 2, area.height(), area.width());
+    painter.drawText(turned, Qt::AlignCenter, elided(text, font, area.height()));
+    painter.restore();
+}
+
+void paintMessage(QPainter& painter, const QRectF& bounds, const QString& message) {
+    painter.fillRect(bounds, style::kPage);
+    const QFont font = figureFont(bounds, TextRole::Label);
+    painter.setFont(font);
+    painter.setPen(style::kMutedInk);
+    painter.drawText(bounds.adjusted(24, 24, -24, -24), Qt::AlignCenter | Qt::TextWordWrap,
+                     message);
+}
+} // namespace headlight::render

@@ -1,0 +1,150 @@
+#include "figures/heatmap.h"
+
+#include "figures/cell_paint.h"
+
+#include <QImage>
+#include <algorithm>
+#include <cmath>
+
+namespace headlight::render {
+namespace {
+
+constexpr double kPad = 12.0;
+
+float valueAt(const HeatmapFigure& figure, int row, int col) {
+    return figure.values[std::size_t(row) * std::size_t(figure.cols) + std::size_t(col)];
+}
+
+// [rows × cols] values -> one pixel per cell, scaled up without smoothing when drawn.
+QImage cellImage(const HeatmapFigure& figure) {
+    QImage image(figure.cols, figure.rows, QImage::Format_RGB32);
+    const ColorBar& bar = figure.colorBar;
+    for (int r = 0; r < figure.rows; ++r) {
+        auto* line = reinterpret_cast<QRgb*>(image.scanLine(r));
+        for (int c = 0; c < figure.cols; ++c)
+            line[c] = colorAt(bar.map, normalise(valueAt(figure, r, c), bar.low, bar.high)).rgb();
+    }
+    return image;
+}
+
+// Values are printed only where a cell can hold "0.00" with room to spare.
+bool cellsHoldValues(const HeatmapLayout& layout, const HeatmapFigure& figure) {
+    const double w = layout.plot.width() / std::max(figure.cols, 1);
+    const double h = layout.plot.height() / std::max(figure.rows, 1);
+    return w >= textWidth(layout.tickFont, QStringLiteral("-0.00")) + 8.0 &&
+           h >= 1.4 * fontHeight(layout.tickFont);
+}
+
+void paintCellValues(QPainter& painter, const HeatmapLayout& layout, const HeatmapFigure& figure) {
+    painter.setFont(layout.tickFont);
+    for (int r = 0; r < figure.rows; ++r)
+        for (int c = 0; c < figure.cols; ++c) {
+            const float v = valueAt(figure, r, c);
+            const QColor fill = colorAt(figure.colorBar.map,
+                                        normalise(v, figure.colorBar.low, figure.colorBar.high));
+            painter.setPen(fill.lightnessF() > 0.55 ? style::kInk : QColor(Qt::white));
+            // Why the snap: "-0.00" for a tiny negative difference reads as a sign that is not
+            // there.
+            const float shown = std::abs(v) < 0.005f ? 0.0f : v;
+            painter.drawText(heatmapCellRect(layout, figure, r, c), Qt::AlignCenter,
+                             QString::number(shown, 'f', 2));
+        }
+}
+
+void paintEmphasis(QPainter& painter, const HeatmapLayout& layout, const HeatmapFigure& figure) {
+    if (figure.emphasisedRow < 0 || figure.emphasisedRow >= figure.rows) return;
+    const QRectF first = heatmapCellRect(layout, figure, figure.emphasisedRow, 0);
+    const QRectF row(first.topLeft(), QPointF(layout.plot.right(), first.bottom()));
+    painter.setBrush(Qt::NoBrush);
+    painter.setPen(QPen(style::kAccent, 3.0));
+    painter.drawRect(row.adjusted(-1.5, -1.5, 1.5, 1.5));
+}
+
+// Cells as large as fit, at most twice as wide as tall or tall as wide (so the figure fills a
+// wide window without distorting rows into slivers); the column labels' band depends on the
+// cell width, so the size is settled in two passes.
+QRectF fitPlot(HeatmapLayout& layout, const HeatmapFigure& figure, const QRectF& bounds) {
+    const double axisBand = fontHeight(layout.labelFont);
+    const double left = bounds.left() + kPad + axisBand + layout.rowLabelWidth + kLabelGap;
+    const double right = bounds.right() - kPad - colorBarWidth(layout.tickFont);
+    const double top = layout.title.bottom() + kPad / 2;
+    const double rotatedLimit = 0.22 * bounds.height();
+    QRectF plot(left, top, std::max(right - left, 1.0), 1.0);
+    for (int pass = 0; pass < 2; ++pass) {
+        const bool rotated = columnLabelsRotate(plot, figure.colLabels, layout.labelFont);
+        layout.colLabelHeight =
+            columnLabelsHeight(figure.colLabels, layout.labelFont, rotated, rotatedLimit);
+        const double bottom = bounds.bottom() - kPad - axisBand - layout.colLabelHeight;
+        double cellW = std::max((right - left) / figure.cols, 1.0);
+        double cellH = std::max((bottom - top) / figure.rows, 1.0);
+        cellW = std::min(cellW, 2.0 * cellH);
+        cellH = std::min(cellH, 2.0 * cellW);
+        plot = QRectF(left, top, cellW * figure.cols, cellH * figure.rows);
+    }
+    return plot;
+}
+} // namespace
+
+HeatmapLayout layoutHeatmap(const QRectF& bounds, const HeatmapFigure& figure) {
+    HeatmapLayout layout;
+    layout.titleFont = figureFont(bounds, TextRole::Title);
+    layout.labelFont = figureFont(bounds, TextRole::Label);
+    layout.tickFont = figureFont(bounds, TextRole::Tick);
+    layout.title = QRectF(bounds.left() + kPad, bounds.top() + kPad / 2, bounds.width() - 2 * kPad,
+                          fontHeight(layout.titleFont) + kPad / 2);
+    // Measured in bold: the emphasised row's label is drawn bold and must not be cut.
+    QFont bold = layout.labelFont;
+    bold.setBold(true);
+    layout.rowLabelWidth = std::min(widestText(bold, figure.rowLabels), 0.22 * bounds.width());
+    if (figure.rows <= 0 || figure.cols <= 0) return layout;
+    layout.plot = fitPlot(layout, figure, bounds);
+    const QRectF& plot = layout.plot;
+    const double axisBand = fontHeight(layout.labelFont);
+    layout.colorBar =
+        QRectF(plot.right(), plot.top(), colorBarWidth(layout.tickFont), plot.height());
+    layout.rowAxisTitle = QRectF(plot.left() - kLabelGap - layout.rowLabelWidth - axisBand,
+                                 plot.top(), axisBand, plot.height());
+    layout.colAxisTitle =
+        QRectF(plot.left(), plot.bottom() + layout.colLabelHeight, plot.width(), axisBand);
+    return layout;
+}
+
+QRectF heatmapCellRect(const HeatmapLayout& layout, const HeatmapFigure& figure, int row, int col) {
+    const double w = layout.plot.width() / std::max(figure.cols, 1);
+    const double h = layout.plot.height() / std::max(figure.rows, 1);
+    return QRectF(layout.plot.left() + col * w, layout.plot.top() + row * h, w, h);
+}
+
+std::optional<std::pair<int, int>> heatmapCellAt(const HeatmapLayout& layout,
+                                                 const HeatmapFigure& figure, QPointF point) {
+    if (!layout.plot.contains(point) || figure.rows <= 0 || figure.cols <= 0) return std::nullopt;
+    const int col = int((point.x() - layout.plot.left()) / layout.plot.width() * figure.cols);
+    const int row = int((point.y() - layout.plot.top()) / layout.plot.height() * figure.rows);
+    return std::make_pair(std::clamp(row, 0, figure.rows - 1), std::clamp(col, 0, figure.cols - 1));
+}
+
+void paintHeatmap(QPainter& painter, const QRectF& bounds, const HeatmapFigure& figure) {
+    painter.save();
+    painter.fillRect(bounds, style::kPage);
+    const HeatmapLayout layout = layoutHeatmap(bounds, figure);
+    paintTitle(painter, layout.title, figure.title, layout.titleFont);
+    if (figure.rows > 0 && figure.cols > 0 &&
+        figure.values.size() == std::size_t(figure.rows) * std::size_t(figure.cols)) {
+        painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
+        paintCells(painter, layout.plot, cellImage(figure), figure.values.size());
+        if (cellsHoldValues(layout, figure)) paintCellValues(painter, layout, figure);
+        painter.setPen(QPen(style::kInk, 1.0));
+        painter.setBrush(Qt::NoBrush);
+        painter.drawRect(layout.plot);
+        paintEmphasis(painter, layout, figure);
+        paintRowLabels(painter, layout.plot, layout.rowLabelWidth, figure.rowLabels,
+                       figure.emphasisedRow, layout.labelFont);
+        paintColumnLabels(painter, layout.plot, layout.colLabelHeight, figure.colLabels, -1,
+                          layout.labelFont);
+        paintAxisTitle(painter, layout.rowAxisTitle, figure.rowAxis, layout.labelFont, true);
+        paintAxisTitle(painter, layout.colAxisTitle, figure.colAxis, layout.labelFont, false);
+        paintColorBar(painter, layout.colorBar, figure.colorBar, layout.tickFont);
+    }
+    painter.restore();
+}
+} // namespace headlight::render

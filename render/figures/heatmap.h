@@ -1,0 +1,45 @@
+#pragma once
+// A heatmap of a rows × columns matrix with token labels on both axes and a colour bar: one
+// attention head (query × key), the attention rollout, the head × head JSD matrix and the
+// difference map A − B all draw through it. Cells stay square; values are printed in the cells
+// when they are large enough to hold them.
+
+#include "figures/figure_style.h"
+
+#include <QPainter>
+#include <QRectF>
+#include <QStringList>
+#include <optional>
+#include <vector>
+
+namespace headlight::render {
+
+struct HeatmapFigure {
+    QString title;
+    int rows = 0;
+    int cols = 0;
+    std::vector<float> values; // [rows · cols], row-major
+    QStringList rowLabels;     // [rows]
+    QStringList colLabels;     // [cols]
+    QString rowAxis;           // e.g. "Query token"
+    QString colAxis;           // e.g. "Key token"
+    ColorBar colorBar;         // map, value range and its label
+    int emphasisedRow = -1;    // outlined (the selected query token), -1 for none
+};
+
+// Where each part of a heatmap lands inside `bounds`; hit-testing uses the same numbers.
+struct HeatmapLayout {
+    QRectF title, plot, colorBar, rowAxisTitle, colAxisTitle;
+    double rowLabelWidth = 0.0;
+    double colLabelHeight = 0.0;
+    QFont titleFont, labelFont, tickFont;
+};
+
+HeatmapLayout layoutHeatmap(const QRectF& bounds, const HeatmapFigure& figure);
+QRectF heatmapCellRect(const HeatmapLayout& layout, const HeatmapFigure& figure, int row, int col);
+// The (row, column) under `point`, if it is on a cell.
+std::optional<std::pair<int, int>> heatmapCellAt(const HeatmapLayout& layout,
+                                                 const HeatmapFigure& figure, QPointF point);
+
+void paintHeatmap(QPainter& painter, const QRectF& bounds, const HeatmapFigure& figure);
+} // namespace headlight::render

@@ -1,0 +1,257 @@
+// The workspace with a real checkpoint (the tiny GPT-2 in tests/data/models/gpt2) under the
+// offscreen platform: typing re-runs the forward pass on a worker thread, stale passes are
+// dropped, the keyboard shortcuts and the model grid pick heads, the token strip picks the query,
+// hovering the heatmap reads out the cell, and the pixels of the view change with each of these.
+#include "figure_view.h"
+#include "golden.h"
+#include "main_window.h"
+#include "text_input.h"
+#include "token_strip.h"
+
+#include <QAction>
+#include <QLabel>
+#include <QMenuBar>
+#include <QPlainTextEdit>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTabBar>
+#include <QTest>
+
+using namespace headlight;
+
+namespace {
+constexpr int kWaitMs = 60000; // a generous ceiling for a loaded CI machine, not a measurement
+
+QAction* findAction(QMenuBar* bar, const QString& menuTitle, const QString& text) {
+    for (QAction* menu : bar->actions()) {
+        if (menu->text().remove('&') != menuTitle) continue;
+        for (QAction* action : menu->menu()->actions())
+            if (action->text().remove('&') == text) return action;
+    }
+    return nullptr;
+}
+
+QImage grabView(app::Workspace* workspace) {
+    return workspace->figureView()->grab().toImage();
+}
+
+// Opens the GPT-2 checkpoint and waits for the first pass on the sample sentence.
+void openGpt2(app::MainWindow& window) {
+    QSignalSpy shown(window.workspace(), &app::Workspace::resultShown);
+    window.openCheckpoint(test::goldenRoot() + "/gpt2");
+    QTRY_VERIFY_WITH_TIMEOUT(!shown.isEmpty(), kWaitMs);
+}
+
+// Types `text` into the text box (replacing what is there) and waits until the views show it.
+void typeText(app::Workspace* workspace, const QString& text) {
+    workspace->textEdit()->selectAll();
+    QTest::keyClick(workspace->textEdit(), Qt::Key_Delete);
+    QTest::keyClicks(workspace->textEdit(), text);
+    QTRY_VERIFY_WITH_TIMEOUT(workspace->result() && workspace->result()->text == text, kWaitMs);
+}
+
+int expectedTokens(const app::MainWindow& window, const QString& text) {
+    return int(app::prepareText(
+                   const_cast<app::MainWindow&>(window).session().current()->tokenizer.get(), text)
+                   .input.ids.size());
+}
+} // namespace
+
+class TestWorkspace : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QSettings().clear();
+    }
+
+    void typingRunsTheForwardPassAndRedraws() {
+        app::MainWindow window({});
+        window.show();
+        openGpt2(window);
+        app::Workspace* workspace = window.workspace();
+        QVERIFY(workspace->tokenCount() > 0); // the sample sentence ran
+        const QImage before = grabView(workspace);
+
+        QSignalSpy finished(&workspace->runner(), &app::ForwardRunner::finished);
+        typeText(workspace, "Hello world");
+        // Every delivered result is for the newest text: intermediate keystrokes never show.
+        for (const QList<QVariant>& args : finished)
+            QCOMPARE(args[0].value<std::shared_ptr<const app::ForwardResult>>()->text,
+                     QString("Hello world"));
+        QCOMPARE(workspace->tokenCount(), expectedTokens(window, "Hello world"));
+        QCOMPARE(workspace->tokenStrip()->tokens().size(), workspace->tokenCount());
+        QCOMPARE(workspace->result()->attention.shape(),
+                 (std::vector<int64_t>{2, 4, workspace->tokenCount(), workspace->tokenCount()}));
+        QVERIFY(grabView(workspace) != before);
+    }
+
+    void staleRequestsAreDropped() {
+        app::MainWindow window({});
+        openGpt2(window);
+        app::ForwardRunner& runner = window.workspace()->runner();
+        QSignalSpy finished(&runner, &app::ForwardRunner::finished);
+        runner.runNow("one");
+        runner.runNow("one two three");
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty() && !runner.busy(), kWaitMs);
+        QCOMPARE(finished.size(), 1);
+        const auto result = finished[0][0].value<std::shared_ptr<const app::ForwardResult>>();
+        QCOMPARE(result->text, QString("one two three"));
+        QCOMPARE(result->serial, runner.latestRequest());
+    }
+
+    void shortcutsStepLayerAndHead() {
+        app::MainWindow window({});
+        window.show();
+        QApplication::setActiveWindow(&window);
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        openGpt2(window);
+        app::Workspace* workspace = window.workspace();
+        workspace->setView(app::ViewKind::Heatmap);
+        QCOMPARE(workspace->state().layer, 0);
+        QCOMPARE(workspace->state().head, 0);
+        QAction* next = findAction(window.menuBar(), "View", "Next layer");
+        QVERIFY(next);
+        QCOMPARE(next->shortcut(), QKeySequence(Qt::ALT | Qt::Key_Down));
+
+        const QImage head00 = grabView(workspace);
+        QTest::keyClick(&window, Qt::Key_Down, Qt::AltModifier);
+        QCOMPARE(workspace->state().layer, 1);
+        const QImage head10 = grabView(workspace);
+        QVERIFY(head10 != head00);
+        QTest::keyClick(&window, Qt::Key_Right, Qt::AltModifier);
+        QCOMPARE(workspace->state().head, 1);
+        QVERIFY(grabView(workspace) != head10);
+        QTest::keyClick(&window, Qt::Key_Down, Qt::AltModifier); // already the last layer
+        QCOMPARE(workspace->state().layer, 1);
+        QTest::keyClick(&window, Qt::Key_Up, Qt::AltModifier);
+        QTest::keyClick(&window, Qt::Key_Left, Qt::AltModifier);
+        QCOMPARE(workspace->state().layer, 0);
+        QCOMPARE(workspace->state().head, 0);
+        QCOMPARE(grabView(workspace), head00);
+    }
+
+    void clickingTheModelGridFocusesAHead() {
+        app::MainWindow window({});
+        window.show();
+        openGpt2(window);
+        app::Workspace* workspace = window.workspace();
+        workspace->setView(app::ViewKind::ModelGrid);
+        app::FigureView* view = workspace->figureView();
+        const auto* grid = std::get_if<render::ModelGridFigure>(&view->figure());
+        QVERIFY(grid);
+        const render::ModelGridLayout layout = render::layoutModelGrid(view->rect(), *grid);
+        const QImage before = grabView(workspace);
+        QTest::mouseClick(view, Qt::LeftButton, {},
+                          render::modelGridCellRect(layout, 1, 3).center().toPoint());
+        QCOMPARE(workspace->state().layer, 1);
+        QCOMPARE(workspace->state().head, 3);
+        QVERIFY(grabView(workspace) != before); // the outline moved
+        workspace->setView(app::ViewKind::Heatmap);
+        const auto* heatmap = std::get_if<render::HeatmapFigure>(&view->figure());
+        QVERIFY(heatmap && heatmap->title.contains("Layer 1 · head 3"));
+    }
+
+    void tokenStripSelectsTheQuery() {
+        app::MainWindow window({});
+        window.show();
+        openGpt2(window);
+        app::Workspace* workspace = window.workspace();
+        typeText(workspace, "the cat sat");
+        workspace->setView(app::ViewKind::TokenLines);
+        const QImage before = grabView(workspace);
+        app::TokenStrip* strip = workspace->tokenStrip();
+        QTest::mouseClick(strip, Qt::LeftButton, {}, strip->chipRect(1).center());
+        QCOMPARE(workspace->state().query, 1);
+        QCOMPARE(strip->selected(), 1);
+        QVERIFY(grabView(workspace) != before); // other queries' lines fade
+        workspace->setView(app::ViewKind::Heatmap);
+        QCOMPARE(std::get<render::HeatmapFigure>(workspace->figureView()->figure()).emphasisedRow,
+                 1);
+        QTest::mouseClick(strip, Qt::LeftButton, {}, strip->chipRect(1).center()); // again: cleared
+        QCOMPARE(workspace->state().query, -1);
+    }
+
+    void hoverReadsOutTheHeatmapCell() {
+        app::MainWindow window({});
+        window.show();
+        openGpt2(window);
+        app::Workspace* workspace = window.workspace();
+        typeText(workspace, "the cat sat");
+        workspace->setView(app::ViewKind::Heatmap);
+        app::FigureView* view = workspace->figureView();
+        const auto& heatmap = std::get<render::HeatmapFigure>(view->figure());
+        const render::HeatmapLayout layout = render::layoutHeatmap(view->rect(), heatmap);
+        const int last = heatmap.rows - 1;
+        QTest::mouseMove(view,
+                         render::heatmapCellRect(layout, heatmap, last, 0).center().toPoint());
+        const float weight = heatmap.values[std::size_t(last) * std::size_t(heatmap.cols)];
+        QTRY_VERIFY(!view->readout().isEmpty());
+        QVERIFY2(view->readout().contains(heatmap.rowLabels[last]), qPrintable(view->readout()));
+        QVERIFY2(view->readout().contains(QString::number(weight, 'f', 3)),
+                 qPrintable(view->readout()));
+        QCOMPARE(view->readout(), app::heatmapReadout(heatmap, last, 0));
+    }
+
+    void everyViewPaintsRealData() {
+        app::MainWindow window({});
+        window.resize(1200, 800);
+        window.show();
+        openGpt2(window);
+        app::Workspace* workspace = window.workspace();
+        QImage previous;
+        for (int i = 0; i < app::kViewCount; ++i) {
+            workspace->setView(app::ViewKind(i));
+            QCOMPARE(workspace->viewTabs()->currentIndex(), i);
+            QVERIFY2(
+                !std::holds_alternative<render::EmptyFigure>(workspace->figureView()->figure()),
+                qPrintable(app::viewName(app::ViewKind(i))));
+            const QImage image = grabView(workspace);
+            QVERIFY(image != previous);
+            image.save(QString(HEADLIGHT_TEST_OUTPUT_DIR) + "/view_" + QString::number(i) + ".png");
+            previous = image;
+        }
+        workspace->showCanvas();
+        QVERIFY(workspace->canvasShown());
+        QVERIFY(window.menuBar() &&
+                findAction(window.menuBar(), "Help", "Attention is not explanation…"));
+    }
+
+    void forwardErrorsStayInlineAndKeepTheLastViews() {
+        app::MainWindow window({});
+        window.show();
+        openGpt2(window);
+        app::Workspace* workspace = window.workspace();
+        const int tokens = workspace->tokenCount();
+        QSignalSpy failed(&workspace->runner(), &app::ForwardRunner::failed);
+        workspace->setText(QString("a ").repeated(700)); // over GPT-2's 512 positions
+        QVERIFY(failed.wait(kWaitMs));
+        auto* error = workspace->findChild<QLabel*>("forwardError");
+        QVERIFY(error && error->isVisible());
+        QVERIFY2(error->text().contains("512"), qPrintable(error->text()));
+        QCOMPARE(workspace->tokenCount(), tokens);
+        QVERIFY(!window.errorDialog()); // typing never raises a dialog
+    }
+
+    void windowStateAndTextAreRemembered() {
+        {
+            app::MainWindow window({});
+            window.show();
+            openGpt2(window);
+            typeText(window.workspace(), "remember me");
+            window.workspace()->setView(app::ViewKind::Rollout);
+            window.close();
+        }
+        QSettings settings;
+        QVERIFY(settings.contains("window/geometry"));
+        QCOMPARE(settings.value("workspace/text").toString(), QString("remember me"));
+        QVERIFY(settings.value("recentFolders").toStringList().first().endsWith("/gpt2"));
+        app::MainWindow again({});
+        QCOMPARE(again.workspace()->text(), QString("remember me"));
+        QCOMPARE(again.workspace()->view(), app::ViewKind::Rollout);
+    }
+};
+
+QTEST_MAIN(TestWorkspace)
+#include "test_workspace.moc"

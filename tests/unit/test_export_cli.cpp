@@ -1,0 +1,192 @@
+// `headlight export` as a user runs it, with no display (DISPLAY, WAYLAND_DISPLAY and
+// QT_QPA_PLATFORM unset: the command picks the offscreen platform itself): --list-views, every
+// view it lists in PNG, SVG and PDF on the tiny BERT, a corpus of texts for the violins, CSV and
+// safetensors data, a variant spec, and a one-line error with a non-zero exit and no file for
+// each kind of bad argument.
+#include "cli_runner.h"
+#include "golden.h"
+#include "temp_files.h"
+
+#include <QDir>
+#include <QImage>
+#include <QTest>
+
+using namespace headlight;
+using test::runHeadlight;
+
+namespace {
+
+QString bert() {
+    return test::goldenRoot() + "/bert";
+}
+
+QStringList viewNames() {
+    const test::CliResult listed = runHeadlight({"export", "--list-views"});
+    QStringList names;
+    for (const QString& line : listed.out.split('\n', Qt::SkipEmptyParts))
+        names << line.section(' ', 0, 0);
+    return names;
+}
+
+QStringList exportArgs(const QString& view, const QString& out) {
+    return {"export", "--model", bert(),  "--text", "The cat sat on the mat.",
+            "--view", view,      "--out", out};
+}
+} // namespace
+
+class TestExportCli : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() {
+        qunsetenv("DISPLAY");
+        qunsetenv("WAYLAND_DISPLAY");
+        qunsetenv("QT_QPA_PLATFORM");
+    }
+
+    void listViewsNamesEveryViewWithADescription() {
+        const test::CliResult listed = runHeadlight({"export", "--list-views"});
+        QCOMPARE(listed.exitCode, 0);
+        const QStringList lines = listed.out.split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 8);
+        for (const char* name : {"heatmap", "model-grid", "token-lines", "entropy-violins",
+                                 "jsd-violins", "head-jsd-matrix", "rollout", "difference"})
+            QVERIFY2(viewNames().contains(name), name);
+        for (const QString& line : lines)
+            QVERIFY2(line.section(' ', 1).trimmed().size() > 10, qPrintable(line));
+    }
+
+    void everyViewExportsInEveryFormat() {
+        test::ScratchDir dir;
+        for (const QString& view : viewNames())
+            for (const QString suffix : {".png", ".svg", ".pdf"}) {
+                const QString out = dir.filePath(view + suffix);
+                const test::CliResult run = runHeadlight(exportArgs(view, out));
+                QVERIFY2(run.exitCode == 0, qPrintable(view + suffix + ": " + run.err));
+                const QByteArray bytes = test::readFile(out);
+                if (suffix == ".png") {
+                    // Default page 8 × 5.5 inches at the default 200 dpi.
+                    QCOMPARE(QImage::fromData(bytes, "PNG").size(), QSize(1600, 1100));
+                } else if (suffix == ".svg") {
+                    QVERIFY(bytes.contains("<text") && bytes.contains("Model: bert"));
+                } else {
+                    QVERIFY(bytes.startsWith("%PDF-"));
+                }
+            }
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), viewNames().size() * 3);
+    }
+
+    void dpiSizeLayerAndHeadAreHonoured() {
+        test::ScratchDir dir;
+        const QString out = dir.filePath("h.png");
+        QStringList args = exportArgs("heatmap", out);
+        args << "--layer"
+             << "1"
+             << "--head"
+             << "3"
+             << "--dpi"
+             << "50"
+             << "--size"
+             << "4x3";
+        const test::CliResult run = runHeadlight(args);
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QCOMPARE(QImage(out).size(), QSize(200, 150));
+        const QString svg = dir.filePath("h.svg");
+        args = exportArgs("heatmap", svg);
+        args << "--layer"
+             << "1"
+             << "--head"
+             << "3";
+        QVERIFY(runHeadlight(args).exitCode == 0);
+        QVERIFY(test::readFile(svg).contains("Layer 1 · head 3"));
+    }
+
+    void aCorpusPoolsTheViolins() {
+        test::ScratchDir dir;
+        const QString texts = dir.filePath("corpus.txt");
+        test::writeFile(texts, "The cat sat.\n\nA dog ran far away.\nBirds sing in the morning.\n");
+        const QString out = dir.filePath("violins.svg");
+        const test::CliResult run = runHeadlight({"export", "--model", bert(), "--texts", texts,
+                                                  "--view", "entropy-violins", "--out", out});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QVERIFY2(run.err.contains("3/3 texts"), qPrintable(run.err));
+        const QByteArray svg = test::readFile(out);
+        QVERIFY(svg.contains("over 3 texts"));
+        QVERIFY(svg.contains("3 texts from corpus.txt"));
+        const QString csv = dir.filePath("jsd.csv");
+        QVERIFY(runHeadlight({"export", "--model", bert(), "--texts", texts, "--view",
+                              "jsd-violins", "--out", csv})
+                    .exitCode == 0);
+        // 1 layer pair × 4 heads under a header.
+        QCOMPARE(test::readFile(csv).count('\n'), 5);
+    }
+
+    void dataExportsFromTheCommandLine() {
+        test::ScratchDir dir;
+        const QString csv = dir.filePath("entropy.csv");
+        QVERIFY(runHeadlight(exportArgs("entropy-violins", csv)).exitCode == 0);
+        const QList<QByteArray> lines = test::readFile(csv).split('\n');
+        QCOMPARE(lines.first(), QByteArray("panel,layer,head,q1,median,q3,band"));
+        QCOMPARE(lines.size(), 1 + 2 * 4 + 1); // 2 layers × 4 heads, then the empty tail
+        const QString tensors = dir.filePath("grid.safetensors");
+        QVERIFY(runHeadlight(exportArgs("model-grid", tensors)).exitCode == 0);
+        QVERIFY(test::readFile(tensors).contains("\"attention\""));
+    }
+
+    void aVariantIsRunAndNamed() {
+        test::ScratchDir dir;
+        const QString spec = dir.filePath("local_window.json");
+        test::writeFile(spec, R"({"mask": {"preset": "longformer", "window": 1, "dilation": 1,
+                                          "global": [0]}})");
+        const QString out = dir.filePath("v.svg");
+        QStringList args = exportArgs("heatmap", out);
+        args << "--variant" << spec;
+        const test::CliResult run = runHeadlight(args);
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QVERIFY(test::readFile(out).contains("Variant: local_window"));
+    }
+
+    void badArgumentsGiveOneLineAndNoFile() {
+        test::ScratchDir dir;
+        const QString out = dir.filePath("f.png");
+        const QString texts = dir.filePath("t.txt");
+        test::writeFile(texts, "one\n");
+        const struct {
+            QStringList args;
+            QString message;
+        } cases[] = {
+            {exportArgs("sunburst", out), "unknown view 'sunburst'"},
+            {exportArgs("heatmap", out) << "--layer"
+                                        << "2",
+             "--layer 2 is out of range"},
+            {exportArgs("heatmap", out) << "--head"
+                                        << "4",
+             "--head 4 is out of range"},
+            {exportArgs("heatmap", dir.filePath("no/such/f.png")), "does not exist"},
+            {exportArgs("heatmap", dir.filePath("f.gif")), "unknown extension '.gif'"},
+            {exportArgs("heatmap", dir.filePath("f")), "--out has no extension"},
+            {exportArgs("heatmap", out) << "--dpi"
+                                        << "0",
+             "--dpi must be an integer"},
+            {exportArgs("heatmap", out) << "--size"
+                                        << "big",
+             "--size must be"},
+            {exportArgs("heatmap", out) << "--texts" << texts, "exactly one of --text and --texts"},
+            {{"export", "--model", bert(), "--texts", texts, "--view", "heatmap", "--out", out},
+             "--texts pools a corpus"},
+            {{"export", "--model", bert(), "--text", "x", "--out", out}, "--view is required"},
+            {exportArgs("heatmap", out) << "--colour", "unknown argument '--colour'"},
+        };
+        for (const auto& c : cases) {
+            const test::CliResult run = runHeadlight(c.args);
+            QVERIFY2(run.exitCode != 0, qPrintable(c.message));
+            QVERIFY2(run.err.startsWith("headlight export: ") && run.err.contains(c.message),
+                     qPrintable(c.message + " <- " + run.err));
+            QCOMPARE(run.err.count('\n'), 1);
+        }
+        QCOMPARE(QDir(dir.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot),
+                 QStringList{"t.txt"});
+    }
+};
+
+QTEST_GUILESS_MAIN(TestExportCli)
+#include "test_export_cli.moc"
