@@ -1,0 +1,75 @@
+"""Training and evaluation of one zoo model (tools/zoo/model.py's HeadlightModel, float32).
+
+AdamW, linear warm-up then cosine decay to a tenth, gradient clipping at 1; the loss is the
+cross-entropy of the scored next-byte predictions plus ACT's ponder cost and the MoE
+load-balancing loss at 0.01 each (t2t's act_loss_weight; Fedus et al.'s α).  The seed fixes the
+initialisation (torch) and the batches (numpy), so a run is repeatable on the same machine.
+"""
+import math
+import os
+import sys
+import time
+
+import numpy as np
+import torch
+from torch.nn import functional as F
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "zoo"))
+import model as M  # noqa: E402
+
+AUX_WEIGHT = 0.01
+
+
+def masked_loss(logits, x, mask):
+    """Mean cross-entropy over the scored predictions (logits[:, i] predicts x[:, i + 1])."""
+    logits = logits[:, :-1][mask]
+    return F.cross_entropy(logits, x[:, 1:][mask])
+
+
+def evaluate(model, x, mask, batch=64):
+    """Held-out mean loss (nats per scored byte), accuracy per scored byte and per sample."""
+    model.eval()
+    losses, right, total, exact = 0.0, 0, 0, 0
+    with torch.no_grad():
+        for i in range(0, len(x), batch):
+            xb, mb = x[i:i + batch], mask[i:i + batch]
+            logits = model(xb)["logits"][:, :-1]
+            ok = (logits.argmax(-1) == xb[:, 1:]) | ~mb
+            losses += float(F.cross_entropy(logits[mb], xb[:, 1:][mb], reduction="sum"))
+            right += int((ok & mb).sum())
+            total += int(mb.sum())
+            exact += int(ok.all(-1).sum())
+    model.train()
+    return {"loss": losses / total, "accuracy": right / total, "exact": exact / len(x)}
+
+
+def train(config, dataset, steps, seed, batch, lr, warmup=100, log_every=10, quiet=False):
+    """-> model, {"curve": [[step, loss]], "seconds"}; dataset.batch(rng, size) -> (x, mask)."""
+    torch.manual_seed(seed)
+    rng = np.random.RandomState(seed)
+    model = M.HeadlightModel(config).float()
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
+    rest = [p for n, p in model.named_parameters() if p.dim() < 2]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": rest, "weight_decay": 0.0}],
+                            lr=lr, betas=(0.9, 0.98))
+    schedule = lambda s: min(1.0, (s + 1) / warmup) * (0.1 + 0.45 * (1 + math.cos(math.pi * s / steps)))  # noqa
+    curve, start, running = [], time.time(), []
+    for step in range(steps):
+        for group in opt.param_groups:
+            group["lr"] = lr * schedule(step)
+        x, mask = dataset.batch(rng, batch)
+        out = model(x)
+        loss = masked_loss(out["logits"], x, mask)
+        total = loss + AUX_WEIGHT * sum(out["aux"].values())
+        opt.zero_grad()
+        total.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        running.append(float(loss))
+        if (step + 1) % log_every == 0 or step + 1 == steps:
+            curve.append([step + 1, round(sum(running) / len(running), 4)])
+            running = []
+            if not quiet and (step + 1) % (log_every * 10) == 0:
+                print(f"    step {step + 1:5d}  loss {curve[-1][1]:.4f}  {time.time() - start:6.1f} s", flush=True)
+    return model.eval(), {"curve": curve, "seconds": round(time.time() - start, 1)}

@@ -1,0 +1,285 @@
+#!/usr/bin/python3
+"""Retrain Headlight's zoo (resources/models): one command, deterministic seeds, CPU only.
+
+    /usr/bin/python3 tools/train/train_zoo.py              # every model, in ZOO order
+    /usr/bin/python3 tools/train/train_zoo.py --only pre_ln rope
+    /usr/bin/python3 tools/train/train_zoo.py --goldens    # rewrite the goldens only
+    (two processes on the two cores: --only A B --no-goldens & --only C D --no-goldens; --goldens)
+
+Needs python3-torch, python3-numpy and, for the English models, the Debian package jargon-text
+(the corpus; docs/zoo.md).  Each model is written as a checkpoint folder of docs/zoo-format.md:
+config.json, model.safetensors, tokenizer.json, tokenizer_config.json, zoo.json (task, training,
+loss curve, held-out result, parameters, example text) and golden.safetensors (float64 results of
+tools/zoo/model.py for 2–3 inputs: "input{i}.attentions", ".last_hidden_state", ".logits" and the
+internals, stored f32), all listed in resources/models/goldens.json for the C++ tests
+(tests/unit/test_zoo_models.cpp, tests/vulkan/test_vulkan_zoo_models.cpp).
+"""
+import argparse
+import functools
+import json
+import os
+import shutil
+import sys
+
+sys.dont_write_bytecode = True
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path[:0] = [HERE, os.path.join(REPO, "tools", "zoo")]
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+import byte_tokenizer as B  # noqa: E402
+import data  # noqa: E402
+import make_zoo_goldens as G  # noqa: E402
+import model as M  # noqa: E402
+import train  # noqa: E402
+
+OUT = os.path.join(REPO, "resources", "models")
+SIZE_BUDGET = 60 * 1000 * 1000
+
+# The sparse mask depends only on (spec, T, H) but model.py rebuilds it in Python every pass.
+_sparse_mask = M.VR.sparse_mask
+
+
+@functools.lru_cache(maxsize=64)
+def _cached_mask(key, T, H):
+    return _sparse_mask(json.loads(key), T, H)
+
+
+M.VR.sparse_mask = lambda spec, T, H: _cached_mask(json.dumps(spec, sort_keys=True), T, H)
+
+
+def config(section, layers=4, D=128, I=256, positions=64):
+    return {"model_type": "headlight", "vocab_size": B.VOCAB_SIZE, "hidden_size": D,
+            "num_hidden_layers": layers, "num_attention_heads": 4, "intermediate_size": I,
+            "max_position_embeddings": positions, "layer_norm_eps": 1e-5, "is_decoder": True,
+            "headlight": section}
+
+
+# English: every model the same sizes (D 64, 4 layers, 4 heads, I 128), data (64-byte
+# windows, 16 a batch), seed, learning rate and steps, so that the variants compare fairly.
+ENGLISH = dict(task="english", steps=1000, batch=16, lr=1e-3, T=64)
+ENGLISH_SIZES = dict(layers=4, D=64, I=128)
+ENGLISH_TEXT = "The hacker found the bug in the kernel at three in the morning."
+ENGLISH_INPUTS = [ENGLISH_TEXT, "A kludge is a clever but ugly fix.", "RTFM: read the manual first!"]
+# Associative recall: 2 layers of D 64, trained with 4–12 pairs (prompt ≤ 49 bytes), tested also
+# with 24 pairs (97 bytes): the extrapolation lesson for position schemes with no length limit.
+RECALL = dict(task="recall", steps=1500, batch=32, lr=2e-3, low=4, high=12, long=24)
+RECALL_TEXT = "a3k7q1z9m4>k7z9a3m4q1"
+RECALL_INPUTS = [RECALL_TEXT, "c5x2b8d0>b8c5d0x2", "r1s2t3u4v5w6>w6r1v5"]
+SMALL = dict(layers=2, D=64, I=256)
+ADDITION = dict(task="addition", steps=1500, batch=32, lr=3e-3, low=3, high=3)
+ADDITION_INPUTS = ["987+654=5421", "505+505=0101", "120+301=4210"]
+
+ZOO = [
+    # name, config section, recipe, sizes, example text, golden inputs, one-line description
+    ("post_ln", {}, ENGLISH, ENGLISH_SIZES, ENGLISH_TEXT, ENGLISH_INPUTS,
+     "Post-LN Transformer LM (Vaswani et al. 2017) on English bytes; the baseline of the trio"),
+    ("pre_ln", {"norm": {"placement": "pre"}}, ENGLISH, ENGLISH_SIZES, ENGLISH_TEXT, ENGLISH_INPUTS,
+     "Pre-LN Transformer LM (Xiong et al. 2020) on English bytes, trained as post_ln"),
+    ("realformer", {"prior": {"kind": "residual"}}, ENGLISH, ENGLISH_SIZES, ENGLISH_TEXT, ENGLISH_INPUTS,
+     "RealFormer (He et al. 2020): Post-LN with residual attention scores, trained as post_ln"),
+    ("ut_act", {"position": "sinusoidal", "act": {"max_steps": 6, "threshold": 0.99}}, ADDITION,
+     {"layers": 1, "D": 128, "I": 256}, ADDITION_INPUTS[0], ADDITION_INPUTS,
+     "Universal Transformer with ACT (Dehghani et al. 2019) on 3-digit addition, digits LSB first"),
+    ("alibi", {"position": "alibi"}, RECALL, SMALL, RECALL_TEXT, RECALL_INPUTS,
+     "ALiBi (Press et al. 2022) on associative recall; tested at twice the trained length"),
+    ("rope", {"position": "rope"}, RECALL, SMALL, RECALL_TEXT, RECALL_INPUTS,
+     "RoPE (Su et al. 2021) on associative recall; tested at twice the trained length"),
+    ("sinusoidal", {"position": "sinusoidal"}, RECALL, SMALL, RECALL_TEXT, RECALL_INPUTS,
+     "Sinusoidal positions (Vaswani et al. 2017) on associative recall; tested at twice the trained length"),
+    ("t5", {"position": "t5"}, RECALL, SMALL, RECALL_TEXT, RECALL_INPUTS,
+     "T5 relative buckets (Raffel et al. 2020) on associative recall; tested at twice the trained length"),
+    ("rezero", {"norm": {"residual": "rezero"}}, ENGLISH, ENGLISH_SIZES, ENGLISH_TEXT, ENGLISH_INPUTS,
+     "ReZero (Bachlechner et al. 2020): no norms, x + a*F(x) on English bytes"),
+    ("longformer", {"mask": {"preset": "longformer", "window": 8, "dilation": 1, "global": [0]}}, ENGLISH, ENGLISH_SIZES,
+     ENGLISH_TEXT, ENGLISH_INPUTS, "Longformer-style sparse attention (Beltagy et al. 2020): 8 back + token 0"),
+    ("moe_top2", {"ffn": {"experts": 4, "routing": "top_k", "k": 2}}, ENGLISH, ENGLISH_SIZES, ENGLISH_TEXT, ENGLISH_INPUTS,
+     "Mixture of 4 experts, top-2 routing (GShard, Lepikhin et al. 2020) on English bytes"),
+    ("moe_switch", {"ffn": {"experts": 4, "routing": "switch"}}, ENGLISH, ENGLISH_SIZES, ENGLISH_TEXT, ENGLISH_INPUTS,
+     "Mixture of 4 experts, Switch top-1 routing (Fedus et al. 2021) on English bytes"),
+]
+
+
+def dataset(recipe):
+    if recipe["task"] == "english":
+        return data.English(recipe["T"])
+    return data.Synthetic(recipe["task"], recipe["low"], recipe["high"])
+
+
+def results(model, recipe, ds):
+    """Held-out result: English loss (nats and bits per byte); task accuracy per scored byte and
+    per sample, at the trained lengths and, for recall, at 2T."""
+    if recipe["task"] == "english":
+        r = train.evaluate(model, *ds.held_out())
+        return {"heldout_loss": round(r["loss"], 4), "bits_per_byte": round(r["loss"] / np.log(2), 4),
+                "heldout_accuracy": round(r["accuracy"], 4)}
+    r = train.evaluate(model, *ds.held_out())
+    out = {"heldout_loss": round(r["loss"], 4), "accuracy": round(r["accuracy"], 4), "exact": round(r["exact"], 4)}
+    if "long" in recipe:
+        long = train.evaluate(model, *ds.held_out(n=recipe["long"]))
+        out["long"] = {"pairs": recipe["long"], "accuracy": round(long["accuracy"], 4),
+                       "exact": round(long["exact"], 4)}
+    if recipe["task"] == "addition":
+        out["ponder"] = ponder_by_digit(model, ds, recipe["high"])
+    return out
+
+
+def ponder_by_digit(model, ds, n, count=512):
+    """ACT's ponder N + R at the position that predicts each sum digit (LSB first), averaged
+    over held-out samples, split by whether a carry comes into that digit."""
+    rng = np.random.RandomState(777)
+    table = [[[], []] for _ in range(n + 1)]
+    with torch.no_grad():
+        for _ in range(count):
+            prompt, answer = ds.sample(rng, n)
+            ids, _ = data.encode_sample(prompt, answer)
+            ponder = model(torch.tensor(ids))["internals"]["ponder"]
+            for i, c in enumerate(data.carries(prompt, n)):
+                table[i][c].append(float(ponder[len(prompt) + i - 1]))
+    mean = lambda v: round(float(np.mean(v)), 3) if v else None  # noqa: E731
+    return [{"digit": i, "no_carry": mean(a), "carry": mean(b), "count_carry": len(b)}
+            for i, (a, b) in enumerate(table)]
+
+
+def write_goldens(name, folder, inputs):
+    """golden.safetensors: model.py in float64 on the f32 weights, for each input; an input with
+    an ACT or MoE decision within 1e-3 of its boundary is refused (float32 could flip it)."""
+    h = M.resolve(json.load(open(os.path.join(folder, "config.json"))))
+    tensors, cases = {}, []
+    spare = [t[:len(t) // 2 + k] for k in range(1, 8) for t in inputs]  # prefixes, if one is marginal
+    for text in inputs + spare:
+        if len(cases) == len(inputs):
+            break
+        i = len(cases)
+        ids = B.encode(text)
+        _, ref = G.run(folder, ids, torch.float64)
+        _, f32 = G.run(folder, ids, torch.float32)
+        try:
+            if h["act"]["max_steps"]:
+                G.check_act(name, ref["internals"], h)
+            if h["ffn"]["experts"]:
+                G.check_router(name, ref["internals"], 1 if h["ffn"]["routing"] == "switch" else h["ffn"]["k"])
+        except G.Marginal as why:
+            print(f"  golden input skipped: {why}")
+            continue
+        golden = G.golden_tensors(ref)
+        for key, value in G.golden_tensors(f32).items():
+            assert float((value.double() - golden[key]).abs().max()) < 1e-4, (name, key)
+        tensors.update({f"input{i}.{k}": (v.float().numpy(), "F32") for k, v in golden.items()})
+        cases.append({"name": f"{name}/{i}", "folder": name, "text": text, "ids": ids,
+                      "prefix": f"input{i}.", "tensors": sorted(golden), "layers": len(ref["attentions"])})
+    M.safetensors_io.save(os.path.join(folder, "golden.safetensors"), tensors, {"model": name})
+    return cases
+
+
+def parameter_count(model):
+    return sum(v.numel() for v in model.format_state_dict().values())
+
+
+def train_one(name, section, recipe, sizes, example, description):
+    ds = dataset(recipe)
+    cfg = config(section, **sizes)
+    seed = 1234
+    print(f"{name}: {recipe['task']}, {recipe['steps']} steps", flush=True)
+    model, log = train.train(cfg, ds, recipe["steps"], seed, recipe["batch"], recipe["lr"])
+    folder = os.path.join(OUT, name)
+    if os.path.isdir(folder):
+        shutil.rmtree(folder)
+    M.save(model, folder, {"format": "pt", "zoo": name})
+    B.write(folder)
+    model = M.load(folder)  # evaluate what was written
+    result = results(model, recipe, ds)
+    curve = log["curve"]
+    keep = max(1, len(curve) // 60)
+    meta = {"name": name, "task": recipe["task"], "description": description,
+            "training": {"steps": recipe["steps"], "seed": seed, "batch": recipe["batch"], "lr": recipe["lr"],
+                         "optimizer": "AdamW (0.9, 0.98), wd 0.01, warm-up 100, cosine to 0.1, clip 1",
+                         "sequence": recipe.get("T") or f"{recipe['low']}-{recipe['high']} items",
+                         "seconds": log["seconds"], "threads": torch.get_num_threads()},
+            "loss_curve": curve[::keep] + ([curve[-1]] if (len(curve) - 1) % keep else []),
+            "result": result, "parameters": parameter_count(model), "example_text": example}
+    with open(os.path.join(folder, "zoo.json"), "w", newline="\n") as f:
+        json.dump(meta, f, indent=1)
+        f.write("\n")
+    print(f"  {name}: {log['seconds']} s, {meta['parameters']} parameters, {json.dumps(result)}", flush=True)
+
+
+def write_index():
+    """goldens.json: every golden input of every model in the folder (rewritten from scratch)."""
+    cases = []
+    for name, section, recipe, sizes, example, inputs, description in ZOO:
+        folder = os.path.join(OUT, name)
+        if os.path.isfile(os.path.join(folder, "model.safetensors")):
+            cases += write_goldens(name, folder, inputs)
+    golden = {"generator": "tools/train/train_zoo.py", "format": "docs/zoo-format.md", "cases": cases}
+    with open(os.path.join(OUT, "goldens.json"), "w", newline="\n") as f:
+        f.write(G.dumps(golden))
+    size = sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(OUT) for f in fs)
+    print(f"{len(cases)} golden inputs; zoo {size / 1e6:.2f} MB in {OUT}")
+    if size > SIZE_BUDGET:
+        sys.exit("the zoo is over its 60 MB budget")
+
+
+def table():
+    """The Markdown table of docs/zoo.md, from the zoo.json files."""
+    rows = ["| model | variant | task | parameters | size (MB) | steps | time (s) | held-out result |",
+            "|---|---|---|---|---|---|---|---|"]
+    for name, *_ in ZOO:
+        folder = os.path.join(OUT, name)
+        if not os.path.isfile(os.path.join(folder, "zoo.json")):
+            continue
+        z = json.load(open(os.path.join(folder, "zoo.json")))
+        size = sum(os.path.getsize(os.path.join(folder, f)) for f in os.listdir(folder)) / 1e6
+        r = z["result"]
+        if z["task"] == "english":
+            result = f"{r['heldout_loss']:.3f} nats/byte ({r['bits_per_byte']:.2f} bits), next-byte acc. {r['heldout_accuracy']:.3f}"
+        else:
+            result = f"loss {r['heldout_loss']:.3f}, acc. {r['accuracy']:.3f}, exact {r['exact']:.3f}"
+            if "long" in r:
+                result += f"; at {r['long']['pairs']} pairs acc. {r['long']['accuracy']:.3f}"
+        rows.append(f"| {name} | {z['description'].split(' on ')[0]} | {z['task']} | {z['parameters']:,} | "
+                    f"{size:.2f} | {z['training']['steps']} | {z['training']['seconds']:.0f} | {result} |")
+    return "\n".join(rows)
+
+
+def set_out(folder):
+    global OUT
+    OUT = folder
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--only", nargs="*", help="models to retrain (the others are kept)")
+    parser.add_argument("--goldens", action="store_true", help="only rewrite the goldens")
+    parser.add_argument("--out", default=OUT, help="the zoo folder (default resources/models)")
+    parser.add_argument("--steps", type=int, help="override every model's steps (smoke runs)")
+    parser.add_argument("--table", action="store_true", help="print docs/zoo.md's table")
+    parser.add_argument("--no-goldens", action="store_true", help="train only (for parallel runs)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="torch threads (1: on a loaded 2-core machine two threads ran 7x slower)")
+    args = parser.parse_args()
+    set_out(args.out)
+    if args.table:
+        print(table())
+        return 0
+    if args.steps:
+        for z in ZOO:
+            z[2]["steps"] = args.steps
+    torch.set_num_threads(args.threads)
+    names = [z[0] for z in ZOO]
+    for name in args.only or []:
+        if name not in names:
+            sys.exit(f"unknown model '{name}' (one of {', '.join(names)})")
+    if not args.goldens:
+        for name, section, recipe, sizes, example, inputs, description in ZOO:
+            if not args.only or name in args.only:
+                train_one(name, section, recipe, sizes, example, description)
+    if not args.no_goldens:
+        write_index()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
