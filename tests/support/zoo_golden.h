@@ -86,12 +86,15 @@ inline const Tensor* tracedTensor(const Trace& trace, const std::string& name, T
     return found == trace.internals.end() ? nullptr : &found->second;
 }
 
-// Loads the case's checkpoint on `backend`, runs its ids with every probability map and the
-// internals captured, and checks every stored tensor within kGoldenTolerance.
-inline void verifyZooCase(Backend& backend, const ZooGoldenCase& golden) {
+// Loads the checkpoint in `folder` on `backend`, runs `input` with every probability map and the
+// internals captured, and checks each tensor named in `names` against `expectedPath`'s tensor
+// `prefix` + name within kGoldenTolerance ("logits" through the head tied to the embedding).
+inline void verifyZooForward(Backend& backend, const QString& caseName, const QString& folder,
+                             const ModelInput& input, const QJsonArray& names,
+                             const QString& expectedPath, const std::string& prefix) {
     std::unique_ptr<TransformerModel> model;
     try {
-        model = loadModel(golden.folder().toStdString(), backend);
+        model = loadModel(folder.toStdString(), backend);
     } catch (const std::exception& error) {
         QFAIL(qPrintable(QString("loadModel threw: ") + error.what()));
     }
@@ -100,15 +103,15 @@ inline void verifyZooCase(Backend& backend, const ZooGoldenCase& golden) {
     capture.internals = true;
     Trace trace;
     try {
-        trace = model->forward(golden.input(), capture);
+        trace = model->forward(input, capture);
     } catch (const std::exception& error) {
         QFAIL(qPrintable(QString("forward threw: ") + error.what()));
     }
-    const io::SafetensorsFile expected(golden.tensorsPath().toStdString());
-    const io::SafetensorsFile weights((golden.folder() + "/model.safetensors").toStdString());
+    const io::SafetensorsFile expected(expectedPath.toStdString());
+    const io::SafetensorsFile weights((folder + "/model.safetensors").toStdString());
     std::vector<TensorDiff> diffs;
     QStringList missing;
-    for (const QJsonValue& v : golden.json["tensors"].toArray()) {
+    for (const QJsonValue& v : names) {
         const std::string name = v.toString().toStdString();
         Tensor scratch;
         const Tensor* ours = nullptr;
@@ -129,14 +132,20 @@ inline void verifyZooCase(Backend& backend, const ZooGoldenCase& golden) {
             continue;
         }
         TensorDiff diff{name, 0.0, {}};
-        diff.maxAbs = maxAbsDiff(*ours, expected.loadF32(name), &diff.where);
+        diff.maxAbs = maxAbsDiff(*ours, expected.loadF32(prefix + name), &diff.where);
         diffs.push_back(diff);
     }
-    qInfo("%s: %s", qPrintable(golden.name()), qPrintable(describeDiffs(diffs)));
+    qInfo("%s: %s", qPrintable(caseName), qPrintable(describeDiffs(diffs)));
     QVERIFY2(missing.isEmpty(), qPrintable("not in the trace: " + missing.join(", ")));
     for (const TensorDiff& d : diffs)
         QVERIFY2(d.maxAbs <= kGoldenTolerance,
                  qPrintable(QString::fromStdString(d.name) + " max |diff| " +
                             QString::number(d.maxAbs) + " at " + d.where));
+}
+
+// One case of tests/data/zoo: its checkpoint, ids and stored tensors.
+inline void verifyZooCase(Backend& backend, const ZooGoldenCase& golden) {
+    verifyZooForward(backend, golden.name(), golden.folder(), golden.input(),
+                     golden.json["tensors"].toArray(), golden.tensorsPath(), "");
 }
 } // namespace headlight::test

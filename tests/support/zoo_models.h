@@ -52,58 +52,11 @@ inline QStringList zooModelNames() {
         .filter(QRegularExpression(QStringLiteral("^[a-z0-9_]+$")));
 }
 
-// Loads the model on `backend`, runs the case's ids with every map and internal captured, and
-// checks each stored tensor within kGoldenTolerance.
+// One shipped model's golden input: its stored tensors sit under "input{i}." in golden.safetensors.
 inline void verifyZooModelCase(Backend& backend, const ZooModelCase& golden) {
-    std::unique_ptr<TransformerModel> model;
-    try {
-        model = loadModel(golden.folder().toStdString(), backend);
-    } catch (const std::exception& error) {
-        QFAIL(qPrintable(QString("loadModel threw: ") + error.what()));
-    }
-    CaptureRequest capture;
-    capture.probabilities = true;
-    capture.internals = true;
-    Trace trace;
-    try {
-        trace = model->forward(golden.input(), capture);
-    } catch (const std::exception& error) {
-        QFAIL(qPrintable(QString("forward threw: ") + error.what()));
-    }
-    const io::SafetensorsFile expected((golden.folder() + "/golden.safetensors").toStdString());
-    const io::SafetensorsFile weights((golden.folder() + "/model.safetensors").toStdString());
-    std::vector<TensorDiff> diffs;
-    QStringList missing;
-    for (const QJsonValue& v : golden.json["tensors"].toArray()) {
-        const std::string name = v.toString().toStdString();
-        Tensor scratch;
-        const Tensor* ours = nullptr;
-        try {
-            if (name == "logits") {
-                scratch =
-                    tiedLogits(trace.lastHiddenState, weights.loadF32("embeddings.token.weight"));
-                ours = &scratch;
-            } else {
-                ours = tracedTensor(trace, name, scratch);
-            }
-        } catch (const std::exception& error) {
-            missing << QString::fromStdString(name) + " (" + error.what() + ")";
-            continue;
-        }
-        if (!ours) {
-            missing << QString::fromStdString(name);
-            continue;
-        }
-        TensorDiff diff{name, 0.0, {}};
-        diff.maxAbs = maxAbsDiff(*ours, expected.loadF32(golden.prefix() + name), &diff.where);
-        diffs.push_back(diff);
-    }
-    qInfo("%s: %s", qPrintable(golden.name()), qPrintable(describeDiffs(diffs)));
-    QVERIFY2(missing.isEmpty(), qPrintable("not in the trace: " + missing.join(", ")));
-    for (const TensorDiff& d : diffs)
-        QVERIFY2(d.maxAbs <= kGoldenTolerance,
-                 qPrintable(QString::fromStdString(d.name) + " max |diff| " +
-                            QString::number(d.maxAbs) + " at " + d.where));
+    verifyZooForward(backend, golden.name(), golden.folder(), golden.input(),
+                     golden.json["tensors"].toArray(), golden.folder() + "/golden.safetensors",
+                     golden.prefix());
 }
 
 // `headlight inspect --model <zoo model> --text <its golden text> --json` on `backend`: exits 0,
