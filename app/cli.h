@@ -12,6 +12,7 @@ int runCli(int argc, char** argv);
 // Each command takes its arguments (after the command word) and returns the exit code.
 int runDevicesCommand(const QStringList& args);
 int runExportCommand(const QStringList& args);
+int runFiguresCommand(const QStringList& args);
 int runInspectCommand(const QStringList& args);
 int runTokenizeCommand(const QStringList& args);
 int runVariantsCommand(const QStringList& args);

@@ -14,12 +14,12 @@
 #include "analysis/corpus.h"
 #include "analysis/divergence.h"
 #include "attention_stats.h"
-#include "backend/backend_factory.h"
-#include "backend/vulkan/vk_error.h"
 #include "cli.h"
 #include "cli_args.h"
+#include "corpus_analysis.h"
 #include "export_files.h"
 #include "figure_builders.h"
+#include "model_session.h"
 #include "text_input.h"
 #include "variants/variant_spec.h"
 
@@ -32,13 +32,6 @@
 
 namespace headlight::app {
 namespace {
-
-struct ExportModel {
-    std::unique_ptr<Backend> backend;
-    std::unique_ptr<TransformerModel> model;
-    std::unique_ptr<tokenize::Tokenizer> tokenizer; // null: the text is token ids
-    std::string note;                               // why the CPU backend is used, if it is
-};
 
 // What the arguments ask for, checked before the model loads.
 struct Request {
@@ -141,29 +134,14 @@ Request parseRequest(const CliArgs& args) {
     return request;
 }
 
-ExportModel openModel(const QString& folder, const CliArgs& args) {
+std::unique_ptr<LoadedModel> openModel(const QString& folder, const CliArgs& args) {
     std::optional<BackendKind> forced;
     if (args.has("--backend")) forced = args.backend();
     const std::string selector = args.value("--vulkan-device").toStdString();
-    OpenedBackend opened = openBackend(chooseBackend(forced, selector), selector);
-    ExportModel loaded{std::move(opened.backend), nullptr, nullptr, opened.note};
-    try {
-        loaded.model = loadModel(folder.toStdString(), *loaded.backend);
-    } catch (const vk::VulkanError& error) {
-        // Out of device memory or a failed pipeline while uploading: the same figure on the CPU.
-        loaded.backend = makeCpuBackend();
-        loaded.note = std::string("Vulkan failed (") + error.what() + "); ran on the CPU backend";
-        loaded.model = loadModel(folder.toStdString(), *loaded.backend);
-    }
-    try {
-        loaded.tokenizer = tokenize::Tokenizer::load(folder.toStdString());
-    } catch (const tokenize::TokenizerError&) {
-        // Why: a checkpoint without tokenizer files still runs, on token ids given as the text.
-    }
-    return loaded;
+    return loadCheckpoint(folder, chooseBackend(forced, selector), selector);
 }
 
-Trace runPass(const ExportModel& loaded, const QString& text, const variants::VariantSpec& variant,
+Trace runPass(const LoadedModel& loaded, const QString& text, const variants::VariantSpec& variant,
               QStringList* labels) {
     PreparedText prepared = prepareText(loaded.tokenizer.get(), text);
     if (prepared.input.ids.empty()) throw CliError("the text produced no tokens");
@@ -171,7 +149,7 @@ Trace runPass(const ExportModel& loaded, const QString& text, const variants::Va
     return loaded.model->forward(prepared.input, {}, variant);
 }
 
-std::shared_ptr<ForwardResult> runText(const ExportModel& loaded, const Request& request) {
+std::shared_ptr<ForwardResult> runText(const LoadedModel& loaded, const Request& request) {
     auto result = std::make_shared<ForwardResult>();
     result->text = request.texts.front();
     const Trace trace = runPass(loaded, result->text, request.variant, &result->tokens);
@@ -179,14 +157,6 @@ std::shared_ptr<ForwardResult> runText(const ExportModel& loaded, const Request&
     result->valid = trace.valid;
     result->stats = analyseAttention(result->attention, result->valid);
     return result;
-}
-
-float largestValue(const analysis::HeadValues& values) {
-    float largest = 0.0f;
-    for (const std::vector<float>& head : values.values)
-        for (float v : head)
-            largest = std::max(largest, v);
-    return largest;
 }
 
 void reportCorpusErrors(const analysis::CorpusResult& pooled) {
@@ -202,36 +172,18 @@ void reportCorpusErrors(const analysis::CorpusResult& pooled) {
 
 // The violins of a corpus: per-token values pooled over every text. The other fields of the
 // result stay empty; buildFigure draws only results with tokens, so it gets the first text's.
-std::shared_ptr<ForwardResult> runCorpus(const ExportModel& loaded, const Request& request) {
-    std::vector<std::string> texts;
-    for (const QString& text : request.texts)
-        texts.push_back(text.toStdString());
-    auto result = std::make_shared<ForwardResult>();
-    std::size_t longest = 2;
-    const auto analyseOne = [&](const std::string& text) {
-        QStringList labels;
-        const Trace trace = runPass(loaded, QString::fromStdString(text), request.variant, &labels);
-        if (result->tokens.isEmpty()) result->tokens = labels;
-        longest = std::max(longest, analysis::validPositions(trace.valid).size());
-        const Tensor attention = trace.stackedProbabilities();
-        return analysis::TextAnalysis{analysis::attentionEntropy(attention, trace.valid),
-                                      analysis::adjacentLayerJsd(attention, trace.valid),
-                                      trace.valid};
-    };
+std::shared_ptr<ForwardResult> runCorpus(const LoadedModel& loaded, const Request& request) {
     const auto progress = [](std::size_t done, std::size_t total) {
         std::fprintf(stderr, "\rheadlight export: %zu/%zu texts", done, total);
         if (done == total) std::fputc('\n', stderr);
     };
     const std::atomic<bool> never{false};
-    const analysis::CorpusResult pooled =
-        analysis::aggregateCorpus(texts, analyseOne, progress, never);
-    reportCorpusErrors(pooled);
-    const analysis::CorpusAccumulator& acc = pooled.accumulated;
-    // Why ln T: no query over T keys is more uncertain than uniform, as for a single text.
-    const float entropyTop =
-        std::max(float(std::log(double(longest))), largestValue(acc.entropy()));
-    result->stats.entropy = violinSet(acc.entropy(), entropyTop);
-    result->stats.jsd = violinSet(acc.jsd(), 1.0f);
+    const PooledCorpus corpus = poolCorpus(loaded, request.variant, request.texts, progress, never);
+    reportCorpusErrors(corpus.pooled);
+    auto result = std::make_shared<ForwardResult>();
+    result->tokens = corpus.firstLabels;
+    result->stats.entropy = corpus.stats.entropy;
+    result->stats.jsd = corpus.stats.jsd;
     return result;
 }
 
@@ -260,7 +212,7 @@ void clearSelection(render::Figure& figure) {
 }
 
 render::Figure buildExportFigure(const CliArgs& args, const Request& request,
-                                 const ExportModel& loaded) {
+                                 const LoadedModel& loaded) {
     const ModelSpec& spec = loaded.model->spec();
     const ViewState state = selection(args, spec);
     const auto result = request.corpus ? runCorpus(loaded, request) : runText(loaded, request);
@@ -295,10 +247,11 @@ int runExportCommand(const QStringList& rawArgs) {
                         "--dpi", "--size", "--backend", "--vulkan-device", "--out"});
     if (args.has("--list-views")) return listViews();
     Request request = parseRequest(args);
-    const ExportModel loaded = openModel(request.folder, args);
-    if (!loaded.note.empty()) std::fprintf(stderr, "headlight export: %s\n", loaded.note.c_str());
-    const render::Figure figure = buildExportFigure(args, request, loaded);
-    request.options.caption = captionFor(request, loaded.model->spec(), args);
+    const std::unique_ptr<LoadedModel> loaded = openModel(request.folder, args);
+    if (!loaded->backendNote.isEmpty())
+        std::fprintf(stderr, "headlight export: %s\n", qPrintable(loaded->backendNote));
+    const render::Figure figure = buildExportFigure(args, request, *loaded);
+    request.options.caption = captionFor(request, loaded->model->spec(), args);
     exportToFile(request.out, figure, request.options);
     return 0;
 }

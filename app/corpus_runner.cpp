@@ -1,8 +1,6 @@
 #include "corpus_runner.h"
 
-#include "analysis/corpus.h"
-#include "analysis/divergence.h"
-#include "text_input.h"
+#include "corpus_analysis.h"
 #include "workspace.h"
 
 #include <QAction>
@@ -12,32 +10,13 @@
 #include <QMessageBox>
 #include <QProgressDialog>
 #include <QtConcurrent/QtConcurrentRun>
-#include <algorithm>
-#include <cmath>
 #include <stdexcept>
 
 namespace headlight::app {
 
 struct CorpusRunner::Outcome {
-    analysis::CorpusResult result;
-    int64_t longest = 0; // tokens of the longest text, for the entropy axis
+    PooledCorpus corpus;
 };
-
-namespace {
-
-analysis::TextAnalysis analyseText(const LoadedModel& model, const variants::VariantSpec& variant,
-                                   const std::string& text, std::atomic<int64_t>& longest) {
-    const PreparedText prepared = prepareText(model.tokenizer.get(), QString::fromStdString(text));
-    if (prepared.input.ids.empty()) throw std::invalid_argument("the text has no tokens");
-    const Trace trace = model.model->forward(prepared.input, {}, variant);
-    const Tensor attention = trace.stackedProbabilities();
-    int64_t seen = longest.load();
-    while (seen < attention.dim(2) && !longest.compare_exchange_weak(seen, attention.dim(2))) {
-    }
-    return {analysis::attentionEntropy(attention, trace.valid),
-            analysis::adjacentLayerJsd(attention, trace.valid), trace.valid};
-}
-} // namespace
 
 CorpusRunner::CorpusRunner(Workspace* workspace, QWidget* dialogParent)
     : QObject(workspace)
@@ -114,43 +93,27 @@ bool CorpusRunner::start(const QStringList& texts, QString* why) {
     progress_->setAttribute(Qt::WA_DeleteOnClose);
     connect(progress_, &QProgressDialog::canceled, this, [this] { cancel_ = true; });
     progress_->show();
-    std::vector<std::string> lines;
-    for (const QString& text : texts)
-        lines.push_back(text.toStdString());
     const variants::VariantSpec variant = workspace_->variant();
-    watcher_->setFuture(QtConcurrent::run([this, model, variant, lines] {
-        auto outcome = std::make_shared<Outcome>();
-        std::atomic<int64_t> longest{0};
-        const auto analyse = [&](const std::string& text) {
-            return analyseText(*model, variant, text, longest);
-        };
+    watcher_->setFuture(QtConcurrent::run([this, model, variant, texts] {
         const auto progress = [this](std::size_t done, std::size_t) {
             QMetaObject::invokeMethod(this, [this, done] {
                 if (progress_) progress_->setValue(int(done));
             });
         };
-        outcome->result = analysis::aggregateCorpus(lines, analyse, progress, cancel_);
-        outcome->longest = longest.load();
-        return outcome;
+        return std::make_shared<Outcome>(
+            Outcome{poolCorpus(*model, variant, texts, progress, cancel_)});
     }));
     return true;
 }
 
 void CorpusRunner::collect() {
     const std::shared_ptr<Outcome> outcome = watcher_->result();
-    const analysis::CorpusResult& result = outcome->result;
+    const analysis::CorpusResult& result = outcome->corpus.pooled;
     if (progress_) progress_->close();
     workspace_->runner().setPaused(false);
     const std::size_t analysed = result.accumulated.textCount();
     if (analysed > 0) {
-        CorpusStats stats;
-        // Why ln T of the longest text: no row can be more uncertain than uniform over its keys.
-        const float entropyTop = float(std::log(std::max<double>(double(outcome->longest), 2.0)));
-        stats.entropy = violinSet(result.accumulated.entropy(), entropyTop);
-        stats.jsd = violinSet(result.accumulated.jsd(), 1.0f);
-        stats.texts = analysed;
-        stats.failed = result.errors.size();
-        workspace_->setCorpusStats(std::move(stats));
+        workspace_->setCorpusStats(outcome->corpus.stats);
         clear_->setEnabled(true);
     }
     Q_EMIT finished(analysed, result.errors.size(), result.cancelled);

@@ -1,10 +1,10 @@
 #include "model_session.h"
 
-#include <QtConcurrent/QtConcurrentRun>
-#include <exception>
-
 #include "backend/backend_factory.h"
 #include "backend/vulkan/vk_error.h"
+
+#include <QtConcurrent/QtConcurrentRun>
+#include <exception>
 
 namespace headlight::app {
 
@@ -24,41 +24,53 @@ QString LoadedModel::summary() const {
         .arg(QString::fromLatin1(backendName(backend->kind())));
 }
 
+std::unique_ptr<LoadedModel> loadCheckpoint(const QString& folder, const BackendChoice& choice,
+                                            const std::string& deviceSelector) {
+    auto loaded = std::make_unique<LoadedModel>();
+    loaded->folder = folder;
+    OpenedBackend opened = openBackend(choice, deviceSelector);
+    loaded->backend = std::move(opened.backend);
+    loaded->backendNote = QString::fromStdString(opened.note);
+    try {
+        loaded->model = loadModel(folder.toStdString(), *loaded->backend);
+    } catch (const vk::VulkanError& error) {
+        // Out of device memory or a failed pipeline while uploading: keep going on the CPU.
+        loaded->backend = makeCpuBackend();
+        loaded->backendNote =
+            QString("Vulkan failed (%1); using the CPU backend").arg(error.what());
+        loaded->model = loadModel(folder.toStdString(), *loaded->backend);
+    }
+    loaded->positionTable = loaded->model->positionTable();
+    try {
+        loaded->tokenizer = tokenize::Tokenizer::load(folder.toStdString());
+    } catch (const tokenize::TokenizerError&) {
+        // Why: a checkpoint without tokenizer files still runs on ids; the views say so.
+    }
+    return loaded;
+}
+
 ModelSession::ModelSession(QObject* parent)
-    : QObject(parent), watcher_(new QFutureWatcher<std::shared_ptr<Result>>(this)) {
+    : QObject(parent)
+    , watcher_(new QFutureWatcher<std::shared_ptr<Result>>(this)) {
     connect(watcher_, &QFutureWatcherBase::finished, this, &ModelSession::finish);
 }
 
-ModelSession::~ModelSession() { watcher_->waitForFinished(); }
+ModelSession::~ModelSession() {
+    watcher_->waitForFinished();
+}
 
-bool ModelSession::busy() const { return watcher_->isRunning(); }
+bool ModelSession::busy() const {
+    return watcher_->isRunning();
+}
 
-void ModelSession::load(const QString& folder, const BackendChoice& choice, const std::string& deviceSelector) {
+void ModelSession::load(const QString& folder, const BackendChoice& choice,
+                        const std::string& deviceSelector) {
     watcher_->waitForFinished();
     watcher_->setFuture(QtConcurrent::run([folder, choice, deviceSelector] {
         auto result = std::make_shared<Result>();
         result->folder = folder;
         try {
-            auto loaded = std::make_unique<LoadedModel>();
-            loaded->folder = folder;
-            OpenedBackend opened = openBackend(choice, deviceSelector);
-            loaded->backend = std::move(opened.backend);
-            loaded->backendNote = QString::fromStdString(opened.note);
-            try {
-                loaded->model = loadModel(folder.toStdString(), *loaded->backend);
-            } catch (const vk::VulkanError& error) {
-                // Out of device memory or a failed pipeline while uploading: keep going on the CPU.
-                loaded->backend = makeCpuBackend();
-                loaded->backendNote = QString("Vulkan failed (%1); using the CPU backend").arg(error.what());
-                loaded->model = loadModel(folder.toStdString(), *loaded->backend);
-            }
-            loaded->positionTable = loaded->model->positionTable();
-            try {
-                loaded->tokenizer = tokenize::Tokenizer::load(folder.toStdString());
-            } catch (const tokenize::TokenizerError&) {
-                // Why: a checkpoint without tokenizer files still runs on ids; the views say so.
-            }
-            result->model = std::move(loaded);
+            result->model = loadCheckpoint(folder, choice, deviceSelector);
         } catch (const std::exception& error) {
             result->error = QString::fromUtf8(error.what());
         }

@@ -20,9 +20,14 @@ struct LoadedModel {
     std::unique_ptr<TransformerModel> model;
     std::unique_ptr<tokenize::Tokenizer> tokenizer; // null when the folder has no tokenizer files
     QString backendNote;                            // why the CPU backend is used, if it is
-    Tensor positionTable; // the learned position table [P, D], empty when there is none
+    Tensor positionTable;    // the learned position table [P, D], empty when there is none
     QString summary() const; // "bert · 12 layers × 12 heads · hidden 768 · cpu"
 };
+
+// Opens the backend `choice` names and loads `folder` on it (on the CPU when Vulkan fails while
+// uploading; backendNote says so). Throws std::exception with a one-line reason.
+std::unique_ptr<LoadedModel> loadCheckpoint(const QString& folder, const BackendChoice& choice,
+                                            const std::string& deviceSelector);
 
 class ModelSession : public QObject {
     Q_OBJECT
