@@ -78,6 +78,17 @@ enum class BinaryOp { Add, Sub, Mul, Div };
 //   Sigmoid 1/(1 + e^-y) · Cos cos y · Sin sin y · Square y² · Sqrt √y · Log ln y · Tanh tanh y
 enum class MapOp { Affine, Exp, Elu1, Relu, Sigmoid, Cos, Sin, Square, Sqrt, Log, Tanh };
 
+// A sparse attention pattern as rows of key indices (CSR), for Backend::sparseAttention: query
+// i of head h attends keys[rowStart[r]] .. keys[rowStart[r + 1] − 1] with r = (h mod heads)·T + i,
+// ascending. `heads` is 1 (every head shares the pattern) or the model's head count.
+struct SparsePattern {
+    int heads = 1;
+    int64_t tokens = 0;
+    std::vector<int32_t> rowStart; // [heads·T + 1]
+    std::vector<int32_t> keys;     // [E]
+    int64_t entries() const { return int64_t(keys.size()); }
+};
+
 // Device memory a backend can still give Headlight (model/memory_budget.h compares estimates with it).
 struct DeviceMemory {
     double available = 0.0; // bytes
@@ -168,7 +179,25 @@ public:
     // no T × T matrix is formed.
     virtual void causalLinearAttention(const DeviceTensor& phiQ, const DeviceTensor& phiK, const DeviceTensor& v,
                                        float eps, DeviceTensor& out) = 0;
+    // Softmax attention over a sparse pattern with no T × T matrix (the sparse masks at long T):
+    // q [H, T, d], k and v [Hkv, T, d] (head h reads k/v head h / (H / Hkv)) → context [H, T, d].
+    // Query i of head h scores its pattern's keys j with scale·q_i·k_j − slope_h·|i − j| (ALiBi,
+    // when `alibiSlopes` [H] is given), takes the softmax over them and sums their values. A
+    // row with no key attends every key uniformly (Hugging Face's fully masked row). When given,
+    // weights [H / pattern.heads, E] receives each entry's probability: head h's at row h / Hp.
+    virtual void sparseAttention(const DeviceTensor& q, const DeviceTensor& k,
+                                 const DeviceTensor& v, const SparsePattern& pattern, float scale,
+                                 std::span<const float> alibiSlopes, DeviceTensor& context,
+                                 DeviceTensor* weights) = 0;
 };
+
+// Throws std::invalid_argument unless the operands of sparseAttention fit together: q [H, T, d],
+// k and v [Hkv, T, d] with Hkv dividing H, the pattern's heads 1 or H, rowStart [Hp·T + 1]
+// ascending from 0 to E, keys in [0, T), context [H, T, d], weights [H / Hp, E], slopes [H] or
+// none.
+void checkSparseAttention(const DeviceTensor& q, const DeviceTensor& k, const DeviceTensor& v,
+                          const SparsePattern& pattern, std::span<const float> alibiSlopes,
+                          const DeviceTensor& context, const DeviceTensor* weights);
 
 std::unique_ptr<Backend> makeCpuBackend();
 std::unique_ptr<Backend> makeVulkanBackend(std::shared_ptr<vk::Context> context);

@@ -1,11 +1,11 @@
 #include "variants/attention_plan.h"
 
-#include <cmath>
-#include <cstdlib>
-
 #include "variants/adaptive_span.h"
 #include "variants/position_bias.h"
 #include "variants/sparse_mask.h"
+
+#include <cmath>
+#include <cstdlib>
 
 namespace headlight::variants {
 namespace {
@@ -54,11 +54,33 @@ Tensor additiveBias(const AttentionShape& shape, const VariantSpec& spec) {
     for (std::size_t i = 0; i < bias.size(); ++i) bias.values()[i] += prior.values()[i % period];
     return bias;
 }
+// Whether the composed softmax path can run over rows of keys: every term it adds is either
+// per pair and cheap (ALiBi) or absent.
+bool runsSparse(const VariantSpec& spec) {
+    return spec.mask && spec.kernel == AttentionKernel::Softmax &&
+           spec.prior.kind == Prior::Kind::None && !spec.span.enabled &&
+           !spec.talkingHeads.enabled && spec.position != PositionKind::T5;
+}
+
+SparsePattern sparsePattern(const AttentionShape& shape, const SparseMask& mask) {
+    const auto keep = [&shape](int64_t i, int64_t j) {
+        const bool future = shape.causal && j > i;
+        const bool outside = shape.slidingWindow > 0 && i - j >= shape.slidingWindow;
+        const bool padding = !shape.keyValid.empty() && !shape.keyValid[std::size_t(j)];
+        return !(future || outside || padding);
+    };
+    return buildSparsePattern(mask, shape.tokens, shape.heads, keep);
+}
 } // namespace
 
 AttentionPlan planAttention(Backend& backend, const AttentionShape& shape, const VariantSpec& spec) {
     AttentionPlan plan;
     plan.shape = shape;
+    if (runsSparse(spec)) {
+        plan.pattern = sparsePattern(shape, *spec.mask);
+        if (spec.position == PositionKind::Alibi) plan.alibiSlopes = alibiSlopes(shape.heads);
+        if (shape.tokens > kDensePlanTokens) return plan;
+    }
     if (spec.mask) plan.nominalMask = buildSparseMask(*spec.mask, shape.tokens, shape.heads);
     if (spec.mask || restricts(shape)) {
         plan.mask = effectiveMask(shape, plan.nominalMask);

@@ -4,6 +4,7 @@
 // sliding window ∧ padding), the additive position/prior bias, and the adaptive-span ramps.
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "backend/backend.h"
@@ -23,9 +24,17 @@ struct AttentionShape {
     int t5Buckets = 32, t5MaxDistance = 128;
 };
 
+// Up to this many tokens the plan also keeps the dense masks and biases for the views and the
+// dump; above it a sparse pattern exists only as rows of keys (no T × T matrix is built).
+constexpr int64_t kDensePlanTokens = 1024;
+
 struct AttentionPlan {
     AttentionShape shape;
-    Tensor mask;        // [Hm, T, T], 1 = allowed; empty when every key is allowed
+    // Softmax attention over a sparse mask with no other dense term (no residual prior, span,
+    // talking heads or T5 bias) runs as Backend::sparseAttention over these rows of keys.
+    std::optional<SparsePattern> pattern;
+    std::vector<float> alibiSlopes; // [H] with the pattern under ALiBi, else empty
+    Tensor mask;                    // [Hm, T, T], 1 = allowed; empty when every key is allowed
     DeviceTensor deviceMask;
     Tensor nominalMask; // [Hm, T, T] the sparse preset alone (for the sparsity view); may be empty
     Tensor bias;        // [Hb, T, T] added to the scores (ALiBi, Gaussian prior); may be empty

@@ -1,9 +1,11 @@
 #include "variants/composed_attention.h"
 
-#include <limits>
-
 #include "variants/attention_prior.h"
 #include "variants/talking_heads.h"
+
+#include <algorithm>
+#include <limits>
+#include <string>
 
 namespace headlight::variants {
 namespace {
@@ -37,8 +39,46 @@ void applySpan(Backend& backend, const AttentionPlan& plan, DeviceTensor& probab
     backend.binary(flat, sums, BinaryOp::Div, flat);
 }
 
-AttentionOutputs softmaxAttention(Backend& backend, const LayerAttention& layer, const VariantSpec& spec,
-                                  const AttentionPlan& plan, AttentionMemory& memory, const AttentionWants& wants) {
+// The sparse pattern's probabilities [H / Hp, E] as the [H, T, T] map the views show (a row
+// with no key is uniform, as the kernel computes it).
+DeviceTensor denseProbabilities(Backend& backend, const SparsePattern& pattern,
+                                const DeviceTensor& weights, int64_t heads) {
+    const Tensor w = backend.download(weights);
+    const int64_t tokens = pattern.tokens, entries = pattern.entries();
+    Tensor dense({heads, tokens, tokens});
+    float* d = dense.values().data();
+    for (int64_t h = 0; h < heads; ++h)
+        for (int64_t i = 0; i < tokens; ++i) {
+            const std::size_t row = std::size_t((h % pattern.heads) * tokens + i);
+            const int32_t first = pattern.rowStart[row], end = pattern.rowStart[row + 1];
+            float* out = d + (h * tokens + i) * tokens;
+            if (first == end) std::fill(out, out + tokens, 1.0f / float(tokens));
+            for (int32_t e = first; e < end; ++e)
+                out[pattern.keys[std::size_t(e)]] =
+                    w.values()[std::size_t(h / pattern.heads * entries + e)];
+        }
+    return backend.upload(dense);
+}
+
+// Softmax over the plan's rows of keys, with no T × T matrix unless the probabilities are wanted.
+AttentionOutputs sparseSoftmaxAttention(Backend& backend, const LayerAttention& layer,
+                                        const AttentionPlan& plan, const AttentionWants& wants) {
+    const SparsePattern& pattern = *plan.pattern;
+    const int64_t heads = plan.shape.heads;
+    AttentionOutputs out;
+    out.context = backend.allocate(layer.q.shape());
+    DeviceTensor weights;
+    if (wants.probabilities) weights = backend.allocate({heads / pattern.heads, pattern.entries()});
+    backend.sparseAttention(layer.q, layer.k, layer.v, pattern, layer.scale, plan.alibiSlopes,
+                            out.context, wants.probabilities ? &weights : nullptr);
+    if (wants.probabilities)
+        out.probabilities = denseProbabilities(backend, pattern, weights, heads);
+    return out;
+}
+
+AttentionOutputs softmaxAttention(Backend& backend, const LayerAttention& layer,
+                                  const VariantSpec& spec, const AttentionPlan& plan,
+                                  AttentionMemory& memory, const AttentionWants& wants) {
     const int64_t heads = plan.shape.heads, tokens = plan.shape.tokens;
     AttentionOutputs out;
     DeviceTensor probabilities;
@@ -72,8 +112,17 @@ AttentionOutputs softmaxAttention(Backend& backend, const LayerAttention& layer,
 }
 } // namespace
 
-AttentionOutputs attendComposed(Backend& backend, const LayerAttention& layer, const VariantSpec& spec,
-                                const AttentionPlan& plan, AttentionMemory& memory, const AttentionWants& wants) {
+AttentionOutputs attendComposed(Backend& backend, const LayerAttention& layer,
+                                const VariantSpec& spec, const AttentionPlan& plan,
+                                AttentionMemory& memory, const AttentionWants& wants) {
+    // Why dense when scores are wanted: the dump's pre-softmax scores are a T × T map anyway, and
+    // the plan keeps the dense mask for them up to kDensePlanTokens.
+    if (plan.pattern && !(wants.scores && plan.deviceMask.valid())) {
+        if (wants.scores)
+            throw VariantError("pre-softmax scores of a sparse mask are kept up to " +
+                               std::to_string(kDensePlanTokens) + " tokens: shorten the text");
+        return sparseSoftmaxAttention(backend, layer, plan, wants);
+    }
     switch (spec.kernel) {
     case AttentionKernel::Softmax: return softmaxAttention(backend, layer, spec, plan, memory, wants);
     case AttentionKernel::Lsh: return lshAttention(backend, layer, spec, plan, wants);

@@ -1,10 +1,11 @@
 #include "variants/sparse_mask.h"
 
+#include "variants/seeded_random.h"
+
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <vector>
-
-#include "variants/seeded_random.h"
 
 namespace headlight::variants {
 namespace {
@@ -115,11 +116,13 @@ bool allows(const MaskPart& p, int64_t i, int64_t j, int h) {
     return false;
 }
 
-void markGlobal(const MaskPart& p, int64_t tokens, float* m) {
+// Calls allow(i, j) for every (query, key) pair a global part adds: row g and column g.
+template <typename Allow> void forGlobal(const MaskPart& p, int64_t tokens, Allow allow) {
     for (int token : p.tokens) {
         const int64_t g = token < 0 ? tokens + token : token;
         if (g < 0 || g >= tokens) continue; // a text shorter than the named position
-        for (int64_t t = 0; t < tokens; ++t) m[g * tokens + t] = m[t * tokens + g] = 1.0f;
+        for (int64_t t = 0; t < tokens; ++t)
+            allow(g, t), allow(t, g);
     }
 }
 
@@ -135,13 +138,16 @@ std::vector<int64_t> drawDistinct(SeededRandom& random, std::vector<int64_t> can
 
 // Random keys per query (A1.4), or BigBird's random key blocks per query block, drawn outside
 // the block window so that each adds keys the window does not already give (Zaheer et al. 2020).
-void markRandom(const MaskPart& p, int64_t tokens, uint64_t seed, float* m) {
+// Calls allow(i, j) for each pair drawn.
+template <typename Allow>
+void forRandom(const MaskPart& p, int64_t tokens, uint64_t seed, Allow allow) {
     SeededRandom random(seed);
     if (p.kind == Kind::Random) {
         std::vector<int64_t> all(static_cast<std::size_t>(tokens));
         for (int64_t j = 0; j < tokens; ++j) all[std::size_t(j)] = j;
         for (int64_t i = 0; i < tokens; ++i)
-            for (int64_t j : drawDistinct(random, all, p.count)) m[i * tokens + j] = 1.0f;
+            for (int64_t j : drawDistinct(random, all, p.count))
+                allow(i, j);
         return;
     }
     const int64_t blocks = (tokens + p.size - 1) / p.size;
@@ -151,8 +157,32 @@ void markRandom(const MaskPart& p, int64_t tokens, uint64_t seed, float* m) {
             if (std::llabs(kb - qb) > p.window) outside.push_back(kb);
         for (int64_t kb : drawDistinct(random, outside, p.count))
             for (int64_t i = qb * p.size; i < std::min(tokens, (qb + 1) * p.size); ++i)
-                for (int64_t j = kb * p.size; j < std::min(tokens, (kb + 1) * p.size); ++j) m[i * tokens + j] = 1.0f;
+                for (int64_t j = kb * p.size; j < std::min(tokens, (kb + 1) * p.size); ++j)
+                    allow(i, j);
     }
+}
+
+bool isDrawn(const MaskPart& p) {
+    return p.kind == Kind::Global || p.kind == Kind::Random || p.kind == Kind::RandomBlock;
+}
+
+// Calls allow(i, j) for every pair a global or random part adds (the position-only parts are
+// evaluated per pair by `allows`).
+template <typename Allow> void forDrawn(const SparseMask& mask, int64_t tokens, Allow allow) {
+    for (std::size_t index = 0; index < mask.parts.size(); ++index) {
+        const MaskPart& p = mask.parts[index];
+        if (p.kind == Kind::Global)
+            forGlobal(p, tokens, allow);
+        else if (isDrawn(p))
+            forRandom(p, tokens, streamSeed(mask.seed, uint32_t(1 + index), 0), allow);
+    }
+}
+
+int patternHeads(const SparseMask& mask, int heads) {
+    bool perHead = false;
+    for (const MaskPart& p : mask.parts)
+        perHead = perHead || p.windows.size() > 1;
+    return perHead ? heads : 1;
 }
 } // namespace
 
@@ -174,23 +204,45 @@ std::vector<MaskPart> presetParts(const std::string& preset, const PresetOptions
 }
 
 Tensor buildSparseMask(const SparseMask& mask, int64_t tokens, int heads) {
-    bool perHead = false;
-    for (const MaskPart& p : mask.parts) perHead = perHead || p.windows.size() > 1;
-    const int maskHeads = perHead ? heads : 1;
+    const int maskHeads = patternHeads(mask, heads);
     Tensor result({maskHeads, tokens, tokens});
     for (int h = 0; h < maskHeads; ++h) {
         float* m = result.values().data() + int64_t(h) * tokens * tokens;
-        for (std::size_t index = 0; index < mask.parts.size(); ++index) {
-            const MaskPart& p = mask.parts[index];
-            if (p.kind == Kind::Global) markGlobal(p, tokens, m);
-            else if (p.kind == Kind::Random || p.kind == Kind::RandomBlock)
-                markRandom(p, tokens, streamSeed(mask.seed, uint32_t(1 + index), 0), m);
-            else
-                for (int64_t i = 0; i < tokens; ++i)
-                    for (int64_t j = 0; j < tokens; ++j)
-                        if (allows(p, i, j, h)) m[i * tokens + j] = 1.0f;
-        }
+        forDrawn(mask, tokens, [m, tokens](int64_t i, int64_t j) { m[i * tokens + j] = 1.0f; });
+        for (const MaskPart& p : mask.parts)
+            for (int64_t i = 0; i < tokens && !isDrawn(p); ++i)
+                for (int64_t j = 0; j < tokens; ++j)
+                    if (allows(p, i, j, h)) m[i * tokens + j] = 1.0f;
     }
     return result;
+}
+
+SparsePattern buildSparsePattern(const SparseMask& mask, int64_t tokens, int heads,
+                                 const KeepPair& keep) {
+    SparsePattern pattern;
+    pattern.heads = patternHeads(mask, heads);
+    pattern.tokens = tokens;
+    pattern.rowStart.push_back(0);
+    // The drawn pairs once, as keys per query; the position-only parts row by row.
+    std::vector<std::vector<int32_t>> drawn(static_cast<std::size_t>(tokens));
+    forDrawn(mask, tokens,
+             [&drawn](int64_t i, int64_t j) { drawn[std::size_t(i)].push_back(int32_t(j)); });
+    std::vector<uint8_t> row(static_cast<std::size_t>(tokens));
+    for (int h = 0; h < pattern.heads; ++h)
+        for (int64_t i = 0; i < tokens; ++i) {
+            std::fill(row.begin(), row.end(), uint8_t(0));
+            for (const int32_t j : drawn[std::size_t(i)])
+                row[std::size_t(j)] = 1;
+            for (const MaskPart& p : mask.parts)
+                for (int64_t j = 0; j < tokens && !isDrawn(p); ++j)
+                    if (allows(p, i, j, h)) row[std::size_t(j)] = 1;
+            for (int64_t j = 0; j < tokens; ++j)
+                if (row[std::size_t(j)] && keep(i, j)) pattern.keys.push_back(int32_t(j));
+            if (pattern.keys.size() > std::size_t(std::numeric_limits<int32_t>::max()))
+                throw VariantError(
+                    "the sparse pattern has more than 2^31 entries: shorten the text");
+            pattern.rowStart.push_back(int32_t(pattern.keys.size()));
+        }
+    return pattern;
 }
 } // namespace headlight::variants

@@ -11,11 +11,13 @@
 //   blockwise     block-diagonal with blocks of b (Qiu et al. 2019)
 //   multiscale    band per head with windows w_h (Multi-Scale Transformer, Guo et al. 2020)
 
-#include <string>
-#include <vector>
-
+#include "backend/backend.h"
 #include "tensor/tensor.h"
 #include "variants/variant_spec.h"
+
+#include <functional>
+#include <string>
+#include <vector>
 
 namespace headlight::variants {
 
@@ -32,4 +34,11 @@ const std::vector<std::string>& presetNames();
 // The nominal mask [Hm, T, T] (1 = allowed), Hm = heads when a part differs per head, else 1.
 // Causality and padding are not included; the attention applies them on top.
 Tensor buildSparseMask(const SparseMask& mask, int64_t tokens, int heads);
+
+// The same pattern as rows of keys (backend.h's SparsePattern) with no T × T matrix, for sparse
+// attention at long T; `keep(i, j)` drops what the attention forbids on top of the pattern
+// (causality, a sliding window, padding). O(Hp·T²) time, O(E) memory.
+using KeepPair = std::function<bool(int64_t query, int64_t key)>;
+SparsePattern buildSparsePattern(const SparseMask& mask, int64_t tokens, int heads,
+                                 const KeepPair& keep);
 } // namespace headlight::variants

@@ -1,5 +1,6 @@
-// One layer's attention by each approximate kernel (core/variants/*_attention.cpp) against exact
-// softmax attention, at T = 1024, 2048 and 4096 on BERT-base shapes (H = 12, d = 64, scale 1/8;
+// One layer's attention by each approximate kernel (core/variants/*_attention.cpp) and by three
+// sparse masks (run over rows of keys above 1024 tokens) against exact softmax attention, at
+// T = 1024, 2048 and 4096 on BERT-base shapes (H = 12, d = 64, scale 1/8;
 // random q, k, v; CPU backend; nothing captured, so no kernel materialises a T × T map).
 // Parameters are VariantSpec's defaults (features 64, 8 buckets × 1 round × chunk 32, factor 5,
 // Linformer k = 32, MCA stride 32, 16 landmarks × 6 pinv iterations).
@@ -9,6 +10,7 @@
 #include "backend/backend.h"
 #include "variants/attention_plan.h"
 #include "variants/composed_attention.h"
+#include "variants/sparse_mask.h"
 
 #include <atomic>
 #include <benchmark/benchmark.h>
@@ -99,9 +101,28 @@ Layer& layerFor(int64_t tokens) {
     return layer;
 }
 
-void attendOnce(Layer& layer, AttentionKernel kernel) {
+VariantSpec kernelSpec(AttentionKernel kernel) {
     VariantSpec spec;
     spec.kernel = kernel;
+    return spec;
+}
+
+// Sparse masks at BERT-scale windows: Longformer's 256 keys each side plus token 0, BigBird's
+// ±1 block of 64 with 3 random blocks and token 0, the Sparse Transformer's stride 64.
+VariantSpec maskSpec(const char* preset) {
+    PresetOptions options;
+    options.window = 256;
+    options.block = 64;
+    options.random = 3;
+    options.stride = 64;
+    VariantSpec spec;
+    spec.mask = SparseMask{};
+    spec.mask->preset = preset;
+    spec.mask->parts = presetParts(preset, options);
+    return spec;
+}
+
+void attendOnce(Layer& layer, const VariantSpec& spec) {
     const AttentionPlan plan = planAttention(*layer.backend, layer.shape, spec);
     AttentionMemory memory;
     const AttentionOutputs out =
@@ -110,10 +131,10 @@ void attendOnce(Layer& layer, AttentionKernel kernel) {
     benchmark::DoNotOptimize(out.context.storage());
 }
 
-double secondsOf(Layer& layer, AttentionKernel kernel, int runs) {
+double secondsOf(Layer& layer, const VariantSpec& spec, int runs) {
     const auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < runs; ++i)
-        attendOnce(layer, kernel);
+        attendOnce(layer, spec);
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / runs;
 }
 
@@ -123,34 +144,34 @@ double softmaxSeconds(int64_t tokens) {
     auto it = seconds.find(tokens);
     if (it == seconds.end())
         it =
-            seconds.emplace(tokens, secondsOf(layerFor(tokens), AttentionKernel::Softmax, 2)).first;
+            seconds.emplace(tokens, secondsOf(layerFor(tokens), VariantSpec{}, 2)).first;
     return it->second;
 }
 
-std::size_t peakOf(Layer& layer, AttentionKernel kernel) {
+std::size_t peakOf(Layer& layer, const VariantSpec& spec) {
     const std::size_t before = liveBytes.load();
     peakBytes = before;
-    attendOnce(layer, kernel);
+    attendOnce(layer, spec);
     return peakBytes.load() - before;
 }
 
-void BM_Attention(benchmark::State& state, AttentionKernel kernel) {
+void BM_Attention(benchmark::State& state, const VariantSpec& spec) {
     const int64_t tokens = state.range(0);
     Layer& layer = layerFor(tokens);
     const double reference = softmaxSeconds(tokens);
     double total = 0.0;
     for (auto _ : state) {
         const auto start = std::chrono::steady_clock::now();
-        attendOnce(layer, kernel);
+        attendOnce(layer, spec);
         total += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
     state.counters["vs_softmax"] = total / double(state.iterations()) / reference;
-    state.counters["peak_MB"] = double(peakOf(layer, kernel)) / 1e6;
+    state.counters["peak_MB"] = double(peakOf(layer, spec)) / 1e6;
 }
 } // namespace
 
-#define HEADLIGHT_KERNEL_BENCH(name, kernel)                                                       \
-    BENCHMARK_CAPTURE(BM_Attention, name, AttentionKernel::kernel)                                 \
+#define HEADLIGHT_KERNEL_BENCH(name, spec)                                                         \
+    BENCHMARK_CAPTURE(BM_Attention, name, spec)                                                    \
         ->Arg(1024)                                                                                \
         ->Arg(2048)                                                                                \
         ->Arg(4096)                                                                                \
@@ -158,13 +179,16 @@ void BM_Attention(benchmark::State& state, AttentionKernel kernel) {
         ->UseRealTime()                                                                            \
         ->MinTime(0.5)
 
-HEADLIGHT_KERNEL_BENCH(softmax, Softmax);
-HEADLIGHT_KERNEL_BENCH(lsh, Lsh);
-HEADLIGHT_KERNEL_BENCH(favor, Favor);
-HEADLIGHT_KERNEL_BENCH(rfa, Rfa);
-HEADLIGHT_KERNEL_BENCH(linear_elu, LinearElu);
-HEADLIGHT_KERNEL_BENCH(probsparse, ProbSparse);
-HEADLIGHT_KERNEL_BENCH(linformer, Linformer);
-HEADLIGHT_KERNEL_BENCH(memory_compressed, MemoryCompressed);
-HEADLIGHT_KERNEL_BENCH(nystrom, Nystrom);
+HEADLIGHT_KERNEL_BENCH(softmax, kernelSpec(AttentionKernel::Softmax));
+HEADLIGHT_KERNEL_BENCH(lsh, kernelSpec(AttentionKernel::Lsh));
+HEADLIGHT_KERNEL_BENCH(favor, kernelSpec(AttentionKernel::Favor));
+HEADLIGHT_KERNEL_BENCH(rfa, kernelSpec(AttentionKernel::Rfa));
+HEADLIGHT_KERNEL_BENCH(linear_elu, kernelSpec(AttentionKernel::LinearElu));
+HEADLIGHT_KERNEL_BENCH(probsparse, kernelSpec(AttentionKernel::ProbSparse));
+HEADLIGHT_KERNEL_BENCH(linformer, kernelSpec(AttentionKernel::Linformer));
+HEADLIGHT_KERNEL_BENCH(memory_compressed, kernelSpec(AttentionKernel::MemoryCompressed));
+HEADLIGHT_KERNEL_BENCH(nystrom, kernelSpec(AttentionKernel::Nystrom));
+HEADLIGHT_KERNEL_BENCH(longformer, maskSpec("longformer"));
+HEADLIGHT_KERNEL_BENCH(bigbird, maskSpec("bigbird"));
+HEADLIGHT_KERNEL_BENCH(sparse_strided, maskSpec("sparse_strided"));
 BENCHMARK_MAIN();

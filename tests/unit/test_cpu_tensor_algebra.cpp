@@ -4,6 +4,7 @@
 #include "backend/backend.h"
 
 #include <QTest>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -232,6 +233,77 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
                                  cpu_->causalLinearAttention(cpu_->upload(q), cpu_->upload(k),
                                                              cpu_->upload(v), eps, wrong));
+    }
+
+    // Sparse attention over rows of keys equals the softmax over the same keys computed here with
+    // plain loops (ALiBi slopes, grouped kv heads, a per-head pattern, an empty row: uniform over
+    // every key), and each entry's weight is that softmax's probability.
+    void sparseAttentionEqualsTheMaskedSoftmax() {
+        const int64_t H = 4, Hkv = 2, T = 6, d = 3;
+        const Tensor q = seeded({H, T, d}, 4, -1.0f, 1.0f), k = seeded({Hkv, T, d}, 5, -1.0f, 1.0f);
+        const Tensor v = seeded({Hkv, T, d}, 6, -1.0f, 1.0f);
+        SparsePattern pattern;
+        pattern.heads = int(H);
+        pattern.tokens = T;
+        pattern.rowStart.push_back(0);
+        for (int64_t h = 0; h < H; ++h)
+            for (int64_t i = 0; i < T; ++i) {
+                for (int64_t j = 0; j < T; ++j)
+                    if (!(h == 1 && i == 2) && (std::abs(i - j) <= h || j == 0))
+                        pattern.keys.push_back(int32_t(j));
+                pattern.rowStart.push_back(int32_t(pattern.keys.size()));
+            }
+        const std::vector<float> slopes{0.5f, 0.25f, 0.125f, 0.0625f};
+        const float scale = 0.7f;
+        DeviceTensor context = cpu_->allocate({H, T, d});
+        DeviceTensor weights = cpu_->allocate({1, pattern.entries()});
+        cpu_->sparseAttention(cpu_->upload(q), cpu_->upload(k), cpu_->upload(v), pattern, scale,
+                              slopes, context, &weights);
+        const auto at = [](const Tensor& t, int64_t b, int64_t row, int64_t col) {
+            return double(t.values()[std::size_t((b * t.dim(1) + row) * t.dim(2) + col)]);
+        };
+        std::vector<float> wantContext, wantWeights;
+        for (int64_t h = 0; h < H; ++h)
+            for (int64_t i = 0; i < T; ++i) {
+                const int32_t first = pattern.rowStart[std::size_t(h * T + i)],
+                              end = pattern.rowStart[std::size_t(h * T + i + 1)];
+                std::vector<int64_t> keys;
+                std::vector<double> scores;
+                for (int64_t j = 0; j < T; ++j) {
+                    const bool listed =
+                        first == end ||
+                        std::find(pattern.keys.begin() + first, pattern.keys.begin() + end,
+                                  int32_t(j)) != pattern.keys.begin() + end;
+                    if (!listed) continue;
+                    double dot = 0.0;
+                    for (int64_t c = 0; c < d; ++c)
+                        dot += at(q, h, i, c) * at(k, h / 2, j, c);
+                    keys.push_back(j);
+                    scores.push_back(first == end ? 0.0
+                                                  : scale * dot - slopes[std::size_t(h)] *
+                                                                      double(std::abs(i - j)));
+                }
+                double total = 0.0;
+                for (const double s : scores)
+                    total += std::exp(s);
+                std::vector<double> out(std::size_t(d), 0.0);
+                for (std::size_t e = 0; e < keys.size(); ++e) {
+                    const double p = std::exp(scores[e]) / total;
+                    if (first != end) wantWeights.push_back(float(p));
+                    for (int64_t c = 0; c < d; ++c)
+                        out[std::size_t(c)] += p * at(v, h / 2, keys[e], c);
+                }
+                for (const double o : out)
+                    wantContext.push_back(float(o));
+            }
+        QCOMPARE(pattern.rowStart[std::size_t(T + 3)] - pattern.rowStart[std::size_t(T + 2)], 0);
+        QVERIFY(near(down(context), wantContext, 1e-5));
+        QVERIFY(near(down(weights), wantWeights, 1e-5));
+        pattern.keys.back() = int32_t(T); // a key out of range is refused, not read
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 cpu_->sparseAttention(cpu_->upload(q), cpu_->upload(k),
+                                                       cpu_->upload(v), pattern, scale, slopes,
+                                                       context, &weights));
     }
 
     void reshapedSharesStorage() {

@@ -1,10 +1,10 @@
 // The sparse-mask composer (catalogue item 2) against the patterns the papers draw: each preset's
 // mask is checked cell by cell against its rule written out independently here.
+#include "variants/sparse_mask.h"
+
 #include <QTest>
 #include <algorithm>
 #include <cstdlib>
-
-#include "variants/sparse_mask.h"
 
 using namespace headlight;
 using namespace headlight::variants;
@@ -32,6 +32,45 @@ int64_t allowedInRow(const Tensor& mask, int64_t h, int64_t i) {
 class TestSparseMasks : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // The rows of keys that long texts run on are the dense mask's rows, with the attention's own
+    // restriction (here causality and a padded key) on top, for every preset and random keys.
+    void patternRowsAreTheDenseMaskRows_data() {
+        QTest::addColumn<QString>("name");
+        for (const std::string& name : presetNames())
+            QTest::newRow(name.c_str()) << QString::fromStdString(name);
+        QTest::newRow("random") << QString("random");
+    }
+    void patternRowsAreTheDenseMaskRows() {
+        QFETCH(QString, name);
+        const int64_t t = 29;
+        const int heads = 4;
+        SparseMask mask;
+        if (name == "random") {
+            MaskPart random;
+            random.kind = MaskPart::Kind::Random;
+            random.count = 3;
+            mask.parts = {random};
+            mask.seed = 7;
+        } else {
+            mask = preset(name.toUtf8().constData());
+        }
+        const auto keep = [](int64_t i, int64_t j) { return j <= i && j != 5; };
+        const Tensor dense = buildSparseMask(mask, t, heads);
+        const SparsePattern pattern = buildSparsePattern(mask, t, heads, keep);
+        QCOMPARE(int64_t(pattern.heads), dense.shape()[0]);
+        QCOMPARE(pattern.rowStart.size(), std::size_t(pattern.heads * t + 1));
+        for (int64_t h = 0; h < pattern.heads; ++h)
+            for (int64_t i = 0; i < t; ++i) {
+                std::vector<int32_t> want;
+                for (int64_t j = 0; j < t; ++j)
+                    if (at(dense, h, i, j) != 0.0f && keep(i, j)) want.push_back(int32_t(j));
+                const auto row = std::size_t(h * t + i);
+                const std::vector<int32_t> got(pattern.keys.begin() + pattern.rowStart[row],
+                                               pattern.keys.begin() + pattern.rowStart[row + 1]);
+                QCOMPARE(got, want);
+            }
+    }
+
     void longformerIsBandPlusGlobalRowsAndColumns() {
         PresetOptions o;
         o.window = 2;

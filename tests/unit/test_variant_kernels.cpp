@@ -9,6 +9,7 @@
 #include "variants/attention_plan.h"
 #include "variants/composed_attention.h"
 #include "variants/seeded_random.h"
+#include "variants/sparse_mask.h"
 
 #include <QTest>
 #include <cmath>
@@ -194,6 +195,59 @@ ModelInput modelInput(int64_t tokens, bool padded) {
 class TestVariantKernels : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // Above kDensePlanTokens a sparse mask runs over rows of keys: the plan holds no T × T tensor,
+    // and the context is the softmax over each query's band and global keys, computed here.
+    void sparseMaskAtLongTextsBuildsNoDenseMatrix() {
+        Problem p = randomProblem(2, kDensePlanTokens + 76, 4, 90);
+        p.causal = true;
+        PresetOptions options;
+        options.window = 3;
+        VariantSpec spec;
+        spec.mask = SparseMask{};
+        spec.mask->preset = "longformer";
+        spec.mask->parts = presetParts("longformer", options);
+        auto backend = makeCpuBackend();
+        AttentionShape shape;
+        shape.heads = shape.kvHeads = 2;
+        shape.headDim = 4;
+        shape.tokens = p.tokens();
+        shape.causal = true;
+        const AttentionPlan plan = planAttention(*backend, shape, spec);
+        QVERIFY(plan.pattern && plan.mask.empty() && plan.nominalMask.empty());
+        QVERIFY(!plan.deviceMask.valid() && plan.bias.empty());
+        const int64_t t = p.tokens();
+        const auto allowed = [](int64_t i, int64_t j) {
+            return j <= i && (i - j <= 3 || j == 0 || i == 0);
+        };
+        int64_t entries = 0;
+        for (int64_t i = 0; i < t; ++i)
+            for (int64_t j = 0; j <= i; ++j)
+                entries += allowed(i, j);
+        QCOMPARE(plan.pattern->entries(), entries);
+        const Result r = run(p, spec, {false, false, false});
+        Tensor want({2, t, 4}, 0.0f);
+        for (int64_t h = 0; h < 2; ++h)
+            for (int64_t i = 0; i < t; ++i) {
+                double top = -1e30, total = 0.0;
+                for (int64_t j = 0; j < t; ++j)
+                    if (allowed(i, j))
+                        top = std::max(top, double(p.scale * dot(p.q, h * t + i, p.k, h * t + j)));
+                std::vector<double> out(4, 0.0);
+                for (int64_t j = 0; j < t; ++j) {
+                    if (!allowed(i, j)) continue;
+                    const double w =
+                        std::exp(double(p.scale * dot(p.q, h * t + i, p.k, h * t + j)) - top);
+                    total += w;
+                    for (int64_t c = 0; c < 4; ++c)
+                        out[std::size_t(c)] += w * p.v.data()[(h * t + j) * 4 + c];
+                }
+                for (int64_t c = 0; c < 4; ++c)
+                    want.values()[std::size_t((h * t + i) * 4 + c)] =
+                        float(out[std::size_t(c)] / total);
+            }
+        QVERIFY2(maxDiff(r.context, want, p) < 1e-5, "sparse context");
+    }
+
     void favorConvergesToSoftmax() {
         Problem p = randomProblem(2, 32, 8, 1);
         p.q = randomTensor({2, 32, 8}, 1, 0.5f);

@@ -3,9 +3,9 @@
 // shader transcendentals against double precision), both reductions, softmax with and without a
 // repeating mask (fully masked rows included), batched matmul (transposed or not, Bb = 1, Bb = B
 // and grouped, odd sizes, alpha), heads split and merge, row copies, scatter-add with repeated
-// ids and causal linear attention. Inputs include reshaped views, and a second backend with an
-// 8 KiB storage-binding limit splits tensors over several buffers. Tolerances and the NaN and
-// guard-row checks: test_vulkan_ops_support.h.
+// ids, causal linear attention and sparse attention over rows of keys. Inputs include reshaped
+// views, and a second backend with an 8 KiB storage-binding limit splits tensors over several
+// buffers. Tolerances and the NaN and guard-row checks: test_vulkan_ops_support.h.
 #include "backend/vulkan/vk_error.h"
 #include "test_vulkan_ops_support.h"
 #include "vulkan_fixture.h"
@@ -51,6 +51,24 @@ template <typename Op> void onBoth(test::BackendPair& pair, Op op) {
 // Positive features, as φ = elu + 1 makes them.
 Tensor features(std::vector<int64_t> shape, uint32_t seed) {
     return test::randomTensor(std::move(shape), seed, 0.05f, 2.0f);
+}
+
+// Rows of keys drawn with probability 0.3 each, the diagonal always in, row 1 of the last head
+// pattern empty (attends every key uniformly).
+SparsePattern randomPattern(int heads, int64_t tokens, uint32_t seed) {
+    const Tensor draw = test::randomTensor({heads, tokens, tokens}, seed, 0.0f, 1.0f);
+    SparsePattern pattern;
+    pattern.heads = heads;
+    pattern.tokens = tokens;
+    pattern.rowStart.push_back(0);
+    for (int64_t h = 0; h < heads; ++h)
+        for (int64_t i = 0; i < tokens; ++i) {
+            for (int64_t j = 0; j < tokens && !(h == heads - 1 && i == 1); ++j)
+                if (j == i || draw.values()[std::size_t((h * tokens + i) * tokens + j)] < 0.3f)
+                    pattern.keys.push_back(int32_t(j));
+            pattern.rowStart.push_back(int32_t(pattern.keys.size()));
+        }
+    return pattern;
 }
 
 Tensor maskWithEmptyRow(int64_t rows, int64_t cols, int64_t emptyRow, uint32_t seed) {
@@ -653,6 +671,44 @@ private Q_SLOTS:
                                                       q2.gpu, q2.gpu, q2.gpu, 1e-6f, out2.gpu));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, chunked_->gpu().causalLinearAttention(
                                                             q.gpu, q2.gpu, v.gpu, 1e-6f, out.gpu));
+    }
+
+    // [SECTION] sparse attention
+    void sparseAttentionMatchesCpu_data() {
+        QTest::addColumn<int>("heads");
+        QTest::addColumn<int>("kvHeads");
+        QTest::addColumn<int>("patternHeads");
+        QTest::addColumn<int>("tokens");
+        QTest::addColumn<int>("dim");
+        QTest::addColumn<bool>("alibi");
+        QTest::newRow("shared pattern, grouped kv, ALiBi, T=37, d=24")
+            << 4 << 2 << 1 << 37 << 24 << true;
+        QTest::newRow("per-head pattern, T=70, d=70 (> workgroup)")
+            << 3 << 3 << 3 << 70 << 70 << false;
+        QTest::newRow("one head, T=130, d=8") << 1 << 1 << 1 << 130 << 8 << false;
+    }
+    void sparseAttentionMatchesCpu() {
+        QFETCH(int, heads);
+        QFETCH(int, kvHeads);
+        QFETCH(int, patternHeads);
+        QFETCH(int, tokens);
+        QFETCH(int, dim);
+        QFETCH(bool, alibi);
+        const SparsePattern pattern = randomPattern(patternHeads, tokens, 80);
+        const Both q = upload(test::randomTensor({heads, tokens, dim}, 81));
+        const Both k = upload(test::randomTensor({kvHeads, tokens, dim}, 82));
+        const Both v = upload(test::randomTensor({kvHeads, tokens, dim}, 83));
+        std::vector<float> slopes;
+        for (int h = 0; alibi && h < heads; ++h)
+            slopes.push_back(0.5f / float(h + 1));
+        Both context = pair_->output({heads, tokens, dim});
+        Both weights = pair_->output({heads / patternHeads, pattern.entries()});
+        onBoth(*pair_, [&](Backend& be, const Pick& t) {
+            DeviceTensor c = t(context), w = t(weights);
+            be.sparseAttention(t(q), t(k), t(v), pattern, 0.3f, slopes, c, &w);
+        });
+        QVERIFY(pair_->matches(context, "sparseAttention context"));
+        QVERIFY(pair_->matches(weights, "sparseAttention weights"));
     }
 
     // The row ops outside this section address storage rows: a view with other rows is refused.

@@ -68,5 +68,9 @@ public:
                         DeviceTensor& out) override;
     void causalLinearAttention(const DeviceTensor& phiQ, const DeviceTensor& phiK, const DeviceTensor& v, float eps,
                                DeviceTensor& out) override;
+    void sparseAttention(const DeviceTensor& q, const DeviceTensor& k, const DeviceTensor& v,
+                         const SparsePattern& pattern, float scale,
+                         std::span<const float> alibiSlopes, DeviceTensor& context,
+                         DeviceTensor* weights) override;
 };
 } // namespace headlight::cpu

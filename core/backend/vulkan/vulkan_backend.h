@@ -90,6 +90,10 @@ public:
                         std::span<const float> weights, DeviceTensor& out) override;
     void causalLinearAttention(const DeviceTensor& phiQ, const DeviceTensor& phiK,
                                const DeviceTensor& v, float eps, DeviceTensor& out) override;
+    void sparseAttention(const DeviceTensor& q, const DeviceTensor& k, const DeviceTensor& v,
+                         const SparsePattern& pattern, float scale,
+                         std::span<const float> alibiSlopes, DeviceTensor& context,
+                         DeviceTensor* weights) override;
 
     const KernelConfig& kernelConfig() const { return config_; }
     std::size_t maxBindingBytes() const { return maxBindingBytes_; }
