@@ -1,6 +1,7 @@
 #include "main_window.h"
 
 #include "canvas/canvas_window.h"
+#include "canvas_maps.h"
 #include "corpus_runner.h"
 #include "export_actions.h"
 #include "variant_dock.h"
@@ -53,6 +54,10 @@ MainWindow::MainWindow(const LaunchOptions& options, QWidget* parent)
         else
             statusBar()->showMessage(text);
     });
+    if (canvas_) {
+        connect(workspace_, &Workspace::refreshed, this, &MainWindow::updateCanvas);
+        connect(canvas_, &render::CanvasWindow::querySelected, workspace_, &Workspace::selectQuery);
+    }
     variantDock_ = new VariantDock(workspace_, this);
     addDockWidget(Qt::RightDockWidgetArea, variantDock_);
     corpus_ = new CorpusRunner(workspace_, this);
@@ -170,10 +175,20 @@ void MainWindow::refreshStatus() {
     const QString backend = backend_.kind == BackendKind::Vulkan ? tr("Vulkan") : tr("CPU (Eigen)");
     computeLabel_->setText(tr("%1 backend · Vulkan device: %2").arg(backend, shortDevice));
     computeLabel_->setToolTip(QString::fromStdString(backend_.reason));
-    if (canvas_)
-        canvas_->setHudLines(
-            {tr("Compute: %1").arg(device),
-             tr("Backend: %1").arg(QString::fromLatin1(backendName(backend_.kind)))});
+    if (!canvas_) return;
+    QStringList hud{tr("Compute: %1").arg(device),
+                    tr("Backend: %1").arg(QString::fromLatin1(backendName(backend_.kind)))};
+    if (const ForwardResult* result = workspace_->result(); result && result->tokenCount() > 0)
+        hud << tr("Forward pass: %1 ms for %2 tokens")
+                   .arg(result->forwardMs, 0, 'f', 1)
+                   .arg(result->tokenCount());
+    canvas_->setHudLines(hud);
+}
+
+void MainWindow::updateCanvas() {
+    if (!workspace_->canvasShown()) return;
+    canvas_->setMap(canvasMap(workspace_->result(), workspace_->state()));
+    refreshStatus();
 }
 
 void MainWindow::chooseCheckpoint() {

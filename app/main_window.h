@@ -69,6 +69,7 @@ private:
     void showAbout();
     void showAttentionNote();
     void refreshStatus();
+    void updateCanvas(); // the canvas shows the selected head while its tab is open
 
     LaunchOptions options_;
     BackendChoice backend_;

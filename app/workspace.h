@@ -78,6 +78,7 @@ public Q_SLOTS:
 
 Q_SIGNALS:
     void resultShown(int tokens); // the views now show a new forward pass
+    void refreshed();             // the selection, the view or the result changed (after redrawing)
     void modelChanged(const ModelSpec& spec);
     void message(const QString& text);
     void readoutChanged(const QString& text);

@@ -1,5 +1,6 @@
 #pragma once
-// The SPIR-V of every shaders/*.comp, compiled by glslc at build time and embedded here.
+// The SPIR-V of every shaders/*.comp, *.vert and *.frag, compiled by glslc at build time and
+// embedded here.
 
 #include <cstddef>
 #include <cstdint>
@@ -9,12 +10,13 @@
 namespace headlight::shaders {
 
 struct EmbeddedShader {
-    std::string_view name; // file name without ".comp"
+    std::string_view name; // file name without its extension
     const uint32_t* words; // SPIR-V words
     std::size_t wordCount;
+    bool compute; // a compute kernel (.comp); otherwise a stage of the canvas' graphics pipeline
     std::span<const uint32_t> spirv() const { return {words, wordCount}; }
 };
 
-std::span<const EmbeddedShader> all();              // every compute shader, sorted by name
+std::span<const EmbeddedShader> all();              // every shader, sorted by name
 const EmbeddedShader* find(std::string_view name); // nullptr when no such shader
 } // namespace headlight::shaders

@@ -1,20 +1,26 @@
 #include "canvas_renderer.h"
 
+#include "canvas_window.h"
+#include "imgui_qt_input.h"
+
 #include <QFile>
 #include <QVulkanDeviceFunctions>
 #include <QVulkanFunctions>
-#include <imgui.h>
+#include <algorithm>
 #include <backends/imgui_impl_vulkan.h>
+#include <cmath>
+#include <imgui.h>
 #include <stdexcept>
-
-#include "canvas_window.h"
-#include "imgui_qt_input.h"
 
 namespace headlight::render {
 namespace {
 
 constexpr VkClearColorValue kBackground{{0.11f, 0.12f, 0.14f, 1.0f}};
 constexpr const char* kHudFont = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+// Latin-1 and Latin Extended-A (token labels), General Punctuation, arrows (the read-out) and
+// Control Pictures (a visible space, ␣): ImGui bakes only the ranges it is given.
+constexpr ImWchar kGlyphRanges[] = {0x0020, 0x017F, 0x2000, 0x206F, 0x2190, 0x21FF,
+                                    0x2400, 0x243F, 0};
 
 void checkImGuiResult(VkResult result) {
     if (result != VK_SUCCESS) qWarning("Dear ImGui Vulkan backend: VkResult %d", int(result));
@@ -39,7 +45,7 @@ void CanvasRenderer::initResources() {
     ImGuiIO& io = ImGui::GetIO();
     io.IniFilename = nullptr; // Why: the HUD has no layout worth saving beside the user's files.
     ImGuiQtInput::mapKeys();
-    if (QFile::exists(kHudFont)) io.Fonts->AddFontFromFileTTF(kHudFont, 15.0f);
+    if (QFile::exists(kHudFont)) io.Fonts->AddFontFromFileTTF(kHudFont, 15.0f, nullptr, kGlyphRanges);
     ImGui::StyleColorsDark();
 
     VkPhysicalDeviceProperties props;
@@ -59,6 +65,8 @@ void CanvasRenderer::initResources() {
     info.CheckVkResultFn = &checkImGuiResult;
     ImGui_ImplVulkan_Init(&info, window_->defaultRenderPass());
     uploadFonts();
+    map_.create(window_);
+    window_->mapChanged_ = true; // resources are recreated after a hide: upload the map again
     sinceLastFrame_.start();
 }
 
@@ -85,6 +93,7 @@ void CanvasRenderer::uploadFonts() {
 }
 
 void CanvasRenderer::releaseResources() {
+    map_.destroy();
     ImGui::SetCurrentContext(imgui_);
     ImGui_ImplVulkan_Shutdown();
     ImGui::DestroyContext(imgui_);
@@ -95,16 +104,75 @@ void CanvasRenderer::releaseResources() {
 }
 
 void CanvasRenderer::buildOverlay() {
-    ImGui::SetNextWindowPos(ImVec2(12, 12), ImGuiCond_Always);
+    // Bottom left, away from the map's title and first rows.
+    ImGui::SetNextWindowPos(ImVec2(12.0f, ImGui::GetIO().DisplaySize.y - 12.0f), ImGuiCond_Always,
+                            ImVec2(0.0f, 1.0f));
     ImGui::SetNextWindowBgAlpha(0.75f);
     const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
                                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
                                    ImGuiWindowFlags_NoNav;
     ImGui::Begin("HUD", nullptr, flags);
     ImGui::Text("Canvas: %s", deviceName_.toUtf8().constData());
-    for (const QString& line : window_->hudLines()) ImGui::TextUnformatted(line.toUtf8().constData());
+    for (const QString& line : window_->hudLines())
+        ImGui::TextUnformatted(line.toUtf8().constData());
+    const CanvasMap& map = window_->map();
+    if (!map.empty())
+        ImGui::Text("Map: %d × %d · %.2f px per cell", map.rows, map.cols,
+                    window_->view().cellSize());
     ImGui::Text("Frame: %.2f ms CPU", window_->lastFrameMs());
     ImGui::End();
+    if (map.empty()) return;
+    ImDrawList* draw = ImGui::GetForegroundDrawList();
+    const QByteArray title = map.title.toUtf8();
+    const ImVec2 titleSize = ImGui::CalcTextSize(title.constData());
+    draw->AddText(ImVec2((ImGui::GetIO().DisplaySize.x - titleSize.x) / 2.0f, 12.0f),
+                  IM_COL32(235, 235, 235, 255), title.constData());
+    drawMapLabels();
+    drawReadout();
+}
+
+// Token labels beside the rows and above the columns in view, once a cell is tall enough for a
+// line of text (so a 2,048-token map shows labels only when zoomed in, and never draws 2,048).
+void CanvasRenderer::drawMapLabels() {
+    const CanvasMap& map = window_->map();
+    const MapView& view = window_->view();
+    const float line = ImGui::GetFontSize();
+    if (view.cellSize() < line + 2.0) return;
+    const ImVec2 display = ImGui::GetIO().DisplaySize;
+    ImDrawList* draw = ImGui::GetBackgroundDrawList();
+    const ImU32 colour = IM_COL32(220, 220, 220, 255);
+    const auto visible = [&](double start, int count, float extent) {
+        const int first = std::max(0, int(std::floor(-start / view.cellSize())));
+        const int last = std::min(count, int(std::ceil((extent - start) / view.cellSize())));
+        return std::pair{first, last};
+    };
+    const auto [row0, row1] = visible(view.origin().y(), map.rows, display.y);
+    for (int r = row0; r < row1 && r < map.rowLabels.size(); ++r) {
+        const QByteArray text = map.rowLabels[r].toUtf8();
+        const float width = ImGui::CalcTextSize(text.constData()).x;
+        const QPointF corner = view.cellCorner(r, 0);
+        draw->AddText(ImVec2(float(corner.x()) - width - 6.0f,
+                             float(corner.y() + (view.cellSize() - line) / 2.0)),
+                      colour, text.constData());
+    }
+    const auto [col0, col1] = visible(view.origin().x(), map.cols, display.x);
+    for (int c = col0; c < col1 && c < map.colLabels.size(); ++c) {
+        const QByteArray text = map.colLabels[c].toUtf8();
+        const float width = ImGui::CalcTextSize(text.constData()).x;
+        if (width > view.cellSize()) continue; // no room: the read-out names it
+        const QPointF corner = view.cellCorner(0, c);
+        draw->AddText(ImVec2(float(corner.x() + (view.cellSize() - width) / 2.0),
+                             float(corner.y()) - line - 4.0f),
+                      colour, text.constData());
+    }
+}
+
+void CanvasRenderer::drawReadout() {
+    const QString readout = window_->readout();
+    if (readout.isEmpty()) return;
+    ImGui::BeginTooltip();
+    ImGui::TextUnformatted(readout.toUtf8().constData());
+    ImGui::EndTooltip();
 }
 
 void CanvasRenderer::startNextFrame() {
@@ -118,6 +186,7 @@ void CanvasRenderer::startNextFrame() {
     io.DisplayFramebufferScale = ImVec2(float(window_->devicePixelRatio()), float(window_->devicePixelRatio()));
     io.DeltaTime = std::max(1e-4f, float(sinceLastFrame_.restart()) / 1000.0f);
 
+    if (window_->takeMapChange()) map_.upload(window_->map());
     ImGui_ImplVulkan_NewFrame();
     ImGui::NewFrame();
     buildOverlay();
@@ -135,6 +204,7 @@ void CanvasRenderer::startNextFrame() {
     VkCommandBuffer cmd = window_->currentCommandBuffer();
     QVulkanDeviceFunctions* vk = window_->vulkanInstance()->deviceFunctions(window_->device());
     vk->vkCmdBeginRenderPass(cmd, &pass, VK_SUBPASS_CONTENTS_INLINE);
+    map_.record(cmd, window_->view(), size, window_->devicePixelRatio());
     ImGui_ImplVulkan_RenderDrawData(ImGui::GetDrawData(), cmd);
     vk->vkCmdEndRenderPass(cmd);
 

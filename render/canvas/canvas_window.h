@@ -1,6 +1,13 @@
 #pragma once
-// The Vulkan canvas: a QVulkanWindow whose renderer clears to the figure background and draws a
-// Dear ImGui overlay (the HUD: device names and frame time). Large attention views draw here.
+// The Vulkan canvas: a QVulkanWindow that draws one attention map (CanvasMap, e.g. 2,048 × 2,048
+// tokens) with its own graphics pipeline, and a Dear ImGui overlay: the HUD (devices, forward-pass
+// and frame time, zoom), the map's title, token labels once cells are large enough, and a hover
+// read-out (query token, key token, weight).
+//
+// Navigation: wheel zooms about the cursor, left-drag pans, double-click or 0 fits the map,
+// + and − zoom about the centre, arrow keys pan; a click (without drag) selects a query row.
+
+#include "canvas_map.h"
 
 #include <QElapsedTimer>
 #include <QStringList>
@@ -18,17 +25,46 @@ public:
     void setHudLines(const QStringList& lines);
     QStringList hudLines() const { return hudLines_; }
 
+    // Replaces the map; the view fits it when its size changed (otherwise pan and zoom stay, so
+    // stepping through heads keeps the region in view).
+    void setMap(CanvasMap map);
+    const CanvasMap& map() const { return map_; }
+    MapView& view() { return view_; }
+    const MapView& view() const { return view_; }
+    void fitMap();
+    // The cell under the mouse (invalid when none) and its read-out line.
+    MapCell hoveredCell() const { return hovered_; }
+    QString readout() const;
+
     quint64 framesRendered() const { return frames_; }
     double lastFrameMs() const { return lastFrameMs_; }
 
 Q_SIGNALS:
     void frameRendered(quint64 frameIndex);
+    void querySelected(int row); // a click on a cell of row `row`
+
+protected:
+    void wheelEvent(QWheelEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     friend class CanvasRenderer;
     void noteFrame(double cpuMs);
+    bool takeMapChange(); // whether the renderer must upload the map (resets the flag)
 
     QStringList hudLines_;
+    CanvasMap map_;
+    MapView view_;
+    MapCell hovered_;
+    bool mapChanged_ = false;
+    bool fitted_ = false; // the view was fitted to this map and not moved since
+    QPointF pressAt_, lastDrag_;
+    bool dragging_ = false;
     quint64 frames_ = 0;
     double lastFrameMs_ = 0.0;
 };

@@ -1,0 +1,47 @@
+#pragma once
+// The canvas' attention map on the GPU: a graphics pipeline (shaders/canvas_map_vertex.vert and
+// canvas_map_fragment.frag) in the window's default render pass, drawing from one host-visible
+// storage buffer that holds the colour table and the values. One full-screen triangle per frame:
+// the fragment shader finds each pixel's cell, so a 2,048 × 2,048 map costs one buffer read per
+// pixel whatever the zoom.
+
+#include <QSize>
+#include <vulkan/vulkan.h>
+
+class QVulkanDeviceFunctions;
+class QVulkanWindow;
+
+namespace headlight::render {
+
+struct CanvasMap;
+class MapView;
+
+class MapPipeline {
+public:
+    void create(QVulkanWindow* window); // in initResources; throws std::runtime_error
+    void destroy();                     // in releaseResources
+    // Replaces the drawn map (waits for the device first: maps change far less often than frames).
+    void upload(const CanvasMap& map);
+    bool hasMap() const { return buffer_ != VK_NULL_HANDLE; }
+    // Draws into the render pass begun on `cmd`, over `framebuffer` pixels at `dpr`.
+    void record(VkCommandBuffer cmd, const MapView& view, QSize framebuffer, double dpr) const;
+
+private:
+    void createLayouts();
+    void createPipeline();
+    void releaseBuffer();
+
+    QVulkanWindow* window_ = nullptr;
+    QVulkanDeviceFunctions* vk_ = nullptr;
+    VkDevice device_ = VK_NULL_HANDLE;
+    VkDescriptorSetLayout setLayout_ = VK_NULL_HANDLE;
+    VkPipelineLayout layout_ = VK_NULL_HANDLE;
+    VkPipeline pipeline_ = VK_NULL_HANDLE;
+    VkDescriptorPool pool_ = VK_NULL_HANDLE;
+    VkDescriptorSet set_ = VK_NULL_HANDLE;
+    VkBuffer buffer_ = VK_NULL_HANDLE;
+    VkDeviceMemory memory_ = VK_NULL_HANDLE;
+    uint32_t rows_ = 0, cols_ = 0;
+    float low_ = 0.0f, high_ = 1.0f;
+};
+} // namespace headlight::render
