@@ -2,6 +2,7 @@
 
 #include "canvas/canvas_window.h"
 #include "canvas_maps.h"
+#include "compare_dock.h"
 #include "corpus_runner.h"
 #include "export_actions.h"
 #include "variant_dock.h"
@@ -60,6 +61,9 @@ MainWindow::MainWindow(const LaunchOptions& options, QWidget* parent)
     }
     variantDock_ = new VariantDock(workspace_, this);
     addDockWidget(Qt::RightDockWidgetArea, variantDock_);
+    compare_ = new CompareDock(workspace_, this);
+    addDockWidget(Qt::BottomDockWidgetArea, compare_);
+    compare_->hide();
     corpus_ = new CorpusRunner(workspace_, this);
     workspace_->restoreSettings();
     createMenus();
@@ -129,6 +133,9 @@ void MainWindow::createViewMenu() {
     view->addActions(workspace_->navigationActions());
     view->addSeparator();
     view->addAction(variantDock_->toggleViewAction());
+    QAction* compare = compare_->toggleViewAction();
+    compare->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+    view->addAction(compare);
     view->addAction(corpus_->clearAction());
     view->addSeparator();
     QMenu* colors = view->addMenu(tr("&Colour map"));

@@ -22,6 +22,7 @@ class QVulkanInstance;
 
 namespace headlight::app {
 
+class CompareDock;
 class CorpusRunner;
 class VariantDock;
 
@@ -43,6 +44,7 @@ public:
     QString canvasProblem() const { return canvasProblem_; }
     Workspace* workspace() const { return workspace_; }
     VariantDock* variantDock() const { return variantDock_; }
+    CompareDock* compareDock() const { return compare_; }
     CorpusRunner* corpusRunner() const { return corpus_; }
     // A non-modal error dialog (errorDialog() returns it): a title, one line and the detail.
     void showError(const QString& title, const QString& line, const QString& detail);
@@ -84,6 +86,7 @@ private:
     ModelSession* session_ = nullptr;
     Workspace* workspace_ = nullptr;
     VariantDock* variantDock_ = nullptr;
+    CompareDock* compare_ = nullptr;
     CorpusRunner* corpus_ = nullptr;
     QPointer<QMessageBox> errorDialog_;
 };

@@ -1,0 +1,109 @@
+// Compare mode (View ▸ Compare A | B) with the zoo's pre_ln model under the offscreen platform:
+// B runs the same text with a Longformer mask on its own copy of the model; B's heatmap is B's
+// attention, the difference view is exactly A − B of the selected head (checked cell by cell
+// against the two passes' tensors), the workspace's head selection drives both scenarios, a
+// click on a row of B selects that query everywhere, and another checkpoint can be B.
+#include "compare_dock.h"
+#include "figure_view.h"
+#include "main_window.h"
+#include "zoo_models.h"
+
+#include <QComboBox>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTest>
+
+using namespace headlight;
+
+namespace {
+constexpr int kWaitMs = 60000; // a generous ceiling for a loaded CI machine, not a measurement
+
+const render::HeatmapFigure& heatmapOf(const app::FigureView* view) {
+    return std::get<render::HeatmapFigure>(view->figure());
+}
+
+float attentionAt(const app::ForwardResult& r, int layer, int head, int query, int key) {
+    const int64_t heads = r.attention.dim(1), t = r.attention.dim(2);
+    return r.attention.values()[std::size_t(((layer * heads + head) * t + query) * t + key)];
+}
+} // namespace
+
+class TestCompareDock : public QObject {
+    Q_OBJECT
+    std::unique_ptr<app::MainWindow> window_;
+    app::CompareDock* dock_ = nullptr;
+
+private Q_SLOTS:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QSettings().clear();
+        window_ = std::make_unique<app::MainWindow>(app::LaunchOptions{});
+        window_->show();
+        QSignalSpy shown(window_->workspace(), &app::Workspace::resultShown);
+        window_->openCheckpoint(test::zooModelsRoot() + "/pre_ln");
+        QTRY_VERIFY_WITH_TIMEOUT(window_->session().current(), kWaitMs);
+        window_->workspace()->setText("The hacker fixed the kernel bug at night.");
+        QTRY_VERIFY_WITH_TIMEOUT(window_->workspace()->result() &&
+                                     window_->workspace()->result()->tokenCount() == 41,
+                                 kWaitMs);
+        dock_ = window_->compareDock();
+        QVERIFY(dock_ && dock_->isHidden());
+    }
+
+    void bRunsAVariantAndTheDifferenceIsAMinusB() {
+        QSignalSpy bShown(dock_, &app::CompareDock::resultBShown);
+        dock_->setVariantB(QJsonDocument::fromJson(
+                               R"({"mask": {"preset": "longformer", "window": 2, "global": [0]}})")
+                               .object());
+        dock_->show();
+        QTRY_VERIFY_WITH_TIMEOUT(dock_->resultB() && dock_->resultB()->tokenCount() == 41, kWaitMs);
+        window_->workspace()->selectHead(2, 1);
+        const app::ForwardResult& a = *window_->workspace()->result();
+        const app::ForwardResult& b = *dock_->resultB();
+        // B obeys its mask: query 20 sees keys 18..20 and token 0 only.
+        QCOMPARE(attentionAt(b, 2, 1, 20, 10), 0.0f);
+        QVERIFY(attentionAt(b, 2, 1, 20, 19) > 0.0f);
+        QVERIFY(attentionAt(a, 2, 1, 20, 10) > 0.0f);
+        QVERIFY(heatmapOf(dock_->viewA()).title.startsWith("A · Layer 2 · head 1"));
+        QVERIFY(heatmapOf(dock_->viewB()).title.startsWith("B · Layer 2 · head 1"));
+        const render::HeatmapFigure& diff = heatmapOf(dock_->differenceView());
+        QCOMPARE(diff.rows, 41);
+        for (const auto& [q, k] :
+             {std::pair{20, 10}, std::pair{20, 19}, std::pair{40, 0}, std::pair{5, 5}})
+            QCOMPARE(diff.values[std::size_t(q * 41 + k)],
+                     attentionAt(a, 2, 1, q, k) - attentionAt(b, 2, 1, q, k));
+        QCOMPARE(diff.colorBar.map, render::Colormap::Diverging);
+        QCOMPARE(diff.colorBar.low, -diff.colorBar.high);
+        const QImage pixels = dock_->differenceView()->grab().toImage();
+        QVERIFY(pixels.width() > 200);
+        window_->grab().save(QString(HEADLIGHT_TEST_OUTPUT_DIR) + "/compare_dock.png");
+    }
+
+    void aClickOnBSelectsTheQueryEverywhere() {
+        app::FigureView* view = dock_->viewB();
+        Q_EMIT view->heatmapRowClicked(7); // as FigureView emits it for a click on row 7
+        QCOMPARE(window_->workspace()->state().query, 7);
+        QCOMPARE(heatmapOf(dock_->viewA()).emphasisedRow, 7);
+        QCOMPARE(heatmapOf(dock_->viewB()).emphasisedRow, 7);
+    }
+
+    void anotherCheckpointCanBeB() {
+        QSignalSpy bShown(dock_, &app::CompareDock::resultBShown);
+        dock_->setVariantB({});
+        dock_->setModelB(test::zooModelsRoot() + "/realformer");
+        QTRY_VERIFY_WITH_TIMEOUT(dock_->statusLabel()->text() == "B: realformer" &&
+                                     dock_->resultB()->model->folder.endsWith("realformer"),
+                                 kWaitMs);
+        QVERIFY(attentionAt(*dock_->resultB(), 2, 1, 20, 10) > 0.0f);
+        QVERIFY(dock_->modelBox()->count() >= 4); // same as A, the zoo, open folder…
+        QVERIFY(dock_->variantBox()->count() > 10);
+    }
+
+    void cleanupTestCase() { window_.reset(); }
+};
+
+QTEST_MAIN(TestCompareDock)
+#include "test_compare_dock.moc"
