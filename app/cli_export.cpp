@@ -20,7 +20,6 @@
 #include "export_files.h"
 #include "figure_builders.h"
 #include "model_session.h"
-#include "text_input.h"
 #include "variants/variant_spec.h"
 
 #include <QFile>
@@ -46,7 +45,7 @@ struct Request {
 
 int listViews() {
     QTextStream out(stdout);
-    for (int i = 0; i < kViewCount; ++i) {
+    for (int i = 0; i < kAllViewCount; ++i) {
         const auto kind = ViewKind(i);
         out << viewId(kind).leftJustified(18) << viewSummary(kind) << "\n";
     }
@@ -54,7 +53,7 @@ int listViews() {
 }
 
 ViewKind parseView(const QString& name) {
-    for (int i = 0; i < kViewCount; ++i)
+    for (int i = 0; i < kAllViewCount; ++i)
         if (viewId(ViewKind(i)) == name) return ViewKind(i);
     throw CliError("unknown view '" + name.toStdString() +
                    "': 'headlight export --list-views' names them");
@@ -141,21 +140,14 @@ std::unique_ptr<LoadedModel> openModel(const QString& folder, const CliArgs& arg
     return loadCheckpoint(folder, chooseBackend(forced, selector), selector);
 }
 
-Trace runPass(const LoadedModel& loaded, const QString& text, const variants::VariantSpec& variant,
-              QStringList* labels) {
-    PreparedText prepared = prepareText(loaded.tokenizer.get(), text);
-    if (prepared.input.ids.empty()) throw CliError("the text produced no tokens");
-    if (labels) *labels = prepared.labels;
-    return loaded.model->forward(prepared.input, {}, variant);
-}
-
-std::shared_ptr<ForwardResult> runText(const LoadedModel& loaded, const Request& request) {
-    auto result = std::make_shared<ForwardResult>();
-    result->text = request.texts.front();
-    const Trace trace = runPass(loaded, result->text, request.variant, &result->tokens);
-    result->attention = trace.stackedProbabilities();
-    result->valid = trace.valid;
-    result->stats = analyseAttention(result->attention, result->valid);
+// The pass the window would show for the text, internals included (and, for the sparsity
+// view, the vanilla pass beside the variant's).
+std::shared_ptr<ForwardResult> runText(std::shared_ptr<const LoadedModel> loaded,
+                                       const Request& request) {
+    auto result = runForwardPass(loaded, request.texts.front(), request.variant,
+                                 request.view == ViewKind::Sparsity);
+    if (!result->error.isEmpty()) throw CliError(result->error.toStdString());
+    if (result->tokenCount() == 0) throw CliError("the text produced no tokens");
     return result;
 }
 
@@ -211,11 +203,24 @@ void clearSelection(render::Figure& figure) {
     if (auto* heatmap = std::get_if<render::HeatmapFigure>(&figure)) heatmap->emphasisedRow = -1;
 }
 
-render::Figure buildExportFigure(const CliArgs& args, const Request& request,
-                                 const LoadedModel& loaded) {
-    const ModelSpec& spec = loaded.model->spec();
+render::PageContent buildExportFigure(const CliArgs& args, const Request& request,
+                                      const std::shared_ptr<const LoadedModel>& loaded) {
+    const ModelSpec& spec = loaded->model->spec();
     const ViewState state = selection(args, spec);
-    const auto result = request.corpus ? runCorpus(loaded, request) : runText(loaded, request);
+    const auto result = request.corpus ? runCorpus(*loaded, request) : runText(loaded, request);
+    if (isPanelView(request.view)) {
+        render::PanelsFigure panels = buildPanels(request.view, result.get(), state);
+        const auto isNote = [](const render::Panel& p) {
+            return std::holds_alternative<render::NotePanel>(p);
+        };
+        if (std::all_of(panels.panels.begin(), panels.panels.end(), isNote))
+            throw CliError("nothing to export: " +
+                           (panels.panels.empty()
+                                ? viewId(request.view)
+                                : std::get<render::NotePanel>(panels.panels.front()).message)
+                               .toStdString());
+        return panels;
+    }
     render::Figure figure = buildFigure(request.view, result.get(), state);
     if (const auto* empty = std::get_if<render::EmptyFigure>(&figure))
         throw CliError("nothing to export: " + empty->message.toStdString());
@@ -247,10 +252,10 @@ int runExportCommand(const QStringList& rawArgs) {
                         "--dpi", "--size", "--backend", "--vulkan-device", "--out"});
     if (args.has("--list-views")) return listViews();
     Request request = parseRequest(args);
-    const std::unique_ptr<LoadedModel> loaded = openModel(request.folder, args);
+    const std::shared_ptr<const LoadedModel> loaded = openModel(request.folder, args);
     if (!loaded->backendNote.isEmpty())
         std::fprintf(stderr, "headlight export: %s\n", qPrintable(loaded->backendNote));
-    const render::Figure figure = buildExportFigure(args, request, *loaded);
+    const render::PageContent figure = buildExportFigure(args, request, loaded);
     request.options.caption = captionFor(request, loaded->model->spec(), args);
     exportToFile(request.out, figure, request.options);
     return 0;

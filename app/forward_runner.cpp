@@ -52,6 +52,13 @@ std::shared_ptr<ForwardResult> runPass(const std::shared_ptr<const LoadedModel>&
 }
 } // namespace
 
+std::shared_ptr<ForwardResult> runForwardPass(const std::shared_ptr<const LoadedModel>& model,
+                                              const QString& text,
+                                              const variants::VariantSpec& variant,
+                                              bool withVanilla) {
+    return runPass(model, {text, variant, withVanilla, 0});
+}
+
 ForwardRunner::ForwardRunner(QObject* parent)
     : QObject(parent)
     , watcher_(new QFutureWatcher<std::shared_ptr<ForwardResult>>(this)) {

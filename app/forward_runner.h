@@ -38,6 +38,14 @@ struct ForwardResult {
     int tokenCount() const { return int(tokens.size()); }
 };
 
+// One pass as the runner makes it, on the calling thread: attention, statistics, internals and,
+// when asked and the variant is not vanilla, the vanilla pass too (`headlight export` uses it).
+// A refusal comes back as the result's `error`.
+std::shared_ptr<ForwardResult> runForwardPass(const std::shared_ptr<const LoadedModel>& model,
+                                              const QString& text,
+                                              const variants::VariantSpec& variant,
+                                              bool withVanilla);
+
 class ForwardRunner : public QObject {
     Q_OBJECT
 public:

@@ -47,20 +47,29 @@ private Q_SLOTS:
         const test::CliResult listed = runHeadlight({"export", "--list-views"});
         QCOMPARE(listed.exitCode, 0);
         const QStringList lines = listed.out.split('\n', Qt::SkipEmptyParts);
-        QCOMPARE(lines.size(), 8);
+        QCOMPARE(lines.size(), 12);
         for (const char* name : {"heatmap", "model-grid", "token-lines", "entropy-violins",
-                                 "jsd-violins", "head-jsd-matrix", "rollout", "difference"})
+                                 "jsd-violins", "head-jsd-matrix", "rollout", "difference",
+                                 "sparsity", "positions", "early-exit", "lsh-buckets"})
             QVERIFY2(viewNames().contains(name), name);
         for (const QString& line : lines)
             QVERIFY2(line.section(' ', 1).trimmed().size() > 10, qPrintable(line));
     }
 
+    // The panel views of a variant's internals get the variant that has them; the others run
+    // the checkpoint as it is.
     void everyViewExportsInEveryFormat() {
         test::ScratchDir dir;
+        const QString lsh = dir.filePath("lsh.json"), exit = dir.filePath("exit.json");
+        test::writeFile(lsh, R"({"attention": {"kernel": "lsh", "buckets": 4}})");
+        test::writeFile(exit, R"({"early_exit": {"criterion": "saturation", "threshold": 0.5}})");
+        const QMap<QString, QString> variantOf{{"lsh-buckets", lsh}, {"early-exit", exit}};
         for (const QString& view : viewNames())
             for (const QString suffix : {".png", ".svg", ".pdf"}) {
                 const QString out = dir.filePath(view + suffix);
-                const test::CliResult run = runHeadlight(exportArgs(view, out));
+                QStringList args = exportArgs(view, out);
+                if (variantOf.contains(view)) args << "--variant" << variantOf[view];
+                const test::CliResult run = runHeadlight(args);
                 QVERIFY2(run.exitCode == 0, qPrintable(view + suffix + ": " + run.err));
                 const QByteArray bytes = test::readFile(out);
                 if (suffix == ".png") {
@@ -72,7 +81,7 @@ private Q_SLOTS:
                     QVERIFY(bytes.startsWith("%PDF-"));
                 }
             }
-        QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), viewNames().size() * 3);
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), viewNames().size() * 3 + 2);
     }
 
     void dpiSizeLayerAndHeadAreHonoured() {
@@ -175,6 +184,7 @@ private Q_SLOTS:
              "--texts pools a corpus"},
             {{"export", "--model", bert(), "--text", "x", "--out", out}, "--view is required"},
             {exportArgs("heatmap", out) << "--colour", "unknown argument '--colour'"},
+            {exportArgs("lsh-buckets", out), "nothing to export: This pass has no LSH buckets"},
         };
         for (const auto& c : cases) {
             const test::CliResult run = runHeadlight(c.args);
