@@ -9,6 +9,8 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QGridLayout>
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QLabel>
 #include <QRegularExpression>
 #include <QSpinBox>
@@ -101,6 +103,26 @@ void ExportActions::chooseDataFile() {
     dialog->open();
 }
 
+namespace {
+
+// The variant spec as a caption: "vanilla", or its options flattened, e.g.
+// "mask.preset = longformer, mask.window = 2" (matrices shortened to their size).
+QString variantCaption(const QJsonObject& spec, const QString& prefix = {}) {
+    QStringList parts;
+    for (auto it = spec.begin(); it != spec.end(); ++it) {
+        const QString key = prefix + it.key();
+        if (it->isObject())
+            parts << variantCaption(it->toObject(), key + QLatin1Char('.'));
+        else if (it->isArray())
+            parts << QStringLiteral("%1 = [%2 values]").arg(key).arg(it->toArray().size());
+        else
+            parts << QStringLiteral("%1 = %2").arg(key, it->toVariant().toString());
+    }
+    return parts.isEmpty() && prefix.isEmpty() ? QStringLiteral("vanilla")
+                                               : parts.join(QStringLiteral(", "));
+}
+} // namespace
+
 render::ExportOptions ExportActions::pageOptions() const {
     render::ExportOptions options;
     const QSize shown = window_->workspace()->figureView()->size();
@@ -109,8 +131,7 @@ render::ExportOptions ExportActions::pageOptions() const {
     if (const LoadedModel* model = window_->session().current())
         options.caption.model =
             QStringLiteral("%1 (%2)").arg(QFileInfo(model->folder).fileName(), model->summary());
-    // The window runs each checkpoint's own attention; variants come with the variant panel.
-    options.caption.variant = QStringLiteral("vanilla");
+    options.caption.variant = variantCaption(window_->workspace()->variantJson());
     if (const ForwardResult* result = window_->workspace()->result())
         options.caption.text = result->text;
     return options;

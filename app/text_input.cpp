@@ -21,13 +21,24 @@ PreparedText fromIds(const QString& text) {
     return prepared;
 }
 
+// A token of white space only, made visible: ␣ for a space, ↵ for a line break, ⇥ for a tab
+// (byte-level vocabularies spell them Ġ, Ċ and ĉ, which mean nothing to a reader).
+QString visibleSpace(const QString& slice) {
+    QString label;
+    for (const QChar c : slice)
+        label += c == QLatin1Char('\n')   ? QStringLiteral("↵")
+                 : c == QLatin1Char('\t') ? QStringLiteral("⇥")
+                                          : QStringLiteral("␣");
+    return label;
+}
+
 // The text a token covers, by code-point offsets; the vocabulary's spelling where it covers none.
 QString labelOf(const tokenize::Encoding& encoding, std::size_t i, const QList<uint>& codePoints) {
     const auto [begin, end] = encoding.offsets[i];
     if (end > begin && end <= codePoints.size()) {
         const QString slice = QString::fromUcs4(
             reinterpret_cast<const char32_t*>(codePoints.data()) + begin, end - begin);
-        if (!slice.trimmed().isEmpty()) return slice.trimmed();
+        return slice.trimmed().isEmpty() ? visibleSpace(slice) : slice.trimmed();
     }
     return QString::fromStdString(encoding.tokens[i]);
 }

@@ -1,8 +1,9 @@
 #pragma once
 // Text in the workspace's text box -> model input and one display label per token. With a
 // tokenizer, labels are the slice of the text each token covers (so byte-level BPE shows "café",
-// not "cafÃ©"), and the vocabulary's spelling for special tokens such as [CLS]. A checkpoint
-// without tokenizer files takes the text as token ids ("101 7592 102" or "101, 7592, 102").
+// not "cafÃ©"), white space as ␣, ↵ or ⇥ (not Ġ or Ċ), and the vocabulary's spelling for special
+// tokens such as [CLS]. A checkpoint without tokenizer files takes the text as token ids
+// ("101 7592 102" or "101, 7592, 102").
 
 #include "model/transformer.h"
 #include "tokenize/tokenizer.h"

@@ -26,6 +26,8 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTest>
 #include <QXmlStreamReader>
 #include <unistd.h>
@@ -386,9 +388,18 @@ private Q_SLOTS:
         QVERIFY2(svg.texts.join(' ').contains("Model: bert"), qPrintable(svg.texts.join('|')));
         QVERIFY(
             svg.texts.join(' ').contains(window.workspace()->result()->text.section(' ', 0, 1)));
+        QVERIFY(svg.texts.join(' ').contains("Variant: vanilla"));
         QVERIFY(exports->exportData(dir.filePath("view.csv")));
         QVERIFY(exports->exportData(dir.filePath("view.safetensors")));
         QVERIFY(test::readFile(dir.filePath("view.csv")).startsWith("Query token"));
+        // The caption names the variant the view shows.
+        QSignalSpy shown(window.workspace(), &app::Workspace::resultShown);
+        window.workspace()->setVariant(
+            QJsonDocument::fromJson(R"({"mask": {"preset": "longformer", "window": 1}})").object());
+        QTRY_VERIFY_WITH_TIMEOUT(!shown.isEmpty(), kWaitMs);
+        QVERIFY(exports->exportFigure(dir.filePath("variant.svg"), 96));
+        const QString caption = parseSvg(test::readFile(dir.filePath("variant.svg"))).texts.join(' ');
+        QVERIFY2(caption.contains("Variant: mask.preset = longformer, mask.window = 1"), qPrintable(caption));
     }
 
     void fileDialogHasFiltersAndADpiChoice() {
