@@ -1,6 +1,7 @@
 #include "figure_builders.h"
 
 #include "internals_views.h"
+#include "routing_views.h"
 #include "position_view.h"
 #include "sparsity_view.h"
 
@@ -199,6 +200,10 @@ QString viewName(ViewKind kind) {
         return QStringLiteral("Early exit");
     case ViewKind::LshBuckets:
         return QStringLiteral("LSH");
+    case ViewKind::MoeRouting:
+        return QStringLiteral("Experts");
+    case ViewKind::ActPonder:
+        return QStringLiteral("Ponder");
     }
     return {};
 }
@@ -229,6 +234,10 @@ QString viewId(ViewKind kind) {
         return QStringLiteral("early-exit");
     case ViewKind::LshBuckets:
         return QStringLiteral("lsh-buckets");
+    case ViewKind::MoeRouting:
+        return QStringLiteral("moe-routing");
+    case ViewKind::ActPonder:
+        return QStringLiteral("act-ponder");
     }
     return {};
 }
@@ -259,6 +268,10 @@ QString viewSummary(ViewKind kind) {
         return QStringLiteral("layers run per token and the exit signal (early-exit variants)");
     case ViewKind::LshBuckets:
         return QStringLiteral("LSH bucket per token and head (the Reformer kernel)");
+    case ViewKind::MoeRouting:
+        return QStringLiteral("experts each token goes to, gate weights, expert load (MoE models)");
+    case ViewKind::ActPonder:
+        return QStringLiteral("ACT halting probability per step and ponder count per token");
     }
     return {};
 }
@@ -336,6 +349,10 @@ render::PanelsFigure buildPanels(ViewKind kind, const ForwardResult* result,
         return earlyExitFigure(*result, state);
     case ViewKind::LshBuckets:
         return lshFigure(*result, state);
+    case ViewKind::MoeRouting:
+        return moeRoutingFigure(*result, state);
+    case ViewKind::ActPonder:
+        return actPonderFigure(*result, state);
     default:
         break;
     }

@@ -24,11 +24,13 @@ enum class ViewKind {
     Positions,      // the position encoding the model and variant use
     EarlyExit,      // layers run per token, exit signal per layer
     LshBuckets,     // Reformer LSH bucket per token and head
+    MoeRouting,     // experts chosen per token, gate weights, expert load
+    ActPonder,      // ACT halting probability per step and ponder count per token
 };
 // The first kViewCount views are one render::Figure each (what `headlight export` writes); the
 // panel views after them combine several figures (render::PanelsFigure).
 constexpr int kViewCount = 8;
-constexpr int kAllViewCount = 12;
+constexpr int kAllViewCount = 14;
 bool isPanelView(ViewKind kind);
 
 struct ViewState {

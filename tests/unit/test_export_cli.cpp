@@ -47,17 +47,19 @@ private Q_SLOTS:
         const test::CliResult listed = runHeadlight({"export", "--list-views"});
         QCOMPARE(listed.exitCode, 0);
         const QStringList lines = listed.out.split('\n', Qt::SkipEmptyParts);
-        QCOMPARE(lines.size(), 12);
-        for (const char* name : {"heatmap", "model-grid", "token-lines", "entropy-violins",
-                                 "jsd-violins", "head-jsd-matrix", "rollout", "difference",
-                                 "sparsity", "positions", "early-exit", "lsh-buckets"})
+        QCOMPARE(lines.size(), 14);
+        for (const char* name :
+             {"heatmap", "model-grid", "token-lines", "entropy-violins", "jsd-violins",
+              "head-jsd-matrix", "rollout", "difference", "sparsity", "positions", "early-exit",
+              "lsh-buckets", "moe-routing", "act-ponder"})
             QVERIFY2(viewNames().contains(name), name);
         for (const QString& line : lines)
             QVERIFY2(line.section(' ', 1).trimmed().size() > 10, qPrintable(line));
     }
 
-    // The panel views of a variant's internals get the variant that has them; the others run
-    // the checkpoint as it is.
+    // The panel views of a variant's internals get the variant that has them, the routing and
+    // pondering views a zoo-format checkpoint that has experts or ACT; the others run the tiny
+    // BERT as it is.
     void everyViewExportsInEveryFormat() {
         test::ScratchDir dir;
         const QString lsh = dir.filePath("lsh.json"), exit = dir.filePath("exit.json");
@@ -69,6 +71,17 @@ private Q_SLOTS:
                 const QString out = dir.filePath(view + suffix);
                 QStringList args = exportArgs(view, out);
                 if (variantOf.contains(view)) args << "--variant" << variantOf[view];
+                if (view == "moe-routing" || view == "act-ponder")
+                    args = {"export",
+                            "--model",
+                            QStringLiteral(HEADLIGHT_TEST_DATA "/zoo/") +
+                                (view == "moe-routing" ? "moe_top_k2" : "act_ut_post"),
+                            "--text",
+                            "1 5 9 13 17 21",
+                            "--view",
+                            view,
+                            "--out",
+                            out};
                 const test::CliResult run = runHeadlight(args);
                 QVERIFY2(run.exitCode == 0, qPrintable(view + suffix + ": " + run.err));
                 const QByteArray bytes = test::readFile(out);
@@ -76,7 +89,8 @@ private Q_SLOTS:
                     // Default page 8 × 5.5 inches at the default 200 dpi.
                     QCOMPARE(QImage::fromData(bytes, "PNG").size(), QSize(1600, 1100));
                 } else if (suffix == ".svg") {
-                    QVERIFY(bytes.contains("<text") && bytes.contains("Model: bert"));
+                    QVERIFY(bytes.contains("<text") && bytes.contains("Model: "));
+                    QVERIFY(bytes.contains(args[2].section('/', -1).toUtf8()));
                 } else {
                     QVERIFY(bytes.startsWith("%PDF-"));
                 }
