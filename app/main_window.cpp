@@ -3,6 +3,8 @@
 #include "canvas/canvas_window.h"
 #include "canvas_maps.h"
 #include "compare_dock.h"
+#include "default_model.h"
+#include "zoo_dialog.h"
 #include "corpus_runner.h"
 #include "export_actions.h"
 #include "variant_dock.h"
@@ -83,6 +85,8 @@ void MainWindow::createMenus() {
     QAction* open =
         file->addAction(tr("&Open checkpoint folder…"), this, &MainWindow::chooseCheckpoint);
     open->setShortcut(QKeySequence::Open);
+    QAction* zoo = file->addAction(tr("Open &zoo model…"), this, &MainWindow::chooseZooModel);
+    zoo->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     recentMenu_ = file->addMenu(tr("Open &recent"));
     rebuildRecentMenu();
     file->addSeparator();
@@ -196,6 +200,22 @@ void MainWindow::updateCanvas() {
     if (!workspace_->canvasShown()) return;
     canvas_->setMap(canvasMap(workspace_->result(), workspace_->state()));
     refreshStatus();
+}
+
+void MainWindow::chooseZooModel() {
+    const std::optional<QString> resources = resourcesFolder();
+    if (!resources) {
+        showError(tr("No zoo"), tr("Headlight cannot find its resources folder."),
+                  tr("Set HEADLIGHT_RESOURCES to the folder that holds models/."));
+        return;
+    }
+    auto* dialog = new ZooDialog(*resources + QStringLiteral("/models"), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &ZooDialog::modelChosen, this, [this](const QString& folder, const QString& text) {
+        if (!text.isEmpty()) workspace_->setText(text);
+        openCheckpoint(folder);
+    });
+    dialog->open();
 }
 
 void MainWindow::chooseCheckpoint() {

@@ -60,6 +60,7 @@ protected:
 
 private:
     void chooseCheckpoint();
+    void chooseZooModel(); // File ▸ Open zoo model…
     void onModelLoaded(const QString& summary);
     void onModelFailed(const QString& folder, const QString& reason);
     void rememberRecent(const QString& folder);

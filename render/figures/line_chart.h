@@ -1,0 +1,28 @@
+#pragma once
+// A line chart of y against x with linear axes from the data's range (y from 0 when all values are
+// positive and near it): the zoo's training loss curves. Painted with the figures' fonts and page.
+
+#include "figures/figure_style.h"
+
+#include <QPainter>
+#include <QRectF>
+#include <vector>
+
+namespace headlight::render {
+
+struct LineChartFigure {
+    QString title;
+    QString xAxis, yAxis;
+    std::vector<QPointF> points; // ascending x
+};
+
+struct LineChartLayout {
+    QRectF title, plot, xAxisTitle, yAxisTitle;
+    double xLow = 0.0, xHigh = 1.0, yLow = 0.0, yHigh = 1.0;
+    QFont titleFont, labelFont, tickFont;
+};
+
+LineChartLayout layoutLineChart(const QRectF& bounds, const LineChartFigure& figure);
+QPointF lineChartPoint(const LineChartLayout& layout, QPointF value); // data → page coordinates
+void paintLineChart(QPainter& painter, const QRectF& bounds, const LineChartFigure& figure);
+} // namespace headlight::render
