@@ -38,9 +38,18 @@ AttentionStats analyseAttention(const Tensor& attention, const analysis::TokenMa
         std::max({float(std::log(std::max(realTokens, 2.0))), largest(entropy)});
     stats.entropy = violinsOf(entropy, valid, entropyTop);
     stats.jsd = violinsOf(analysis::adjacentLayerJsd(attention, valid), valid, 1.0f);
-    stats.headJsd = analysis::headJsdMatrix(attention, valid);
-    stats.leafOrder = analysis::averageLinkage(stats.headJsd).leafOrder;
-    stats.rollout = analysis::attentionRollout(attention, valid);
     return stats;
+}
+
+const CostlyStats& AttentionStats::costly(const Tensor& attention,
+                                          const analysis::TokenMask& valid) const {
+    if (!costly_) {
+        auto computed = std::make_shared<CostlyStats>();
+        computed->headJsd = analysis::headJsdMatrix(attention, valid);
+        computed->leafOrder = analysis::averageLinkage(computed->headJsd).leafOrder;
+        computed->rollout = analysis::attentionRollout(attention, valid);
+        costly_ = std::move(computed);
+    }
+    return *costly_;
 }
 } // namespace headlight::app

@@ -1,14 +1,15 @@
 #pragma once
 // Everything the views need from one forward pass that costs more than a copy: per-head entropy
-// and adjacent-layer JSD distributions (for the violins), the head × head JSD matrix with its
-// clustered order, and the attention rollout. Computed on the worker thread with the pass, from
-// core/analysis, so switching views never recomputes.
+// and adjacent-layer JSD distributions (for the violins), computed on the worker thread with the
+// pass; and the head × head JSD matrix with its clustered order and the attention rollout, which
+// cost O((L·H)²·T²) and O(L·T³), computed only when their view is first drawn and then kept.
 
 #include "analysis/attention_view.h"
 #include "analysis/clustering.h"
 #include "analysis/distribution.h"
 #include "tensor/tensor.h"
 
+#include <memory>
 #include <vector>
 
 namespace headlight::app {
@@ -19,12 +20,24 @@ struct ViolinSet {
     std::vector<std::vector<int64_t>> order; // per layer, heads by ascending median
 };
 
-struct AttentionStats {
-    ViolinSet entropy;              // nats, one violin per (layer, head)
-    ViolinSet jsd;                  // bits, one per (layer pair l → l+1, head)
+// The statistics only the head × head JSD and rollout views need.
+struct CostlyStats {
     Tensor headJsd;                 // [L·H, L·H] mean JSD in bits between heads
     std::vector<int64_t> leafOrder; // [L·H] average-linkage display order of the heads
     Tensor rollout;                 // [T, T]
+};
+
+struct AttentionStats {
+    ViolinSet entropy; // nats, one violin per (layer, head)
+    ViolinSet jsd;     // bits, one per (layer pair l → l+1, head)
+
+    // Computed on first use from the pass's [L, H, T, T] attention and [T] mask, then kept (copies
+    // share it). Call from one thread at a time: the window's, or the command line's.
+    const CostlyStats& costly(const Tensor& attention, const analysis::TokenMask& valid) const;
+    bool costlyComputed() const { return costly_ != nullptr; }
+
+private:
+    mutable std::shared_ptr<const CostlyStats> costly_;
 };
 
 // Entropy and adjacent-layer JSD violins pooled over a corpus of texts (File ▸ Open corpus…).
@@ -39,6 +52,6 @@ struct CorpusStats {
 // with each layer's heads ordered by median.
 ViolinSet violinSet(const analysis::HeadValues& values, float high);
 
-// [L, H, T, T] attention, [T] mask -> the statistics above. T ≥ 1.
+// [L, H, T, T] attention, [T] mask -> the violins (the costly part waits for its views). T ≥ 1.
 AttentionStats analyseAttention(const Tensor& attention, const analysis::TokenMask& valid);
 } // namespace headlight::app

@@ -121,7 +121,8 @@ render::Figure violins(const ForwardResult& r, const ViewState& s, bool jsd,
 }
 
 render::Figure jsdMatrix(const ForwardResult& r, const ViewState& s) {
-    const std::vector<int64_t>& order = r.stats.leafOrder;
+    const CostlyStats& costly = r.stats.costly(r.attention, r.valid);
+    const std::vector<int64_t>& order = costly.leafOrder;
     const int n = int(order.size());
     const int heads = headsOf(r);
     render::HeatmapFigure f;
@@ -130,7 +131,7 @@ render::Figure jsdMatrix(const ForwardResult& r, const ViewState& s) {
     for (int64_t a : order) {
         f.rowLabels << QStringLiteral("L%1 H%2").arg(a / heads).arg(a % heads);
         for (int64_t b : order)
-            f.values.push_back(r.stats.headJsd.data()[a * n + b]);
+            f.values.push_back(costly.headJsd.data()[a * n + b]);
     }
     f.colLabels = f.rowLabels;
     f.rowAxis = f.colAxis = QStringLiteral("Head (clustered order)");
@@ -142,7 +143,7 @@ render::Figure jsdMatrix(const ForwardResult& r, const ViewState& s) {
 }
 
 render::Figure rollout(const ForwardResult& r, const ViewState& s) {
-    const auto values = r.stats.rollout.values();
+    const auto values = r.stats.costly(r.attention, r.valid).rollout.values();
     render::HeatmapFigure f = tokenHeatmap(r, {values.begin(), values.end()});
     f.title = QStringLiteral("Attention rollout through all %1 layers (Abnar & Zuidema 2020)")
                   .arg(layersOf(r));

@@ -87,6 +87,26 @@ private Q_SLOTS:
         QVERIFY(grabView(workspace) != before);
     }
 
+    // The head × head JSD matrix and the rollout are computed when their view is first drawn,
+    // never for a pass shown in another view (they cost O((L·H)²·T²) and O(L·T³)).
+    void costlyStatisticsWaitForTheirView() {
+        app::MainWindow window({});
+        window.show();
+        openGpt2(window);
+        app::Workspace* workspace = window.workspace();
+        workspace->setView(app::ViewKind::Heatmap);
+        typeText(workspace, "costly statistics wait");
+        QVERIFY(!workspace->result()->stats.costlyComputed());
+        workspace->setView(app::ViewKind::EntropyViolins);
+        QVERIFY(!workspace->result()->stats.costlyComputed());
+        workspace->setView(app::ViewKind::Rollout);
+        QVERIFY(workspace->result()->stats.costlyComputed());
+        const int layersHeads = 2 * 4;
+        QCOMPARE(workspace->result()->stats.costly(workspace->result()->attention, workspace->result()->valid)
+                     .headJsd.shape(),
+                 (std::vector<int64_t>{layersHeads, layersHeads}));
+    }
+
     void staleRequestsAreDropped() {
         app::MainWindow window({});
         openGpt2(window);
