@@ -1,7 +1,8 @@
 // Latency from a variant toggle to updated pixels: a panel edit, the forward pass on the worker
 // thread, the statistics, and the figure painted. Measured on the tiny BERT and GPT-2 checkpoints,
 // the zoo's pre_ln at its 64-token context and a BERT-base-sized model with random weights
-// (12 × 12 heads, hidden 768, T = 128), and printed as p50 / p95. It asserts only that every toggle arrives: timings depend on the machine.
+// (12 × 12 heads, hidden 768, T = 128), and printed as p50 / p95. It asserts only that every
+// toggle arrives: timings depend on the machine.
 #include "backend/backend.h"
 #include "figure_view.h"
 #include "golden.h"
