@@ -144,7 +144,7 @@ render::PanelsFigure moeRoutingFigure(const ForwardResult& result, const ViewSta
                     .arg(experts)
                     .arg(int(*most))
                     .arg(int(*fewest));
-    f.columns = 2;
+    f.columns = 1; // the experts × tokens map needs the full width
     f.panels = {gateWeights(result, *choice, *weight, experts, state), load,
                 loadPerLayer(result, experts, state)};
     return f;
