@@ -44,11 +44,16 @@ def evaluate(model, x, mask, batch=64):
     return {"loss": losses / total, "accuracy": right / total, "exact": exact / len(x)}
 
 
-def train(config, dataset, steps, seed, batch, lr, warmup=100, log_every=10, quiet=False):
-    """-> model, {"curve": [[step, loss]], "seconds"}; dataset.batch(rng, size) -> (x, mask)."""
+def train(config, dataset, steps, seed, batch, lr, warmup=100, log_every=10, quiet=False,
+          aux_weight=AUX_WEIGHT, halting_bias=None):
+    """-> model, {"curve": [[step, loss]], "seconds"}; dataset.batch(rng, size) -> (x, mask).
+    `halting_bias` replaces ACT's initial halting bias (t2t's +1 makes every token halt at the
+    first step long before the task rewards pondering; a negative one starts by pondering)."""
     torch.manual_seed(seed)
     rng = np.random.RandomState(seed)
     model = M.HeadlightModel(config).float()
+    if halting_bias is not None:
+        torch.nn.init.constant_(model.act.halting.bias, halting_bias)
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
     rest = [p for n, p in model.named_parameters() if p.dim() < 2]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": rest, "weight_decay": 0.0}],
@@ -61,7 +66,7 @@ def train(config, dataset, steps, seed, batch, lr, warmup=100, log_every=10, qui
         x, mask = dataset.batch(rng, batch)
         out = model(x)
         loss = masked_loss(out["logits"], x, mask)
-        total = loss + AUX_WEIGHT * sum(out["aux"].values())
+        total = loss + aux_weight * sum(out["aux"].values())
         opt.zero_grad()
         total.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)

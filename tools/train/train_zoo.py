@@ -69,7 +69,9 @@ RECALL = dict(task="recall", steps=1500, batch=32, lr=2e-3, low=4, high=12, long
 RECALL_TEXT = "a3k7q1z9m4>k7z9a3m4q1"
 RECALL_INPUTS = [RECALL_TEXT, "c5x2b8d0>b8c5d0x2", "r1s2t3u4v5w6>w6r1v5"]
 SMALL = dict(layers=2, D=64, I=256)
-ADDITION = dict(task="addition", steps=1500, batch=32, lr=3e-3, low=3, high=3)
+# ACT starts by pondering (halting bias −2: p ≈ 0.12 a step) with a ponder cost of 0.001, so that
+# halting early has to be learned where the sum allows it (t2t's +1 and 0.01 collapsed to one step).
+ADDITION = dict(task="addition", steps=1000, batch=32, lr=3e-3, low=3, high=3, aux_weight=0.001, halting_bias=-2.0)
 ADDITION_INPUTS = ["987+654=5421", "505+505=0101", "120+301=4210"]
 
 ZOO = [
@@ -183,7 +185,9 @@ def train_one(name, section, recipe, sizes, example, description):
     cfg = config(section, **sizes)
     seed = 1234
     print(f"{name}: {recipe['task']}, {recipe['steps']} steps", flush=True)
-    model, log = train.train(cfg, ds, recipe["steps"], seed, recipe["batch"], recipe["lr"])
+    model, log = train.train(cfg, ds, recipe["steps"], seed, recipe["batch"], recipe["lr"],
+                             aux_weight=recipe.get("aux_weight", train.AUX_WEIGHT),
+                             halting_bias=recipe.get("halting_bias"))
     folder = os.path.join(OUT, name)
     if os.path.isdir(folder):
         shutil.rmtree(folder)
@@ -195,6 +199,8 @@ def train_one(name, section, recipe, sizes, example, description):
     keep = max(1, len(curve) // 60)
     meta = {"name": name, "task": recipe["task"], "description": description,
             "training": {"steps": recipe["steps"], "seed": seed, "batch": recipe["batch"], "lr": recipe["lr"],
+                         "aux_weight": recipe.get("aux_weight", train.AUX_WEIGHT),
+                         **({"halting_bias": recipe["halting_bias"]} if "halting_bias" in recipe else {}),
                          "optimizer": "AdamW (0.9, 0.98), wd 0.01, warm-up 100, cosine to 0.1, clip 1",
                          "sequence": recipe.get("T") or f"{recipe['low']}-{recipe['high']} items",
                          "seconds": log["seconds"], "threads": torch.get_num_threads()},
