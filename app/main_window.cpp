@@ -1,8 +1,10 @@
 #include "main_window.h"
 
 #include "canvas/canvas_window.h"
+#include "classroom.h"
 #include "corpus_runner.h"
 #include "export_actions.h"
+#include "lesson_dock.h"
 #include "variant_dock.h"
 
 #include <QAction>
@@ -56,6 +58,10 @@ MainWindow::MainWindow(const LaunchOptions& options, QWidget* parent)
     variantDock_ = new VariantDock(workspace_, this);
     addDockWidget(Qt::RightDockWidgetArea, variantDock_);
     corpus_ = new CorpusRunner(workspace_, this);
+    classroom_ = new Classroom(this);
+    addDockWidget(Qt::RightDockWidgetArea, classroom_->dock());
+    tabifyDockWidget(variantDock_, classroom_->dock());
+    variantDock_->raise();
     workspace_->restoreSettings();
     createMenus();
     setBackend(options.backend);
@@ -82,6 +88,8 @@ void MainWindow::createMenus() {
     file->addAction(exports->dataAction());
     file->addSeparator();
     createVariantMenus(file);
+    classroom_->addFileActions(file);
+    file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
     quit->setShortcut(QKeySequence::Quit);
 
@@ -124,6 +132,8 @@ void MainWindow::createViewMenu() {
     view->addActions(workspace_->navigationActions());
     view->addSeparator();
     view->addAction(variantDock_->toggleViewAction());
+    view->addAction(classroom_->dock()->toggleViewAction());
+    view->addAction(classroom_->presentAction());
     view->addAction(corpus_->clearAction());
     view->addSeparator();
     QMenu* colors = view->addMenu(tr("&Colour map"));

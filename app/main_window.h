@@ -22,6 +22,7 @@ class QVulkanInstance;
 
 namespace headlight::app {
 
+class Classroom;
 class CorpusRunner;
 class VariantDock;
 
@@ -44,6 +45,7 @@ public:
     Workspace* workspace() const { return workspace_; }
     VariantDock* variantDock() const { return variantDock_; }
     CorpusRunner* corpusRunner() const { return corpus_; }
+    Classroom* classroom() const { return classroom_; }
     // A non-modal error dialog (errorDialog() returns it): a title, one line and the detail.
     void showError(const QString& title, const QString& line, const QString& detail);
 
@@ -84,6 +86,7 @@ private:
     Workspace* workspace_ = nullptr;
     VariantDock* variantDock_ = nullptr;
     CorpusRunner* corpus_ = nullptr;
+    Classroom* classroom_ = nullptr;
     QPointer<QMessageBox> errorDialog_;
 };
 } // namespace headlight::app

@@ -278,6 +278,7 @@ void Workspace::refresh() {
         figureView_->setFigure(
             buildFigure(view_, result_.get(), state_, corpus_ ? &*corpus_ : nullptr));
     updateSummary();
+    Q_EMIT refreshed();
 }
 
 void Workspace::updateSummary() {

@@ -81,6 +81,7 @@ Q_SIGNALS:
     void modelChanged(const ModelSpec& spec);
     void message(const QString& text);
     void readoutChanged(const QString& text);
+    void refreshed(); // the figure was redrawn from the current result and selection
 
 private:
     QWidget* createControls();
