@@ -6,6 +6,8 @@
 //   headlight export --model DIR (--text STR | --texts FILE) [--variant SPEC.json] --view NAME
 //                    [--layer L] [--head H] [--dpi N] [--size WxH] [--backend cpu|vulkan]
 //                    [--vulkan-device SEL] --out FILE.{png,svg,pdf,csv,safetensors}
+//   headlight export --scene SCENE.json [--dpi N] [--size WxH] [--backend cpu|vulkan]
+//                    [--vulkan-device SEL] --out FILE.{png,svg,pdf}
 //
 // --texts FILE takes one text per line (blank lines skipped) and pools the violins' per-token
 // values over all of them (core/analysis/corpus.h), with a progress line on stderr. Without
@@ -20,6 +22,8 @@
 #include "export_files.h"
 #include "figure_builders.h"
 #include "model_session.h"
+#include "scene_files.h"
+#include "scene_render.h"
 #include "variants/variant_spec.h"
 
 #include <QFile>
@@ -244,13 +248,41 @@ render::FigureCaption captionFor(const Request& request, const ModelSpec& spec,
                                   : request.texts.front();
     return caption;
 }
+
+// A saved scene (docs/scenes.md) names the model, text, variant, view and selection itself.
+int exportScene(const CliArgs& args) {
+    for (const char* flag :
+         {"--model", "--text", "--texts", "--variant", "--view", "--layer", "--head"})
+        if (args.has(flag))
+            throw CliError(
+                "--scene gives the model, text, variant, view and selection: leave out " +
+                std::string(flag));
+    const QString out = args.required("--out");
+    checkOut(out);
+    if (!isFigureFormat(*exportFormatFor(out)))
+        throw CliError("--scene renders a figure: --out must end in .png, .svg or .pdf");
+    render::ExportOptions options;
+    options.dpi = args.integer("--dpi", options.dpi, render::kMinDpi, render::kMaxDpi);
+    if (args.has("--size")) options.inches = parseSize(args.value("--size"));
+    const QString path = args.value("--scene");
+    const io::Scene scene = loadScene(path);
+    std::optional<BackendKind> forced;
+    if (args.has("--backend")) forced = args.backend();
+    const std::string selector = args.value("--vulkan-device").toStdString();
+    const RenderedScene rendered = renderScene(scene, QFileInfo(path).absolutePath(),
+                                               chooseBackend(forced, selector), selector);
+    options.caption = rendered.caption;
+    exportToFile(out, rendered.content, options);
+    return 0;
+}
 } // namespace
 
 int runExportCommand(const QStringList& rawArgs) {
     const CliArgs args(rawArgs, {"--list-views"},
                        {"--model", "--text", "--texts", "--variant", "--view", "--layer", "--head",
-                        "--dpi", "--size", "--backend", "--vulkan-device", "--out"});
+                        "--dpi", "--size", "--backend", "--vulkan-device", "--out", "--scene"});
     if (args.has("--list-views")) return listViews();
+    if (args.has("--scene")) return exportScene(args);
     Request request = parseRequest(args);
     const std::shared_ptr<const LoadedModel> loaded = openModel(request.folder, args);
     if (!loaded->backendNote.isEmpty())

@@ -1,11 +1,12 @@
 // Headlight: with a command word it is the CLI (no display needed); otherwise the window opens.
-#include <QApplication>
-#include <QCommandLineParser>
-#include <cstdio>
-
+#include "classroom.h"
 #include "cli.h"
 #include "default_model.h"
 #include "main_window.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <cstdio>
 
 namespace {
 
@@ -25,7 +26,12 @@ int runGui(int argc, char** argv) {
                                    "folder");
     parser.addOption(backend);
     parser.addOption(device);
+    const QCommandLineOption open(
+        "open", "Open this scene or lesson file at start (docs/scenes.md).", "file");
+    const QCommandLineOption present("present", "Start in presentation mode (F5).");
     parser.addOption(model);
+    parser.addOption(open);
+    parser.addOption(present);
     parser.process(app);
 
     headlight::app::LaunchOptions options;
@@ -39,11 +45,15 @@ int runGui(int argc, char** argv) {
     options.vulkanDevice = parser.value(device).toStdString();
     headlight::app::MainWindow window(options);
     window.show();
-    if (parser.isSet(model)) window.openCheckpoint(parser.value(model));
+    if (parser.isSet(open))
+        window.classroom()->openFile(parser.value(open));
+    else if (parser.isSet(model))
+        window.openCheckpoint(parser.value(model));
     else if (const auto zoo = headlight::app::defaultModel()) {
         if (!zoo->text.isEmpty()) window.workspace()->setText(zoo->text);
         window.openCheckpoint(zoo->folder);
     }
+    if (parser.isSet(present)) window.classroom()->present();
     return app.exec();
 }
 } // namespace

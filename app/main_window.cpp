@@ -2,12 +2,14 @@
 
 #include "canvas/canvas_window.h"
 #include "canvas_maps.h"
+#include "classroom.h"
 #include "compare_dock.h"
-#include "default_model.h"
-#include "zoo_dialog.h"
 #include "corpus_runner.h"
+#include "default_model.h"
 #include "export_actions.h"
+#include "lesson_dock.h"
 #include "variant_dock.h"
+#include "zoo_dialog.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -67,6 +69,10 @@ MainWindow::MainWindow(const LaunchOptions& options, QWidget* parent)
     addDockWidget(Qt::BottomDockWidgetArea, compare_);
     compare_->hide();
     corpus_ = new CorpusRunner(workspace_, this);
+    classroom_ = new Classroom(this);
+    addDockWidget(Qt::RightDockWidgetArea, classroom_->dock());
+    tabifyDockWidget(variantDock_, classroom_->dock());
+    variantDock_->raise();
     workspace_->restoreSettings();
     createMenus();
     setBackend(options.backend);
@@ -95,6 +101,8 @@ void MainWindow::createMenus() {
     file->addAction(exports->dataAction());
     file->addSeparator();
     createVariantMenus(file);
+    classroom_->addFileActions(file);
+    file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
     quit->setShortcut(QKeySequence::Quit);
 
@@ -140,6 +148,8 @@ void MainWindow::createViewMenu() {
     QAction* compare = compare_->toggleViewAction();
     compare->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
     view->addAction(compare);
+    view->addAction(classroom_->dock()->toggleViewAction());
+    view->addAction(classroom_->presentAction());
     view->addAction(corpus_->clearAction());
     view->addSeparator();
     QMenu* colors = view->addMenu(tr("&Colour map"));

@@ -22,6 +22,7 @@ class QVulkanInstance;
 
 namespace headlight::app {
 
+class Classroom;
 class CompareDock;
 class CorpusRunner;
 class VariantDock;
@@ -46,6 +47,7 @@ public:
     VariantDock* variantDock() const { return variantDock_; }
     CompareDock* compareDock() const { return compare_; }
     CorpusRunner* corpusRunner() const { return corpus_; }
+    Classroom* classroom() const { return classroom_; }
     // A non-modal error dialog (errorDialog() returns it): a title, one line and the detail.
     void showError(const QString& title, const QString& line, const QString& detail);
 
@@ -89,6 +91,7 @@ private:
     VariantDock* variantDock_ = nullptr;
     CompareDock* compare_ = nullptr;
     CorpusRunner* corpus_ = nullptr;
+    Classroom* classroom_ = nullptr;
     QPointer<QMessageBox> errorDialog_;
 };
 } // namespace headlight::app

@@ -78,10 +78,10 @@ public Q_SLOTS:
 
 Q_SIGNALS:
     void resultShown(int tokens); // the views now show a new forward pass
-    void refreshed();             // the selection, the view or the result changed (after redrawing)
     void modelChanged(const ModelSpec& spec);
     void message(const QString& text);
     void readoutChanged(const QString& text);
+    void refreshed(); // the figure was redrawn from the current result and selection
 
 private:
     QWidget* createControls();

@@ -7,7 +7,7 @@ set -euo pipefail
 data=$1
 out=$2
 rm -rf "$out"
-mkdir -p "$out"/{safetensors,shard_index,model_config,wordpiece_vocab,bpe_files,tokenizer_json,variant_spec}
+mkdir -p "$out"/{safetensors,shard_index,model_config,wordpiece_vocab,bpe_files,tokenizer_json,variant_spec,scene,lesson}
 
 # Seeds above this size slow every execution (libFuzzer sizes max_len from the corpus) without
 # adding structure the small files lack.
@@ -73,4 +73,16 @@ done
 # Variant specs: the hand-written seeds, and the zoo configs (their `headlight` sections are specs).
 for file in "$(dirname "$0")"/seeds/variant_spec/*.json "$data"/zoo/*/config.json; do
   seed variant_spec < "$file"
+done
+
+# Scenes and lessons: the hand-written seeds, the built-in lessons and each of their steps alone
+# as a scene (docs/scenes.md).
+seeds=$(dirname "$0")/seeds
+lessons=$(dirname "$0")/../../resources/lessons
+for file in "$seeds"/scene/*.json; do seed scene < "$file"; done
+for file in "$seeds"/lesson/*.json "$lessons"/*.json; do seed lesson < "$file"; done
+for file in "$lessons"/*.json; do
+  python3 -c 'import json, sys
+for step in json.load(open(sys.argv[1]))["steps"]: print(json.dumps(step))' "$file" |
+    while IFS= read -r step; do printf '%s' "$step" | seed scene; done
 done
