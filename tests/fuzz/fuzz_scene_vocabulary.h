@@ -8,7 +8,7 @@ inline const io::SceneVocabulary& sceneVocabulary() {
     static const io::SceneVocabulary vocabulary{
         {"heatmap", "model-grid", "token-lines", "entropy-violins", "jsd-violins",
          "head-jsd-matrix", "rollout", "difference", "sparsity", "positions", "early-exit",
-         "lsh-buckets"},
+         "lsh-buckets", "moe-routing", "act-ponder"},
         {"viridis", "cividis"}};
     return vocabulary;
 }

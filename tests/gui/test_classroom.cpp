@@ -79,7 +79,7 @@ private Q_SLOTS:
 
     void everyBuiltinLessonParsesAndEveryStepRenders() {
         const QStringList lessons = app::builtinLessons();
-        QVERIFY(lessons.size() >= 4); // the four of docs/scenes.md, and any added later
+        QVERIFY(lessons.size() >= 6); // the six of docs/scenes.md, and any added later
         for (const QString& path : lessons) {
             const io::Lesson lesson = app::loadLesson(path);
             QVERIFY2(lesson.steps.size() >= 5 && lesson.steps.size() <= 10, qPrintable(path));
