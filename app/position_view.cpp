@@ -188,9 +188,46 @@ QString encodingCaption(PositionEncoding encoding, const ModelSpec& spec, int n)
     case PositionEncoding::Alibi:
         return QStringLiteral("No position vectors: each head adds −m_h·|i − j| to its scores, "
                               "so far keys fade, faster for steep heads.");
+    case PositionEncoding::T5:
+        return QStringLiteral("Each head adds a learned bias b_h(bucket(j − i)) to its scores: one "
+                              "bucket per distance nearby, logarithmic buckets further away.");
     default:
         return {};
     }
+}
+// The trained T5 bias the pass added (its "bias" internal, [H, T, T]): per head against the
+// distance back from the last query, and the selected head as a query × key map.
+std::vector<render::Panel> t5Panels(const ForwardResult& r, const ViewState& s) {
+    const auto found = r.internals.find("bias");
+    if (found == r.internals.end() || found->second.shape().size() != 3)
+        return {render::NotePanel{QStringLiteral(
+            "This pass kept no T5 bias: the dense bias is kept for texts up to 1024 tokens.")}};
+    const Tensor& bias = found->second;
+    const int heads = int(bias.dim(0)), t = int(bias.dim(1));
+    std::vector<float> byDistance;
+    for (int h = 0; h < heads; ++h)
+        for (int d = 0; d < t; ++d)
+            byDistance.push_back(bias.data()[(std::size_t(h) * t + std::size_t(t - 1)) * t +
+                                             std::size_t(t - 1 - d)]);
+    const float extent = largestMagnitude(byDistance);
+    render::HeatmapFigure perHead =
+        matrix(QStringLiteral("Bias per head against distance i − j (last query)"), heads, t,
+               std::move(byDistance));
+    perHead.rowLabels = numbered(heads, QStringLiteral("Head "));
+    perHead.colLabels = numbered(t);
+    perHead.rowAxis = QStringLiteral("Head");
+    perHead.colAxis = QStringLiteral("Distance back");
+    perHead.colorBar = {render::Colormap::Diverging, -extent, extent, QStringLiteral("Bias")};
+    const int head = std::clamp(s.head, 0, heads - 1);
+    const float* first = bias.data() + std::size_t(head) * t * t;
+    render::HeatmapFigure map =
+        matrix(QStringLiteral("Head %1 · bias added to the scores").arg(head), t, t,
+               {first, first + std::size_t(t) * t});
+    map.rowLabels = map.colLabels = r.tokens;
+    map.rowAxis = QStringLiteral("Query token");
+    map.colAxis = QStringLiteral("Key token");
+    map.colorBar = perHead.colorBar;
+    return {perHead, map};
 }
 } // namespace
 
@@ -249,9 +286,7 @@ render::PanelsFigure positionFigure(const ForwardResult& result, const ViewState
                            "that a causal mask still orders them.")}};
         break;
     case PositionEncoding::T5:
-        f.panels = {render::NotePanel{QStringLiteral(
-            "T5 relative buckets come from a zoo checkpoint's trained table; this view does not "
-            "draw them yet.")}};
+        f.panels = t5Panels(result, state);
         break;
     }
     return f;
