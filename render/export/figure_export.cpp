@@ -97,8 +97,10 @@ void writeSvg(const QString& path, const PageContent& content, const ExportOptio
         svg.setResolution(int(kLayoutDpi));
         svg.setSize(pageRect(options).size().toSize());
         svg.setViewBox(pageRect(options));
-        svg.setTitle(titleOf(content));
-        svg.setDescription(captionLine(options.caption));
+        // Why escaped: QSvgGenerator writes <title> and <desc> verbatim, so a text with "&" or "<"
+        // (or a title such as "Abnar & Zuidema") would make the file invalid XML.
+        svg.setTitle(titleOf(content).toHtmlEscaped());
+        svg.setDescription(captionLine(options.caption).toHtmlEscaped());
         paintVector(path, svg, content, options);
     });
 }

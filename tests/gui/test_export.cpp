@@ -19,6 +19,8 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QImage>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QRegularExpression>
@@ -26,8 +28,6 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QTest>
 #include <QXmlStreamReader>
 #include <unistd.h>
@@ -91,6 +91,8 @@ struct SvgContent {
     QStringList texts;
     int rects = 0;
     int images = 0;
+    QString description; // <desc>: the caption line
+    bool valid = true;   // well-formed XML
 };
 
 SvgContent parseSvg(const QByteArray& bytes) {
@@ -104,7 +106,10 @@ SvgContent parseSvg(const QByteArray& bytes) {
             ++content.rects;
         else if (xml.name() == QLatin1String("image"))
             ++content.images;
+        else if (xml.name() == QLatin1String("desc"))
+            content.description = xml.readElementText();
     }
+    content.valid = !xml.hasError();
     if (xml.hasError()) qWarning() << "SVG parse error:" << xml.errorString();
     return content;
 }
@@ -208,6 +213,22 @@ private Q_SLOTS:
         QCOMPARE(svg.images, 0);
         // The page is 4 × 3 inches: QSvgGenerator writes millimetres.
         QVERIFY(bytes.contains("width=\"101.6mm\""));
+    }
+
+    // Titles and texts with XML's special characters stay well-formed (QSvgGenerator writes
+    // <title> and <desc> as given).
+    void svgEscapesTitleAndCaption() {
+        test::ScratchDir dir;
+        const QString path = dir.filePath("amp.svg");
+        render::HeatmapFigure figure = sampleHeatmap();
+        figure.title = "Rollout (Abnar & Zuidema) <2020>";
+        render::ExportOptions o = options();
+        o.caption = {"bert", "vanilla", "a & b < c"};
+        render::exportFigure(path, ImageFormat::Svg, figure, o);
+        const SvgContent svg = parseSvg(test::readFile(path));
+        QVERIFY(svg.valid);
+        QVERIFY2(svg.description.contains("Text: “a & b < c”"), qPrintable(svg.description));
+        QVERIFY(svg.texts.contains("Rollout (Abnar & Zuidema) <2020>"));
     }
 
     void svgOfALargeMapEmbedsOneImage() {
@@ -398,8 +419,63 @@ private Q_SLOTS:
             QJsonDocument::fromJson(R"({"mask": {"preset": "longformer", "window": 1}})").object());
         QTRY_VERIFY_WITH_TIMEOUT(!shown.isEmpty(), kWaitMs);
         QVERIFY(exports->exportFigure(dir.filePath("variant.svg"), 96));
-        const QString caption = parseSvg(test::readFile(dir.filePath("variant.svg"))).texts.join(' ');
-        QVERIFY2(caption.contains("Variant: mask.preset = longformer, mask.window = 1"), qPrintable(caption));
+        const QString caption =
+            parseSvg(test::readFile(dir.filePath("variant.svg"))).texts.join(' ');
+        QVERIFY2(caption.contains("Variant: mask.preset = longformer, mask.window = 1"),
+                 qPrintable(caption));
+    }
+
+    // Every view of the window exports to PNG, SVG and PDF from File ▸ Export figure…; the views
+    // of a variant's or a zoo model's internals get the variant or the checkpoint that has them.
+    void everyViewExportsFromTheWindow() {
+        app::MainWindow window({});
+        window.show();
+        auto* exports = window.findChild<app::ExportActions*>("exportActions");
+        app::Workspace* workspace = window.workspace();
+        test::ScratchDir dir;
+        for (int i = 0; i < app::kAllViewCount; ++i) {
+            const auto kind = app::ViewKind(i);
+            const QString id = app::viewId(kind);
+            QSignalSpy shown(workspace, &app::Workspace::resultShown);
+            if (kind == app::ViewKind::MoeRouting || kind == app::ViewKind::ActPonder) {
+                workspace->setText("1 5 9 13 17 21");
+                window.openCheckpoint(
+                    QStringLiteral(HEADLIGHT_TEST_DATA "/zoo/") +
+                    (kind == app::ViewKind::MoeRouting ? "moe_top_k2" : "act_ut_post"));
+            } else {
+                if (!window.session().current() ||
+                    !window.session().current()->folder.endsWith("bert")) {
+                    workspace->setText("The cat sat on the mat.");
+                    window.openCheckpoint(test::goldenRoot() + "/bert");
+                }
+                const char* spec =
+                    kind == app::ViewKind::LshBuckets ? R"({"attention": {"kernel": "lsh"}})"
+                    : kind == app::ViewKind::EarlyExit
+                        ? R"({"early_exit": {"criterion": "saturation", "threshold": 0.5}})"
+                        : "{}";
+                workspace->setVariant(QJsonDocument::fromJson(spec).object());
+            }
+            QTRY_VERIFY_WITH_TIMEOUT(!shown.isEmpty(), kWaitMs);
+            workspace->setView(kind);
+            for (const char* suffix : {".png", ".svg", ".pdf"}) {
+                const QString path = dir.filePath(id + suffix);
+                QVERIFY2(exports->exportFigure(path, 96), qPrintable(id + suffix));
+                const QByteArray bytes = test::readFile(path);
+                if (QString(suffix) == ".svg")
+                    QVERIFY2(parseSvg(bytes).texts.join(' ').contains("Model: "), qPrintable(id));
+                else if (QString(suffix) == ".pdf")
+                    QVERIFY(bytes.startsWith("%PDF-"));
+                else
+                    QCOMPARE(QImage::fromData(bytes, "PNG").size(),
+                             workspace->figureView()->size());
+            }
+            // A figure, not the note that the pass has nothing for this view.
+            QVERIFY2(!parseSvg(test::readFile(dir.filePath(id + ".svg")))
+                          .texts.join(' ')
+                          .contains("This pass has no"),
+                     qPrintable(id));
+        }
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), app::kAllViewCount * 3);
     }
 
     void fileDialogHasFiltersAndADpiChoice() {
