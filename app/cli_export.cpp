@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "cli_args.h"
 #include "corpus_analysis.h"
+#include "corpus_runner.h"
 #include "export_files.h"
 #include "figure_builders.h"
 #include "model_session.h"
@@ -26,7 +27,6 @@
 #include "scene_render.h"
 #include "variants/variant_spec.h"
 
-#include <QFile>
 #include <QFileInfo>
 #include <QTextStream>
 #include <algorithm>
@@ -80,13 +80,12 @@ QSizeF parseSize(const QString& text) {
 }
 
 QStringList readTexts(const QString& path) {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly | QIODevice::Text))
-        throw CliError("cannot read --texts " + path.toStdString() + ": " +
-                       file.errorString().toStdString());
     QStringList texts;
-    for (const QString& line : QString::fromUtf8(file.readAll()).split(QLatin1Char('\n')))
-        if (!line.trimmed().isEmpty()) texts << line.trimmed();
+    try {
+        texts = CorpusRunner::readCorpus(path);
+    } catch (const std::runtime_error& error) {
+        throw CliError("cannot read --texts " + path.toStdString() + ": " + error.what());
+    }
     if (texts.isEmpty())
         throw CliError("--texts " + path.toStdString() + " holds no text (one text per line)");
     return texts;

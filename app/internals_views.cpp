@@ -8,11 +8,6 @@ namespace {
 
 using Criterion = variants::EarlyExit::Criterion;
 
-const Tensor* internal(const std::map<std::string, Tensor>& internals, const char* name) {
-    const auto found = internals.find(name);
-    return found == internals.end() ? nullptr : &found->second;
-}
-
 QString criterionText(const variants::EarlyExit& exit) {
     switch (exit.criterion) {
     case Criterion::Entropy:
@@ -88,11 +83,23 @@ render::CategoryGridFigure bucketGrid(const ForwardResult& r, const Tensor& buck
 }
 } // namespace
 
+const Tensor* internalOf(const std::map<std::string, Tensor>& internals, const char* name) {
+    const auto found = internals.find(name);
+    return found == internals.end() ? nullptr : &found->second;
+}
+
+const std::map<std::string, Tensor>& layerInternalsOf(const ForwardResult& result, int layer) {
+    static const std::map<std::string, Tensor> kNone;
+    return layer >= 0 && result.layerInternals.size() > std::size_t(layer)
+               ? result.layerInternals[std::size_t(layer)]
+               : kNone;
+}
+
 render::PanelsFigure earlyExitFigure(const ForwardResult& result, const ViewState& state) {
     render::PanelsFigure f;
     f.title = QStringLiteral("Early exit");
-    const Tensor* exitLayer = internal(result.internals, "exit_layer");
-    const Tensor* signal = internal(result.internals, "exit_signal");
+    const Tensor* exitLayer = internalOf(result.internals, "exit_layer");
+    const Tensor* signal = internalOf(result.internals, "exit_signal");
     if (!exitLayer || !signal) {
         f.panels = {render::NotePanel{QStringLiteral(
             "This pass has no early exit. Pick a criterion under “Early exit” in the Variant "
@@ -115,12 +122,9 @@ render::PanelsFigure earlyExitFigure(const ForwardResult& result, const ViewStat
 render::PanelsFigure lshFigure(const ForwardResult& result, const ViewState& state) {
     render::PanelsFigure f;
     f.title = QStringLiteral("Reformer LSH buckets · layer %1").arg(state.layer);
-    static const std::map<std::string, Tensor> kNone;
-    const auto& layer = result.layerInternals.size() > std::size_t(state.layer)
-                            ? result.layerInternals[std::size_t(state.layer)]
-                            : kNone;
-    const Tensor* buckets = internal(layer, "lsh_buckets");
-    const Tensor* order = internal(layer, "lsh_order");
+    const auto& layer = layerInternalsOf(result, state.layer);
+    const Tensor* buckets = internalOf(layer, "lsh_buckets");
+    const Tensor* order = internalOf(layer, "lsh_order");
     if (!buckets || !order) {
         f.panels = {render::NotePanel{QStringLiteral(
             "This pass has no LSH buckets. Pick “Reformer LSH attention” as the attention kernel "

@@ -9,6 +9,11 @@
 
 namespace headlight::app {
 
+// A pass-wide or per-layer internal by name, or nullptr when the pass has none.
+const Tensor* internalOf(const std::map<std::string, Tensor>& internals, const char* name);
+// The internals of layer `layer`; empty past the last layer.
+const std::map<std::string, Tensor>& layerInternalsOf(const ForwardResult& result, int layer);
+
 render::PanelsFigure earlyExitFigure(const ForwardResult& result, const ViewState& state);
 render::PanelsFigure lshFigure(const ForwardResult& result, const ViewState& state);
 } // namespace headlight::app

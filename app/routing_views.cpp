@@ -1,23 +1,20 @@
 #include "routing_views.h"
 
+#include "internals_views.h"
+
 #include <algorithm>
 #include <numeric>
 
 namespace headlight::app {
 namespace {
 
-const Tensor* internal(const std::map<std::string, Tensor>& internals, const char* name) {
-    const auto found = internals.find(name);
-    return found == internals.end() ? nullptr : &found->second;
-}
-
 // The experts a layer has: one more than the largest expert chosen anywhere, or the router's width.
 int expertCount(const ForwardResult& r) {
     int experts = 0;
     for (const auto& layer : r.layerInternals) {
-        if (const Tensor* logits = internal(layer, "router_logits"))
+        if (const Tensor* logits = internalOf(layer, "router_logits"))
             experts = std::max(experts, int(logits->dim(1)));
-        if (const Tensor* choice = internal(layer, "expert_choice"))
+        if (const Tensor* choice = internalOf(layer, "expert_choice"))
             for (const float e : choice->values())
                 experts = std::max(experts, int(e) + 1);
     }
@@ -25,7 +22,7 @@ int expertCount(const ForwardResult& r) {
 }
 
 QString routingName(const std::map<std::string, Tensor>& layer, int k) {
-    if (!internal(layer, "router_logits"))
+    if (!internalOf(layer, "router_logits"))
         return QStringLiteral("Hash routing (Roller et al. 2021)");
     return k == 1 ? QStringLiteral("Top-1 routing (Switch, Fedus et al. 2021)")
                   : QStringLiteral("Top-%1 routing (GShard, Lepikhin et al. 2020)").arg(k);
@@ -62,7 +59,7 @@ render::HeatmapFigure loadPerLayer(const ForwardResult& r, int experts, const Vi
     f.values.assign(std::size_t(f.rows * f.cols), 0.0f);
     for (int l = 0; l < f.rows; ++l) {
         f.rowLabels << QStringLiteral("Layer %1").arg(l);
-        const Tensor* choice = internal(r.layerInternals[std::size_t(l)], "expert_choice");
+        const Tensor* choice = internalOf(r.layerInternals[std::size_t(l)], "expert_choice");
         if (!choice) continue;
         for (const float e : choice->values())
             f.values[std::size_t(l * f.cols + int(e))] += 1.0f / float(choice->size());
@@ -124,12 +121,9 @@ render::BarChartFigure ponderBars(const ForwardResult& r, const Tensor& ponder, 
 render::PanelsFigure moeRoutingFigure(const ForwardResult& result, const ViewState& state) {
     render::PanelsFigure f;
     f.title = QStringLiteral("Mixture of experts · layer %1").arg(state.layer);
-    static const std::map<std::string, Tensor> kNone;
-    const auto& layer = result.layerInternals.size() > std::size_t(state.layer)
-                            ? result.layerInternals[std::size_t(state.layer)]
-                            : kNone;
-    const Tensor* choice = internal(layer, "expert_choice");
-    const Tensor* weight = internal(layer, "expert_weight");
+    const auto& layer = layerInternalsOf(result, state.layer);
+    const Tensor* choice = internalOf(layer, "expert_choice");
+    const Tensor* weight = internalOf(layer, "expert_weight");
     if (!choice || !weight) {
         f.panels = {render::NotePanel{QStringLiteral(
             "This pass has no expert routing. Open a mixture-of-experts zoo model (moe_top2, "
@@ -153,8 +147,8 @@ render::PanelsFigure moeRoutingFigure(const ForwardResult& result, const ViewSta
 render::PanelsFigure actPonderFigure(const ForwardResult& result, const ViewState& state) {
     render::PanelsFigure f;
     f.title = QStringLiteral("Adaptive computation time (Universal Transformer)");
-    const Tensor* halting = internal(result.internals, "halting_probability");
-    const Tensor* ponder = internal(result.internals, "ponder");
+    const Tensor* halting = internalOf(result.internals, "halting_probability");
+    const Tensor* ponder = internalOf(result.internals, "ponder");
     if (!halting || !ponder) {
         f.panels = {render::NotePanel{QStringLiteral(
             "This pass has no ACT halting. Open the zoo's ut_act model (addition) or a zoo "
