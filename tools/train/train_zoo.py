@@ -73,6 +73,11 @@ SMALL = dict(layers=2, D=64, I=256)
 # halting early has to be learned where the sum allows it (t2t's +1 and 0.01 collapsed to one step).
 ADDITION = dict(task="addition", steps=1000, batch=32, lr=3e-3, low=3, high=3, aux_weight=0.001, halting_bias=-2.0)
 ADDITION_INPUTS = ["987+654=5421", "505+505=0101", "120+301=4210"]
+# ACT on English: one shared block of the English width, the addition model's halting start.
+ENGLISH_ACT = dict(ENGLISH, aux_weight=0.001, halting_bias=-2.0)
+# Adaptive span: every head starts seeing 48 bytes back; a byte of span costs 0.002/4 nats a head.
+ENGLISH_SPAN = dict(ENGLISH, aux_weight=0.002)
+EYE4 = [[1.0 if i == j else 0.0 for j in range(4)] for i in range(4)]
 
 ZOO = [
     # name, config section, recipe, sizes, example text, golden inputs, one-line description
@@ -101,6 +106,19 @@ ZOO = [
      "Mixture of 4 experts, top-2 routing (GShard, Lepikhin et al. 2020) on English bytes"),
     ("moe_switch", {"ffn": {"experts": 4, "routing": "switch"}}, ENGLISH, ENGLISH_SIZES, ENGLISH_TEXT, ENGLISH_INPUTS,
      "Mixture of 4 experts, Switch top-1 routing (Fedus et al. 2021) on English bytes"),
+    ("moe_hash", {"ffn": {"experts": 4, "routing": "hash"}}, ENGLISH, ENGLISH_SIZES, ENGLISH_TEXT, ENGLISH_INPUTS,
+     "Mixture of 4 experts, hash routing (Roller et al. 2021) on English bytes"),
+    ("bigbird", {"mask": {"preset": "bigbird", "block": 8, "random": 1, "seed": 7}}, ENGLISH, ENGLISH_SIZES,
+     ENGLISH_TEXT, ENGLISH_INPUTS, "BigBird-style sparse attention (Zaheer et al. 2020): blocks of 8, 1 random block, global"),
+    ("adaptive_span", {"span": {"z": [48.0], "ramp": 16.0}}, ENGLISH_SPAN, ENGLISH_SIZES, ENGLISH_TEXT, ENGLISH_INPUTS,
+     "Adaptive attention span (Sukhbaatar et al. 2019) on English bytes; spans learned from 48"),
+    ("talking_heads", {"talking_heads": {"logits": EYE4, "weights": EYE4}}, ENGLISH, ENGLISH_SIZES, ENGLISH_TEXT,
+     ENGLISH_INPUTS, "Talking-heads attention (Shazeer et al. 2020) on English bytes; mixes learned from identity"),
+    ("learned", {"position": "learned"}, RECALL, dict(SMALL, positions=128), RECALL_TEXT, RECALL_INPUTS,
+     "Learned absolute positions (Devlin et al. 2019) on associative recall; tested at twice the trained length"),
+    ("ut_act_english", {"position": "sinusoidal", "act": {"max_steps": 6, "threshold": 0.99}}, ENGLISH_ACT,
+     {"layers": 1, "D": 64, "I": 128}, ENGLISH_TEXT, ENGLISH_INPUTS,
+     "Universal Transformer with ACT (Dehghani et al. 2019) on English bytes; one shared block"),
 ]
 
 

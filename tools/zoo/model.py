@@ -3,8 +3,8 @@
 One nn.Module for every trained variant of the `headlight` architecture: the sizes come from
 config.json's Hugging Face keys and the architecture from its `headlight` section.  It loads and
 saves the exact tensor names of the format, returns the attention probabilities and the
-internals the engine reports, and trains (float32, autograd; ACT's ponder cost and the MoE
-load-balancing loss come back as auxiliary losses).  Run in float64 it writes the goldens the
+internals the engine reports, and trains (float32, autograd; ACT's ponder cost, the MoE
+load-balancing loss and the adaptive span's mean z come back as auxiliary losses).  Run in float64 it writes the goldens the
 C++ engine is checked against (tools/zoo/make_zoo_goldens.py).
 
     model = load("resources/models/x")                 # or HeadlightModel(config_dict)
@@ -626,7 +626,7 @@ class HeadlightModel(nn.Module):
 
     def forward(self, ids):
         """ids [T] or [B, T] -> {"logits", "last_hidden_state", "attentions" [L or steps] of
-        [B, H, T, T], "internals" {name: tensor}, "aux" {"ponder_cost", "load_balancing"}};
+        [B, H, T, T], "internals" {name: tensor}, "aux" {"ponder_cost", "load_balancing", "span"}};
         the batch dimension is dropped again for 1-D ids."""
         single = ids.dim() == 1
         if single:
@@ -646,6 +646,8 @@ class HeadlightModel(nn.Module):
         out["logits"] = x @ self.embeddings.token.weight.t()  # the LM head, tied
         if "load_balancing" in out["aux"]:
             out["aux"]["load_balancing"] = torch.stack(out["aux"]["load_balancing"]).mean()
+        if self.span_z is not None:  # the span's L1 cost, mean z in tokens (Sukhbaatar et al. 2019a)
+            out["aux"]["span"] = self.span_z.clamp_min(0.0).mean()
         if single:
             strip = lambda t: t[0] if t.dim() > 0 else t  # noqa: E731
             out["attentions"] = [strip(a) for a in out["attentions"]]
