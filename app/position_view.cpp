@@ -168,6 +168,10 @@ QString encodingTitle(PositionEncoding encoding, bool fromVariant) {
             .arg(source);
     case PositionEncoding::T5:
         return QStringLiteral("Position encoding: T5 relative buckets, %1").arg(source);
+    case PositionEncoding::TransformerXl:
+        return QStringLiteral(
+                   "Position encoding: Transformer-XL relative terms (Dai et al. 2019), %1")
+            .arg(source);
     }
     return {};
 }
@@ -191,6 +195,13 @@ QString encodingCaption(PositionEncoding encoding, const ModelSpec& spec, int n)
     case PositionEncoding::T5:
         return QStringLiteral("Each head adds a learned bias b_h(bucket(j − i)) to its scores: one "
                               "bucket per distance nearby, logarithmic buckets further away.");
+    case PositionEncoding::TransformerXl:
+        return QStringLiteral(
+                   "The sinusoid table R by distance i − j (first %1 of %2 dimensions): each layer "
+                   "scores (q + u)·k_j + (q + v)·W_R R_{i−j}, so segments and memory share one "
+                   "scale.")
+            .arg(n)
+            .arg(spec.hidden);
     default:
         return {};
     }
@@ -247,6 +258,8 @@ PositionEncoding positionEncoding(const LoadedModel& model, const variants::Vari
         return PositionEncoding::Rope;
     case PositionKind::T5:
         return PositionEncoding::T5;
+    case PositionKind::Xl:
+        return PositionEncoding::TransformerXl;
     case PositionKind::Learned:
         return PositionEncoding::Learned;
     case PositionKind::Checkpoint:
@@ -272,6 +285,7 @@ render::PanelsFigure positionFigure(const ForwardResult& result, const ViewState
         f.panels = learnedPanels(model, n);
         break;
     case PositionEncoding::Sinusoidal:
+    case PositionEncoding::TransformerXl:
         f.panels = sinusoidalPanels(n, spec.hidden);
         break;
     case PositionEncoding::Rope:

@@ -10,7 +10,7 @@
 
 namespace headlight::app {
 
-enum class PositionEncoding { None, Learned, Sinusoidal, Rope, Alibi, T5 };
+enum class PositionEncoding { None, Learned, Sinusoidal, Rope, Alibi, T5, TransformerXl };
 
 // The encoding a pass of `model` with `variant` uses.
 PositionEncoding positionEncoding(const LoadedModel& model, const variants::VariantSpec& variant);

@@ -52,6 +52,8 @@ struct HostLayer {
     Tensor router;                               // [E, D]
     Tensor rezeroAttention, rezeroFfn, rezeroFfnPre; // ReZero α, [1] each
     HostGate gateAttention, gateFfn;             // GTrXL
+    HostLinear relative;                         // Transformer-XL W_R [D, D], no bias
+    Tensor relativeU, relativeV;                 // Transformer-XL u, v [D]
 };
 
 struct HostWeights {

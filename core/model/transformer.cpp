@@ -1,13 +1,13 @@
 #include "transformer.h"
 
-#include <chrono>
-#include <cmath>
-
 #include "io/checkpoint.h"
 #include "model/memory_budget.h"
 #include "variants/applicability.h"
 #include "variants/early_exit.h"
 #include "variants/position_bias.h"
+
+#include <chrono>
+#include <cmath>
 
 namespace headlight {
 namespace {
@@ -98,6 +98,14 @@ TransformerModel::Layer TransformerModel::upload(const HostLayer& host) const {
     layer.rezeroAttention = scalar(host.rezeroAttention);
     layer.rezeroFfn = scalar(host.rezeroFfn);
     layer.rezeroFfnPre = scalar(host.rezeroFfnPre);
+    layer.relative = upload(host.relative);
+    const auto row = [&](const Tensor& t) {
+        return t.empty() ? DeviceTensor()
+                         : backend_.upload(Tensor({1, int64_t(t.size())},
+                                                  {t.values().begin(), t.values().end()}));
+    };
+    layer.relativeU = row(host.relativeU);
+    layer.relativeV = row(host.relativeV);
     layer.gateAttention = upload(host.gateAttention);
     layer.gateFfn = upload(host.gateFfn);
     return layer;
@@ -126,7 +134,9 @@ variants::VariantSpec TransformerModel::effectiveVariant(const variants::Variant
     if (requested.talkingHeads.enabled) v.talkingHeads = requested.talkingHeads;
     if (requested.position != variants::PositionKind::Checkpoint) v.position = requested.position;
     if (requested.dropFfn) v.dropFfn = true;
-    if (requested.earlyExit.criterion != variants::EarlyExit::Criterion::None) v.earlyExit = requested.earlyExit;
+    if (requested.earlyExit.criterion != variants::EarlyExit::Criterion::None)
+        v.earlyExit = requested.earlyExit;
+    if (requested.recurrence) v.recurrence = requested.recurrence;
     return v;
 }
 
@@ -182,8 +192,8 @@ std::vector<int32_t> TransformerModel::positionIds(const ModelInput& input) cons
         for (std::size_t t = 0; t < positions.size(); ++t) positions[t] = int32_t(t);
         return positions;
     }
-    // RoBERTa (HF create_position_ids_from_input_ids): padding tokens sit at padding_idx, the others
-    // count up from padding_idx + 1.
+    // RoBERTa (HF create_position_ids_from_input_ids): padding tokens sit at padding_idx, the
+    // others count up from padding_idx + 1.
     const int32_t padding = spec_.positionOffset - 1;
     int32_t seen = 0;
     for (std::size_t t = 0; t < positions.size(); ++t) {
@@ -243,8 +253,9 @@ variants::AttentionShape TransformerModel::attentionShape(const ModelInput& inpu
 }
 
 // Multi-head (grouped-query) self-attention of one layer: x [T, D] → [T, D].
-DeviceTensor TransformerModel::attend(const Layer& layer, int index, const DeviceTensor& x, Pass& pass,
-                                      PendingCapture& capture) const {
+DeviceTensor TransformerModel::attend(const Layer& layer, int index, const DeviceTensor& x,
+                                      Pass& pass, PendingCapture& capture) const {
+    if (pass.segments) return attendRecurrent(layer, index, x, pass, capture);
     const int64_t tokens = x.dim(0), heads = spec_.heads, d = spec_.headDim;
     DeviceTensor q = backend_.allocate({tokens, heads * d});
     DeviceTensor k = backend_.allocate({tokens, spec_.kvHeads * d});
@@ -311,7 +322,8 @@ Trace TransformerModel::forward(const ModelInput& input, const CaptureRequest& c
     if (requested.knn)
         throw variants::VariantError("kNN-LM needs its datastore: run the pass through variants::forwardKnn");
     if (capture.logits && !(spec_.causal && spec_.tieEmbeddings))
-        throw ModelError("logits are read through a causal model's tied LM head, which this checkpoint does not have");
+        throw ModelError("logits are read through a causal model's tied LM head, which this "
+                         "checkpoint does not have");
     const variants::VariantSpec variant = effectiveVariant(requested);
     validate(input, variant);
     variants::checkApplies(variant, spec_);
@@ -353,9 +365,14 @@ Trace TransformerModel::forward(const ModelInput& input, const CaptureRequest& c
 
     DeviceTensor x = embed(pass);
     if (capture.hiddenStates) hidden.push_back(x);
-    if (block_.actSteps > 0) x = runAdaptiveComputation(x, pass, pending, trace);
-    else if (block_.reversible) x = runReversible(x, pass, pending, capture.internals, trace);
-    else x = runStack(x, pass, pending, capture.hiddenStates ? &hidden : nullptr, exits, trace);
+    if (block_.actSteps > 0)
+        x = runAdaptiveComputation(x, pass, pending, trace);
+    else if (variant.recurrence || variant.position == variants::PositionKind::Xl)
+        x = runSegments(x, pass, pending, capture.hiddenStates ? &hidden : nullptr, trace);
+    else if (block_.reversible)
+        x = runReversible(x, pass, pending, capture.internals, trace);
+    else
+        x = runStack(x, pass, pending, capture.hiddenStates ? &hidden : nullptr, exits, trace);
     const bool pre = block_.placement == variants::BlockSpec::Placement::Pre;
     // Why: like HF, pre-norm models report the last layer's state only after the final norm.
     if (capture.hiddenStates && pre && hidden.size() > 1 && finalNormApplies()) hidden.pop_back();
@@ -409,14 +426,21 @@ void TransformerModel::collect(const PendingCapture& pending, const CaptureReque
     if (!pending.wantScores && !pending.wantProbabilities && pending.internals.empty() &&
         pending.hostInternals.empty())
         return;
+    const auto heads = [&](const DeviceTensor& device, const Tensor& host) {
+        return selectHeads(host.empty() ? backend_.download(device) : host, capture.heads);
+    };
     layer.heads = capture.heads;
     if (layer.heads.empty())
-        for (int h = 0; h < spec_.heads; ++h) layer.heads.push_back(h);
-    if (pending.scores.valid()) layer.scores = selectHeads(backend_.download(pending.scores), capture.heads);
-    if (pending.probabilities.valid())
-        layer.probabilities = selectHeads(backend_.download(pending.probabilities), capture.heads);
-    for (const auto& [name, tensor] : pending.internals) layer.internals[name] = backend_.download(tensor);
-    for (const auto& [name, tensor] : pending.hostInternals) layer.internals[name] = tensor;
+        for (int h = 0; h < spec_.heads; ++h)
+            layer.heads.push_back(h);
+    if (pending.scores.valid() || !pending.hostScores.empty())
+        layer.scores = heads(pending.scores, pending.hostScores);
+    if (pending.probabilities.valid() || !pending.hostProbabilities.empty())
+        layer.probabilities = heads(pending.probabilities, pending.hostProbabilities);
+    for (const auto& [name, tensor] : pending.internals)
+        layer.internals[name] = backend_.download(tensor);
+    for (const auto& [name, tensor] : pending.hostInternals)
+        layer.internals[name] = tensor;
 }
 
 // The pass-wide tensors a view shows: the nominal pattern, the mask obeyed, biases, span ramps.

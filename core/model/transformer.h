@@ -12,11 +12,6 @@
 // path (variants/composed_attention.h) whenever an option needs it, else through the backend's
 // fused kernel; positions, the FFN and the depth follow the spec's other options.
 
-#include <memory>
-#include <optional>
-#include <string>
-#include <vector>
-
 #include "backend/backend.h"
 #include "model/checkpoint_layout.h"
 #include "model/model_spec.h"
@@ -25,6 +20,12 @@
 #include "variants/composed_attention.h"
 #include "variants/early_exit.h"
 #include "variants/variant_spec.h"
+
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace headlight {
 
@@ -74,6 +75,8 @@ private:
     };
     struct Layer {
         Linear query, key, value, output;
+        Linear relative;                   // Transformer-XL W_R (zoo, xl positions)
+        DeviceTensor relativeU, relativeV; // Transformer-XL u, v as [1, D]
         Norm attentionNorm, ffnNorm, ffnPreNorm;
         Ffn ffn, ffnPre;
         std::vector<Ffn> experts;
@@ -86,6 +89,18 @@ private:
         DeviceTensor scores, probabilities; // invalid when not asked for
         std::map<std::string, DeviceTensor> internals;
         std::map<std::string, Tensor> hostInternals; // decided on the host (routing)
+        Tensor hostScores, hostProbabilities;        // assembled segment by segment (recurrence)
+    };
+    // Transformer-XL: one attention sub-layer's memories, rows [n, D] (invalid while empty).
+    struct SegmentMemory {
+        DeviceTensor recent, compressed;
+    };
+    // What the segments of a recurrent pass share (transformer_recurrence.cpp).
+    struct SegmentState {
+        variants::Recurrence shape;
+        int64_t tokens = 0, start = 0;       // the whole sequence; the segment's first token
+        bool last = false;                   // no later segment reads this one's inputs
+        std::vector<SegmentMemory> memories; // by attention index
     };
     // What one forward pass shares between its layers.
     struct Pass {
@@ -95,6 +110,7 @@ private:
         variants::AttentionPlan plan; // empty unless the variant needs the composed path
         variants::AttentionMemory memory;
         variants::AttentionWants wants;
+        SegmentState* segments = nullptr; // set while a recurrent pass runs its segments
     };
     // One residual sub-layer of the stack: which function, and whose weights.
     enum class SublayerKind { Attention, Ffn, FfnPre };
@@ -123,6 +139,22 @@ private:
                                 PendingCapture& capture) const;
     variants::AttentionShape attentionShape(const ModelInput& input, const variants::VariantSpec& variant) const;
     void project(const Linear& linear, const DeviceTensor& x, DeviceTensor& out) const;
+
+    // [SECTION] Transformer-XL segment recurrence (transformer_recurrence.cpp)
+    DeviceTensor runSegments(DeviceTensor x, Pass& pass, std::vector<PendingCapture>& pending,
+                             std::vector<DeviceTensor>* hidden, Trace& trace) const;
+    DeviceTensor attendRecurrent(const Layer& layer, int index, const DeviceTensor& x, Pass& pass,
+                                 PendingCapture& capture) const;
+    DeviceTensor stackRows(std::initializer_list<DeviceTensor> parts) const;
+    DeviceTensor relativeScores(const Layer& layer, const DeviceTensor& q, int64_t keys,
+                                float scale) const;
+    Tensor segmentMask(const SegmentState& state, const ModelInput& input, int64_t rows,
+                       int64_t front, int64_t keys) const;
+    void recordSegment(const SegmentState& state, int64_t front, const DeviceTensor& scores,
+                       const DeviceTensor& probabilities, bool internals,
+                       PendingCapture& capture) const;
+    void remember(SegmentMemory& memory, const DeviceTensor& x,
+                  const variants::Recurrence& shape) const;
 
     // [SECTION] sub-layers: norms, residuals, FFN, experts (transformer_sublayers.cpp)
     std::vector<Sublayer> sublayerPlan(const variants::VariantSpec& variant) const;

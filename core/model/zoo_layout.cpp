@@ -81,6 +81,11 @@ HostLayer readLayer(const WeightReader& r, int index, const ModelSpec& s) {
         layer.rezeroFfn = r.get(l + "rezero.ffn", {1});
         if (macaron) layer.rezeroFfnPre = r.get(l + "rezero.ffn_pre", {1});
     }
+    if (s.zoo.position == variants::PositionKind::Xl) {
+        layer.relative = r.linear(l + "attention.relative", d, d, false);
+        layer.relativeU = r.get(l + "attention.u", {d});
+        layer.relativeV = r.get(l + "attention.v", {d});
+    }
     if (block.residual == BlockSpec::Residual::Gtrxl) {
         layer.gateAttention = gate(r, l + "gate_attention", d);
         layer.gateFfn = gate(r, l + "gate_ffn", d);

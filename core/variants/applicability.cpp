@@ -52,13 +52,60 @@ void checkScoreOptions(const VariantSpec& variant) {
                            " attention never forms the score matrix that " + option +
                            " acts on; use it with the softmax kernel");
 }
+bool rotary(const VariantSpec& variant, const ModelSpec& model) {
+    const Architecture a = model.architecture;
+    const bool rotaryCheckpoint =
+        a == Architecture::Llama || a == Architecture::Qwen2 || a == Architecture::Mistral;
+    return variant.position == PositionKind::Rope ||
+           (variant.position == PositionKind::Checkpoint && rotaryCheckpoint);
+}
+
+// What Transformer-XL's segment loop (model/transformer_recurrence.cpp) cannot run with: options
+// acting on a whole-sequence T × T map, and depths or internals other than a plain stack's.
+const char* recurrenceClash(const VariantSpec& v, const ModelSpec& model) {
+    if (v.kernel != AttentionKernel::Softmax) return "an approximate attention kernel";
+    if (v.mask) return "a sparse mask";
+    if (v.prior.kind != Prior::Kind::None) return "an attention prior";
+    if (v.span.enabled) return "an adaptive span";
+    if (v.talkingHeads.enabled) return "talking heads";
+    if (v.position == PositionKind::Alibi || v.position == PositionKind::T5)
+        return "biased positions (ALiBi, T5)";
+    if (rotary(v, model)) return "rotary positions";
+    if (v.earlyExit.criterion != EarlyExit::Criterion::None) return "early exit";
+    if (v.block && (v.block->actSteps > 0 || v.block->reversible || v.block->experts > 0))
+        return "ACT, reversible layers or experts";
+    return nullptr;
+}
+
+void checkRecurrence(const VariantSpec& variant, const ModelSpec& model) {
+    if (variant.position == PositionKind::Xl && model.architecture != Architecture::Headlight)
+        throw VariantError(
+            "Transformer-XL relative positions need the W_R, u and v a zoo checkpoint was trained "
+            "with; on " +
+            std::string(architectureName(model.architecture)) +
+            " use recurrence alone (absolute positions continue into the memory)");
+    if (!variant.recurrence && variant.position != PositionKind::Xl) return;
+    if (!model.causal)
+        throw VariantError(
+            "Transformer-XL recurrence is a language-model method (each segment reads earlier ones "
+            "only), and " +
+            std::string(architectureName(model.architecture)) + " is not causal");
+    if (const char* clash = recurrenceClash(variant, model))
+        throw VariantError(
+            std::string(
+                "Transformer-XL recurrence runs plain softmax attention segment by segment; "
+                "it does not combine with ") +
+            clash);
+}
 } // namespace
 
 void checkApplies(const VariantSpec& variant, const ModelSpec& model) {
     const bool zoo = model.architecture == Architecture::Headlight;
     if (variant.block && !zoo)
-        throw VariantError("norm, order, ffn, t5, act and reversible describe how a zoo checkpoint's trained weights "
-                           "are wired; they cannot be toggled on " + std::string(architectureName(model.architecture)));
+        throw VariantError("norm, order, ffn, t5, act and reversible describe how a zoo "
+                           "checkpoint's trained weights "
+                           "are wired; they cannot be toggled on " +
+                           std::string(architectureName(model.architecture)));
     if (variant.position == PositionKind::T5 && !zoo)
         throw VariantError("T5 relative position buckets need a trained bias table, which only a zoo checkpoint "
                            "trained with them has");
@@ -79,6 +126,7 @@ void checkApplies(const VariantSpec& variant, const ModelSpec& model) {
                            "future tokens; it runs on encoders (BERT family) only, and " +
                            std::string(architectureName(model.architecture)) + " is causal");
     checkScoreOptions(variant);
+    checkRecurrence(variant, model);
     checkMix(variant.talkingHeads.logitsMix, model.heads, "logits");
     checkMix(variant.talkingHeads.weightsMix, model.heads, "weights");
     const auto criterion = variant.earlyExit.criterion;

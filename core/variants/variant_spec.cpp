@@ -2,6 +2,8 @@
 // showing the vanilla model under a variant's name.
 #include "variants/variant_spec.h"
 
+#include "variants/sparse_mask.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -12,8 +14,6 @@
 #include <cmath>
 #include <iterator>
 #include <set>
-
-#include "variants/sparse_mask.h"
 
 namespace headlight::variants {
 namespace {
@@ -151,6 +151,7 @@ constexpr Named<PositionKind> kPositions[] = {
     {"checkpoint", PositionKind::Checkpoint}, {"none", PositionKind::None}, {"sinusoidal", PositionKind::Sinusoidal},
     {"alibi", PositionKind::Alibi},           {"learned", PositionKind::Learned}, {"rope", PositionKind::Rope},
     {"t5", PositionKind::T5},
+    {"xl", PositionKind::Xl},
 };
 constexpr Named<BlockSpec::Norm> kNorms[] = {
     {"layer", BlockSpec::Norm::Layer},
@@ -359,6 +360,21 @@ EarlyExit parseEarlyExit(Fields fields) {
     return exit;
 }
 
+Recurrence parseRecurrence(Fields fields) {
+    Recurrence r;
+    if (!fields.has("segment"))
+        fields.fail("segment", "is missing: give the segment length in tokens");
+    r.segment = fields.integer("segment", r.segment, 1, kMaxCount);
+    r.memory = fields.integer("memory", r.memory, 0, kMaxCount);
+    r.compressed = fields.integer("compressed", r.compressed, 0, kMaxCount);
+    r.rate = fields.integer("rate", r.rate, 1, kMaxCount);
+    // Why: whole segments enter and leave the memory, so what leaves pools into whole slots.
+    if (r.memory % r.segment) fields.fail("memory", "must be a multiple of segment");
+    if (r.compressed > 0 && r.segment % r.rate) fields.fail("rate", "must divide segment");
+    fields.finish();
+    return r;
+}
+
 KnnLm parseKnn(Fields fields) {
     KnnLm knn;
     if (!fields.has("datastore"))
@@ -380,7 +396,7 @@ bool VariantSpec::needsComposedPath() const {
 
 bool VariantSpec::isVanilla() const {
     return !needsComposedPath() && position == PositionKind::Checkpoint && !dropFfn &&
-           earlyExit.criterion == EarlyExit::Criterion::None && !knn && !block;
+           earlyExit.criterion == EarlyExit::Criterion::None && !knn && !block && !recurrence;
 }
 
 VariantSpec parseVariantSpec(const std::string& jsonText) {
@@ -407,10 +423,18 @@ VariantSpec parseVariantSpec(const std::string& jsonText) {
     else fields.take("talking_heads");
     spec.position = choose(fields, "position", kPositions, PositionKind::Checkpoint);
     spec.dropFfn = fields.boolean("drop_ffn", false);
-    if (fields.has("early_exit")) spec.earlyExit = parseEarlyExit(Fields(fields.object("early_exit"), "early_exit"));
-    else fields.take("early_exit");
-    if (fields.has("knn")) spec.knn = parseKnn(Fields(fields.object("knn"), "knn"));
-    else fields.take("knn");
+    if (fields.has("early_exit"))
+        spec.earlyExit = parseEarlyExit(Fields(fields.object("early_exit"), "early_exit"));
+    else
+        fields.take("early_exit");
+    if (fields.has("recurrence"))
+        spec.recurrence = parseRecurrence(Fields(fields.object("recurrence"), "recurrence"));
+    else
+        fields.take("recurrence");
+    if (fields.has("knn"))
+        spec.knn = parseKnn(Fields(fields.object("knn"), "knn"));
+    else
+        fields.take("knn");
     parseBlock(fields, spec);
     fields.finish();
     return spec;

@@ -88,8 +88,20 @@ struct TalkingHeads {
     std::vector<float> logitsMix, weightsMix;
 };
 
-// Item 11: where positions enter. Learned, Rope and T5 name a zoo checkpoint's trained kind.
-enum class PositionKind { Checkpoint, None, Sinusoidal, Alibi, Learned, Rope, T5 };
+// Item 11: where positions enter. Learned, Rope, T5 and Xl name a zoo checkpoint's trained kind
+// (Xl: Transformer-XL's relative terms, item 17 and catalogue P8).
+enum class PositionKind { Checkpoint, None, Sinusoidal, Alibi, Learned, Rope, T5, Xl };
+
+// Item 17: Transformer-XL segment recurrence (Dai et al. 2019): the sequence runs in segments of
+// `segment` tokens; each attention sub-layer also reads its inputs from earlier segments, the last
+// `memory` rows, and (Compressive Transformer, Rae et al. 2020) `compressed` slots, each the mean
+// of `rate` rows that left the memory (model/transformer_recurrence.cpp).
+struct Recurrence {
+    int segment = 1;    // tokens per segment
+    int memory = 0;     // a multiple of segment
+    int compressed = 0; // 0: no compressed memory
+    int rate = 2;       // divides segment when compressed > 0
+};
 
 // Item 16: stop at the first layer whose criterion passes (DeeBERT, PABEE, CALM), reading each
 // layer's state through the model's own LM head.
@@ -150,6 +162,7 @@ struct VariantSpec {
     PositionKind position = PositionKind::Checkpoint;
     bool dropFfn = false;    // item 13: skip every FFN sub-layer (Dong et al. 2021 rank collapse)
     EarlyExit earlyExit;
+    std::optional<Recurrence> recurrence; // item 17: runs segment by segment
     std::optional<KnnLm> knn;       // item 18: runs through variants::forwardKnn, which holds the datastore
     std::optional<BlockSpec> block; // set only from a zoo checkpoint's config
 

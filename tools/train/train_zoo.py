@@ -119,6 +119,12 @@ ZOO = [
     ("ut_act_english", {"position": "sinusoidal", "act": {"max_steps": 6, "threshold": 0.99}}, ENGLISH_ACT,
      {"layers": 1, "D": 64, "I": 128}, ENGLISH_TEXT, ENGLISH_INPUTS,
      "Universal Transformer with ACT (Dehghani et al. 2019) on English bytes; one shared block"),
+    ("transformer_xl", {"position": "xl", "recurrence": {"segment": 16, "memory": 16}}, ENGLISH, ENGLISH_SIZES,
+     ENGLISH_TEXT, ENGLISH_INPUTS,
+     "Transformer-XL (Dai et al. 2019) on English bytes: segments of 16, memory of 16, relative positions"),
+    ("compressive", {"position": "xl", "recurrence": {"segment": 16, "memory": 16, "compressed": 8, "rate": 2}},
+     ENGLISH, ENGLISH_SIZES, ENGLISH_TEXT, ENGLISH_INPUTS,
+     "Compressive Transformer (Rae et al. 2020) on English bytes: Transformer-XL plus 8 mean-pooled slots (rate 2)"),
 ]
 
 

@@ -33,6 +33,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 _default_dtype = torch.get_default_dtype()
 import safetensors_io  # noqa: E402
 import variant_reference as VR  # noqa: E402  (sets float64 as the default dtype on import)
+import transformer_xl as XL  # noqa: E402
 
 torch.set_default_dtype(_default_dtype)
 
@@ -45,7 +46,7 @@ DEFAULTS = {
     "act": {"max_steps": 0, "threshold": 0.99},
     "reversible": False,
 }
-VARIANT_KEYS = {"attention", "seed", "mask", "prior", "span", "talking_heads", "drop_ffn"}
+VARIANT_KEYS = {"attention", "seed", "mask", "prior", "span", "talking_heads", "drop_ffn", "recurrence"}
 GLU_FAMILY = ("glu", "geglu", "swiglu", "reglu")
 # Tensors that live in config.json (variant spec values), not in model.safetensors.
 CONFIG_PARAMETERS = ("span_z", "talking_heads_logits", "talking_heads_weights")
@@ -74,7 +75,23 @@ def resolve(config):
         raise ValueError("act needs num_hidden_layers = 1 and position sinusoidal")
     if h["ffn"]["experts"] == 1:
         raise ValueError("ffn.experts is 0 or at least 2")
+    if h["position"] == "xl" or "recurrence" in h:
+        check_recurrence(config, h)
     return h
+
+
+def check_recurrence(config, h):
+    """Transformer-XL runs a causal stack of softmax attention with xl, learned or sinusoidal
+    positions; options acting on a T × T map or on whole-sequence internals are refused."""
+    if not config.get("is_decoder", False):
+        raise ValueError("recurrence and xl positions need a causal model (is_decoder)")
+    if h["position"] not in ("xl", "learned", "sinusoidal"):
+        raise ValueError("recurrence runs with xl, learned or sinusoidal positions")
+    clash = [k for k in ("mask", "prior", "span", "talking_heads") if k in h]
+    if clash or h["act"]["max_steps"] or h["reversible"] or h["ffn"]["experts"]:
+        raise ValueError("recurrence does not combine with masks, priors, spans, talking heads, "
+                         "ACT, reversible layers or experts")
+    XL.recurrence_spec(h, 1 << 30)
 
 
 # ------------------------------------------------------------------------------------------
@@ -336,20 +353,55 @@ class AttentionPath:
         return probs
 
 
+class SegmentPath:
+    """What the attention sub-layers of one Transformer-XL segment share: the memories, whether
+    this is the last segment (whose inputs no later segment reads) and the relative table."""
+
+    def __init__(self, model, memory, last):
+        self.memory, self.last, self.D = memory, last, model.D
+        self.relative = model.h["position"] == "xl"
+        self.fronts = {}  # attention index -> compressed rows in front of its keys
+
+    def table(self, K):
+        return sinusoid(K, self.D, torch.float64)
+
+
 class Attention(nn.Module):
     """Multi-head self-attention, out = W_o concat_h(A_h V_h) (Vaswani et al. 2017)."""
 
-    def __init__(self, D, H):
+    def __init__(self, D, H, relative=False):
         super().__init__()
         self.H = H
         self.query, self.key, self.value, self.output = (nn.Linear(D, D) for _ in range(4))
+        if relative:  # Transformer-XL's W_R, u, v (transformer_xl.py)
+            XL.relative_parameters(self, D)
+
+    def heads(self, t):  # [.., T, H·d] -> [.., H, T, d]
+        return t.reshape(*t.shape[:-1], self.H, -1).transpose(-3, -2)
 
     def forward(self, x, path, index):
         B, T, D = x.shape
-        heads = lambda t: t.reshape(B, T, self.H, -1).transpose(1, 2)  # noqa: E731
-        probs = path.probabilities(index, heads(self.query(x)), heads(self.key(x)))
-        context = (probs @ heads(self.value(x))).transpose(1, 2).reshape(B, T, D)
+        if isinstance(path, SegmentPath):
+            probs, v = self.segment_probabilities(x, path, index)
+        else:
+            probs, v = path.probabilities(index, self.heads(self.query(x)), self.heads(self.key(x))), x
+        context = (probs @ self.heads(self.value(v))).transpose(1, 2).reshape(B, T, D)
         return self.output(context), probs
+
+    def segment_probabilities(self, x, path, index):
+        """Transformer-XL: the segment's queries over [compressed | memory | segment]."""
+        extended, front = path.memory.extended(index, x)
+        S, K = x.shape[-2], extended.shape[-2]
+        k = self.heads(self.key(extended))
+        if path.relative:
+            scores = XL.scores(self, self.heads, self.query(x), k, path.table(K).to(x.dtype))
+        else:
+            scores = self.heads(self.query(x)) @ k.transpose(-1, -2) / math.sqrt(k.shape[-1])
+        probs = torch.softmax(scores.masked_fill(XL.distances(S, K) < 0, -math.inf), -1)
+        if not path.last:
+            path.memory.push(index, x)
+        path.fronts[index] = front
+        return probs, extended
 
 
 # ------------------------------------------------------------------------------------------
@@ -387,7 +439,7 @@ class Layer(nn.Module):
         self.residual, self.placement = h["norm"]["residual"], h["norm"]["placement"]
         self.ffn_config = h["ffn"]
         names = ["attention", "ffn"] + (["ffn_pre"] if h["order"]["kind"] == "macaron" else [])
-        self.attention = Attention(D, H)
+        self.attention = Attention(D, H, h["position"] == "xl")
         E = h["ffn"]["experts"]
         if E:
             self.experts = nn.ModuleList(FeedForward(D, I, h["ffn"]["activation"]) for _ in range(E))
@@ -564,6 +616,33 @@ class HeadlightModel(nn.Module):
             counts[kind] += 1
         return x
 
+    def segments(self, x, ids, out):
+        """Transformer-XL: the stack over segments of S tokens (transformer_xl.py).  attentions
+        [B, H, T, T] hold the weights on token keys (memory and segment); with a compressed
+        memory, internals `layer{n}.compressed_attention` [B, H, T, Mc] hold those on its slots,
+        oldest first, right-aligned."""
+        T = x.shape[-2]
+        spec = XL.recurrence_spec(self.h, T)
+        S, Mc = spec["segment"], spec["compressed"]
+        memory = XL.SegmentMemory(spec)
+        maps, compressed, outputs = [], [], []
+        for start in range(0, T, S):
+            segment = {"attentions": [], "internals": {}, "aux": {}}
+            path = SegmentPath(self, memory, start + S >= T)
+            outputs.append(self.stack(x[:, start:start + S], ids[:, start:start + S], path, segment))
+            if not maps:
+                maps = [x.new_zeros(x.shape[0], self.H, T, T) for _ in segment["attentions"]]
+                compressed = [x.new_zeros(x.shape[0], self.H, T, Mc) for _ in segment["attentions"]]
+            for n, probs in enumerate(segment["attentions"]):
+                front, (rows, K) = path.fronts[n], probs.shape[-2:]
+                first = start + rows - (K - front)  # the position of the oldest memory row
+                maps[n][..., start:start + rows, first:start + rows] = probs[..., front:]
+                compressed[n][..., start:start + rows, Mc - front:] = probs[..., :front]
+        out["attentions"] = maps
+        if Mc:
+            out["internals"].update({f"layer{n}.compressed_attention": c for n, c in enumerate(compressed)})
+        return torch.cat(outputs, -2)
+
     def reversible(self, x, ids, path, out):
         """RevNet residuals (Gomez et al. 2017; Reformer, Kitaev et al. 2020): x₁ = x₂ = h,
         y₁ = x₁ + Attn(N₁(x₂)), y₂ = x₂ + FFN(N₂(y₁)); output (y₁ + y₂)/2.  The inputs are
@@ -638,6 +717,8 @@ class HeadlightModel(nn.Module):
             x = self.universal(x, ids, path, out)
         elif self.h["reversible"]:
             x = self.reversible(x, ids, path, out)
+        elif self.h["position"] == "xl" or "recurrence" in self.h:
+            x = self.segments(x, ids, out)
         else:
             x = self.stack(x, ids, path, out)
         if hasattr(self, "final_norm"):
@@ -721,6 +802,8 @@ def expected_tensor_names(config):
     for l in range(config["num_hidden_layers"]):
         p = f"layers.{l}."
         names += [f"{p}attention.{m}.{q}" for m in ("query", "key", "value", "output") for q in ("weight", "bias")]
+        if h["position"] == "xl":
+            names += [f"{p}attention.relative.weight", f"{p}attention.u", f"{p}attention.v"]
         E = h["ffn"]["experts"]
         if E:
             for e in range(E):
