@@ -121,10 +121,10 @@ ZOO = [
      "Universal Transformer with ACT (Dehghani et al. 2019) on English bytes; one shared block"),
     ("performer", {"attention": {"kernel": "favor", "features": 64, "orthogonal": True}, "seed": 1}, ENGLISH,
      ENGLISH_SIZES, ENGLISH_TEXT, ENGLISH_INPUTS,
-     "Performer (Choromanski et al. 2021): FAVOR+ with 64 orthogonal random features, causal prefix sums, on English bytes"),
+     "Performer (Choromanski et al. 2021): FAVOR+ with 64 orthogonal random features (causal prefix sums) on English bytes"),
     ("reformer", {"attention": {"kernel": "lsh", "buckets": 8, "rounds": 2, "chunk": 16, "shared_qk": True}, "seed": 1},
      ENGLISH, ENGLISH_SIZES, ENGLISH_TEXT, ENGLISH_INPUTS,
-     "Reformer LSH attention (Kitaev et al. 2020): 8 buckets, 2 rounds, chunks of 16, shared QK, on English bytes"),
+     "Reformer LSH attention (Kitaev et al. 2020): 8 buckets, 2 rounds, chunks of 16, shared QK on English bytes"),
 ]
 # LSH: a golden input is refused when a hash argmax sits this close to a tie, relative to the
 # largest entry (float32 could flip it).
