@@ -125,7 +125,16 @@ ZOO = [
     ("compressive", {"position": "xl", "recurrence": {"segment": 16, "memory": 16, "compressed": 8, "rate": 2}},
      ENGLISH, ENGLISH_SIZES, ENGLISH_TEXT, ENGLISH_INPUTS,
      "Compressive Transformer (Rae et al. 2020) on English bytes: Transformer-XL plus 8 mean-pooled slots (rate 2)"),
+    ("performer", {"attention": {"kernel": "favor", "features": 64, "orthogonal": True}, "seed": 1}, ENGLISH,
+     ENGLISH_SIZES, ENGLISH_TEXT, ENGLISH_INPUTS,
+     "Performer (Choromanski et al. 2021): FAVOR+ with 64 orthogonal random features (causal prefix sums) on English bytes"),
+    ("reformer", {"attention": {"kernel": "lsh", "buckets": 8, "rounds": 2, "chunk": 16, "shared_qk": True}, "seed": 1},
+     ENGLISH, ENGLISH_SIZES, ENGLISH_TEXT, ENGLISH_INPUTS,
+     "Reformer LSH attention (Kitaev et al. 2020): 8 buckets, 2 rounds, chunks of 16, shared QK on English bytes"),
 ]
+# LSH: a golden input is refused when a hash argmax sits this close to a tie, relative to the
+# largest entry (float32 could flip it).
+LSH_MARGIN = 1e-4
 
 
 def dataset(recipe):
@@ -171,7 +180,8 @@ def ponder_by_digit(model, ds, n, count=512):
 
 def write_goldens(name, folder, inputs):
     """golden.safetensors: model.py in float64 on the f32 weights, for each input; an input with
-    an ACT or MoE decision within 1e-3 of its boundary is refused (float32 could flip it)."""
+    an ACT or MoE decision within 1e-3 of its boundary, or an LSH hash within LSH_MARGIN (relative) of a tie,
+    is refused (float32 could flip it)."""
     h = M.resolve(json.load(open(os.path.join(folder, "config.json"))))
     tensors, cases = {}, []
     spare = [t[:len(t) // 2 + k] for k in range(1, 8) for t in inputs]  # prefixes, if one is marginal
@@ -187,6 +197,8 @@ def write_goldens(name, folder, inputs):
                 G.check_act(name, ref["internals"], h)
             if h["ffn"]["experts"]:
                 G.check_router(name, ref["internals"], 1 if h["ffn"]["routing"] == "switch" else h["ffn"]["k"])
+            if "lsh_margin" in ref and float(ref["lsh_margin"]) <= LSH_MARGIN:
+                raise G.Marginal(f"{name}: an LSH hash within {float(ref['lsh_margin']):.1e} (relative) of a tie")
         except G.Marginal as why:
             print(f"  golden input skipped: {why}")
             continue

@@ -16,8 +16,8 @@ read back, and run in float64:
 
 Before writing, each case is checked: the module's tensor names are the ones the format lists,
 a float32 pass agrees with the float64 one, no discrete decision (ACT halting, MoE top-k, T5
-bucket) sits within reach of float32 rounding, ACT weights sum to 1, reversible layers invert,
-and three training steps lower the loss with finite gradients.  Deterministic; the output folder
+bucket, LSH hash) sits within reach of float32 rounding, ACT weights sum to 1, reversible layers
+invert, and three training steps lower the loss with finite gradients.  Deterministic; the output folder
 is deleted and rewritten.  The C++ side: tests/unit/test_zoo_goldens.cpp and
 tests/vulkan/test_vulkan_zoo_goldens.cpp.
 """
@@ -99,6 +99,11 @@ def cases():
         ("gaussian_prior_gtrxl_switch", True, 2, 10,
          {"norm": {"kind": "layer", "residual": "gtrxl", **pre}, "prior": {"kind": "gaussian", "sigma": 2.0},
           "ffn": {"experts": 4, "routing": "switch"}}),
+        # the kernels' other forms (the zoo's performer and reformer are causal, orthogonal, shared QK)
+        ("favor_encoder_iid", False, 2, 10,
+         {"attention": {"kernel": "favor", "features": 16, "orthogonal": False}, "seed": 5}),
+        ("lsh_keys_encoder", False, 2, 11,
+         {"position": "rope", "attention": {"kernel": "lsh", "buckets": 6, "chunk": 3, "shared_qk": False}}),
     ]
 
 
@@ -268,6 +273,8 @@ def build(name, config, h, folder, seed, T, decoder, section):
             raise Marginal(f"{name}: {len(ref['attentions'])} steps")
     if h["ffn"]["experts"] and h["ffn"]["routing"] != "hash":
         check_router(name, ref["internals"], 1 if h["ffn"]["routing"] == "switch" else h["ffn"]["k"])
+    if "lsh_margin" in ref and float(ref["lsh_margin"]) <= MARGIN:
+        raise Marginal(f"{name}: an LSH hash within {float(ref['lsh_margin']):.1e} (relative) of a tie")
     tensors = golden_tensors(ref)
     for key, value in golden_tensors(f32).items():
         diff = float((value.double() - tensors[key]).abs().max())
