@@ -59,6 +59,17 @@ private Q_SLOTS:
         QVERIFY(!spec.isVanilla());
     }
 
+    void readsRecurrence() {
+        const VariantSpec spec =
+            parseVariantSpec(R"({"recurrence": {"segment": 16, "memory": 32, "compressed": 8, "rate": 4}})");
+        QVERIFY(spec.recurrence && !spec.isVanilla());
+        QCOMPARE(spec.recurrence->segment, 16);
+        QCOMPARE(spec.recurrence->memory, 32);
+        QCOMPARE(spec.recurrence->compressed, 8);
+        QCOMPARE(spec.recurrence->rate, 4);
+        QCOMPARE(int(parseVariantSpec(R"({"position": "xl"})").position), int(PositionKind::Xl));
+    }
+
     void handMadeMaskParts() {
         const VariantSpec spec = parseVariantSpec(
             R"({"mask": {"parts": [{"kind": "random", "count": 2}, {"kind": "band", "windows": [1, 4]}], "seed": 3}})");
@@ -93,6 +104,13 @@ private Q_SLOTS:
         QTest::newRow("ragged mix") << R"({"talking_heads": {"weights": [[1, 0], [0]]}})"
                                     << "variant spec: 'talking_heads.weights' must be a square list of rows";
         QTest::newRow("wrong type") << R"({"drop_ffn": "yes"})" << "variant spec: 'drop_ffn' must be true or false";
+        QTest::newRow("recurrence without segment") << R"({"recurrence": {"memory": 8}})"
+                                                    << "variant spec: 'recurrence.segment' is missing";
+        QTest::newRow("memory not whole segments") << R"({"recurrence": {"segment": 4, "memory": 6}})"
+                                                   << "variant spec: 'recurrence.memory' must be a multiple of segment";
+        QTest::newRow("rate not dividing segment")
+            << R"({"recurrence": {"segment": 4, "memory": 4, "compressed": 2, "rate": 3}})"
+            << "variant spec: 'recurrence.rate' must divide segment";
         QTest::newRow("unknown position") << R"({"position": "xpos"})"
                                           << "variant spec: 'position' is 'xpos'; known: checkpoint, none";
     }
@@ -111,7 +129,7 @@ private Q_SLOTS:
             // Every listed usage parses, so the list never advertises what the engine refuses.
             QVERIFY2(errorOf(e.usage) == "no error", e.usage);
         }
-        for (int item : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18, 19, 20}) QVERIFY2(items.count(item), qPrintable(QString::number(item)));
+        for (int item : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}) QVERIFY2(items.count(item), qPrintable(QString::number(item)));
     }
 };
 

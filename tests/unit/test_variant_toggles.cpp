@@ -200,6 +200,38 @@ private Q_SLOTS:
         }
     }
 
+    // Transformer-XL with a memory holding every earlier token sees what causal attention sees.
+    void recurrenceWithAFullMemoryIsVanilla() {
+        const Trace vanilla = run(*gpt2_, "{}");
+        const Trace segmented = run(*gpt2_, R"({"recurrence": {"segment": 3, "memory": 9}})", true);
+        QVERIFY(test::maxAbsDiff(segmented.stackedProbabilities(), vanilla.stackedProbabilities()) < 1e-6);
+        QVERIFY(test::maxAbsDiff(segmented.lastHiddenState, vanilla.lastHiddenState) < 1e-5);
+        const Tensor& segment = segmented.internals.at("segment");
+        const std::vector<float> expected{0, 0, 0, 1, 1, 1, 2, 2, 2, 3};
+        QVERIFY(std::equal(segment.values().begin(), segment.values().end(), expected.begin(), expected.end()));
+    }
+
+    // Query i of segment s = ⌊i / 2⌋ reads the memory (the 2 tokens before its segment) and its
+    // own segment up to itself: nothing older, nothing later.
+    void recurrenceForgetsWhatLeftTheMemory() {
+        const Trace vanilla = run(*gpt2_, "{}");
+        const Trace segmented = run(*gpt2_, R"({"recurrence": {"segment": 2, "memory": 2}})");
+        for (const LayerTrace& layer : segmented.layers)
+            for (int64_t h = 0; h < 4; ++h)
+                for (int64_t i = 0; i < 10; ++i) {
+                    const int64_t oldest = std::max<int64_t>(0, i / 2 * 2 - 2);
+                    float sum = 0;
+                    for (int64_t j = 0; j < 10; ++j) {
+                        const float p = at(layer.probabilities, h, i, j);
+                        sum += p;
+                        if (j < oldest || j > i) QCOMPARE(p, 0.0f);
+                        else QVERIFY(p > 0);
+                    }
+                    QVERIFY(std::abs(sum - 1) < 1e-5);
+                }
+        QVERIFY(test::maxAbsDiff(segmented.lastHiddenState, vanilla.lastHiddenState) > 1e-3);
+    }
+
     void refusesWhatCannotWork() {
         try {
             run(*bert_, R"({"early_exit": {"criterion": "entropy", "threshold": 1}})");
@@ -218,6 +250,22 @@ private Q_SLOTS:
             QFAIL("expected VariantError");
         } catch (const variants::VariantError& e) {
             QCOMPARE(QString(e.what()), QString("talking heads: the logits mix is 2 × 2 but this model has 4 heads"));
+        }
+        const std::pair<TransformerModel*, const char*> refused[] = {
+            {bert_.get(), R"({"recurrence": {"segment": 4}})"},
+            {gpt2_.get(), R"({"position": "xl"})"},
+            {gpt2_.get(), R"({"recurrence": {"segment": 4}, "mask": {"preset": "star"}})"},
+        };
+        const char* reasons[] = {"is a language-model method (each segment reads earlier ones only), and bert",
+                                 "Transformer-XL relative positions need the W_R, u and v",
+                                 "it does not combine with a sparse mask"};
+        for (std::size_t n = 0; n < std::size(refused); ++n) {
+            try {
+                run(*refused[n].first, refused[n].second);
+                QFAIL(refused[n].second);
+            } catch (const variants::VariantError& e) {
+                QVERIFY2(QString(e.what()).contains(reasons[n]), e.what());
+            }
         }
     }
 };

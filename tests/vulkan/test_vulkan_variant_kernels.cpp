@@ -113,6 +113,28 @@ private Q_SLOTS:
         QVERIFY2(maxAbsDiff(gpu.lastHiddenState, cpu.lastHiddenState) <= kTolerance,
                  "last hidden state");
     }
+
+    // Transformer-XL on GPT-2: segments of 8 with a memory of 8 and 4 compressed slots (36 tokens:
+    // five segments, so rows leave the memory and pool into slots). Exact softmax path: 1e-4.
+    void recurrenceCpuVulkanParity() {
+        const VariantSpec spec = parseVariantSpec(
+            R"({"recurrence": {"segment": 8, "memory": 8, "compressed": 4, "rate": 2}})");
+        const std::string folder = std::string(HEADLIGHT_TEST_DATA) + "/models/gpt2";
+        CaptureRequest capture;
+        capture.internals = true;
+        capture.scores = true;
+        const Trace gpu = loadModel(folder, *vulkan_)->forward(modelInput(36, false), capture, spec);
+        const Trace cpu = loadModel(folder, *cpu_)->forward(modelInput(36, false), capture, spec);
+        QCOMPARE(gpu.layers.size(), cpu.layers.size());
+        for (std::size_t l = 0; l < cpu.layers.size(); ++l) {
+            QVERIFY(maxAbsDiff(gpu.layers[l].probabilities, cpu.layers[l].probabilities) <= 1e-4f);
+            for (const auto& [name, tensor] : cpu.layers[l].internals)
+                QVERIFY2(maxAbsDiff(gpu.layers[l].internals.at(name), tensor) <= 1e-4f, name.c_str());
+        }
+        QVERIFY(cpu.layers[0].internals.count("compressed_attention"));
+        QCOMPARE(maxAbsDiff(gpu.internals.at("segment"), cpu.internals.at("segment")), 0.0f);
+        QVERIFY(maxAbsDiff(gpu.lastHiddenState, cpu.lastHiddenState) <= 1e-4f);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestVulkanVariantKernels)
