@@ -196,11 +196,9 @@ QString encodingCaption(PositionEncoding encoding, const ModelSpec& spec, int n)
         return QStringLiteral("Each head adds a learned bias b_h(bucket(j − i)) to its scores: one "
                               "bucket per distance nearby, logarithmic buckets further away.");
     case PositionEncoding::TransformerXl:
-        return QStringLiteral(
-                   "The sinusoid table R by distance i − j (first %1 of %2 dimensions): each layer "
-                   "scores (q + u)·k_j + (q + v)·W_R R_{i−j}, so segments and memory share one "
-                   "scale.")
-            .arg(n)
+        return QStringLiteral("R for distances 0 to %1 (D = %2); each layer scores "
+                              "(q + u)·k_j + (q + v)·W_R R_{i−j}: no absolute positions.")
+            .arg(n - 1)
             .arg(spec.hidden);
     default:
         return {};

@@ -127,7 +127,7 @@ render::PanelsFigure moeRoutingFigure(const ForwardResult& result, const ViewSta
     if (!choice || !weight) {
         f.panels = {render::NotePanel{QStringLiteral(
             "This pass has no expert routing. Open a mixture-of-experts zoo model (moe_top2, "
-            "moe_switch) or a zoo checkpoint whose config has \"ffn\": {\"experts\": …}.")}};
+            "moe_switch, moe_hash) or a zoo checkpoint whose config has \"ffn\": {\"experts\": …}.")}};
         return f;
     }
     const int experts = expertCount(result), k = int(choice->dim(1));

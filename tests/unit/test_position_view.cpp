@@ -1,6 +1,7 @@
 // The positions view of a T5 zoo model (app/position_view.h): the bias per head against the
 // distance is the trained table [buckets, H] read from model.safetensors at each distance's
-// bucket, and the selected head's query × key map is that head's bias; ALiBi's panels stay.
+// bucket, and the selected head's query × key map is that head's bias; ALiBi's panels stay;
+// Transformer-XL shows its distance table.
 #include "forward_runner.h"
 #include "io/safetensors.h"
 #include "position_view.h"
@@ -8,6 +9,7 @@
 #include "zoo_models.h"
 
 #include <QTest>
+#include <cmath>
 
 using namespace headlight;
 
@@ -53,6 +55,20 @@ private Q_SLOTS:
         const render::PanelsFigure f = app::positionFigure(*result, {});
         QVERIFY(f.title.contains("ALiBi"));
         QVERIFY(!std::holds_alternative<render::NotePanel>(f.panels.front()));
+    }
+
+    // Transformer-XL has no input positions: the view shows the table R its W_R reads, row δ
+    // the sinusoid of distance δ (sin in even, cos in odd dimensions).
+    void transformerXlShowsItsDistanceTable() {
+        const auto result = pass("transformer_xl", "RTFM: read the manual first!");
+        const render::PanelsFigure f = app::positionFigure(*result, {});
+        QVERIFY(f.title.contains("Transformer-XL"));
+        QVERIFY(f.caption.contains("no absolute positions"));
+        const auto& table = std::get<render::HeatmapFigure>(f.panels[0]);
+        QCOMPARE(table.cols, 64);
+        QVERIFY(table.rows >= result->tokenCount());
+        QVERIFY(std::abs(table.values[std::size_t(3 * 64 + 0)] - std::sin(3.0)) < 1e-6);
+        QVERIFY(std::abs(table.values[std::size_t(3 * 64 + 1)] - std::cos(3.0)) < 1e-6);
     }
 };
 
