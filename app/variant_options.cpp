@@ -208,6 +208,10 @@ const std::vector<OptionGroup>& optionGroups() {
         toggle("Feed-forward", "drop_ffn", "true", "Drop every FFN sub-layer",
                R"({"drop_ffn": true})", "x = x + Attn(x) only: attention without the FFN"),
         earlyExitGroup(),
+        toggle("Segment recurrence", "recurrence", "{}", "Transformer-XL recurrence (segments of 16)",
+               R"({"recurrence": {"segment": 16, "memory": 16}})",
+               "segments of 16 tokens; keys and values also from the M states before the segment",
+               integer("memory", "Memory M", 0, 1024, 16, 16)),
     };
     return groups;
 }
@@ -236,7 +240,8 @@ QJsonObject withChoice(QJsonObject spec, const OptionGroup& group, int choice,
         spec.insert(group.key, c.id);
         return spec;
     }
-    QJsonObject object;
+    // The choice's own usage is the base, so options a parameter does not set keep its values.
+    QJsonObject object = QJsonDocument::fromJson(c.usage.toUtf8()).object().value(group.key).toObject();
     if (!group.field.isEmpty()) object.insert(group.field, c.id);
     if (c.parameter.key) {
         const QJsonValue value =

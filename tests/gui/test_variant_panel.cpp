@@ -36,7 +36,7 @@ namespace {
 constexpr int kWaitMs = 60000; // a generous ceiling for a loaded CI machine, not a measurement
 
 // optionGroups() order: the panel's families.
-constexpr int kKernel = 0, kMask = 1, kPosition = 5, kEarlyExit = 7;
+constexpr int kKernel = 0, kMask = 1, kPosition = 5, kEarlyExit = 7, kRecurrence = 8;
 
 int choiceIndex(int group, const QString& id) {
     const auto& choices = app::optionGroups()[std::size_t(group)].choices;
@@ -144,6 +144,30 @@ private Q_SLOTS:
                  qPrintable(alibi->toolTip()));
         QVERIFY(!isEnabled(panel->comboOf(kMask), choiceIndex(kMask, "longformer")));
         saveShot(&window, "variant_disabled_reasons");
+    }
+
+    // The Transformer-XL toggle on GPT-2: segments of 16 with the memory its spin box sets; the
+    // encoder BERT cannot take it and says why.
+    void recurrenceToggleSetsSegmentAndMemory() {
+        app::MainWindow window({});
+        window.resize(1500, 950);
+        window.show();
+        open(window, "gpt2");
+        app::Workspace* workspace = window.workspace();
+        app::VariantPanel* panel = window.variantDock()->panel();
+        clickChoice(panel, kRecurrence, "{}");
+        waitForVariant(workspace, {{"recurrence", QJsonObject{{"segment", 16}, {"memory", 16}}}});
+        QVERIFY(workspace->result()->internals.count("segment"));
+        panel->parameterOf(kRecurrence)->setValue(32);
+        waitForVariant(workspace, {{"recurrence", QJsonObject{{"segment", 16}, {"memory", 32}}}});
+        saveShot(&window, "variant_recurrence");
+
+        app::MainWindow encoder({});
+        encoder.show();
+        open(encoder, "bert");
+        QAbstractButton* toggle = encoder.variantDock()->panel()->buttonOf(kRecurrence, 1);
+        QVERIFY(!toggle->isEnabled());
+        QVERIFY2(toggle->toolTip().contains("not causal"), qPrintable(toggle->toolTip()));
     }
 
     void undoAndRedoRestoreTheSpecAndThePixels() {
