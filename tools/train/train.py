@@ -45,15 +45,19 @@ def evaluate(model, x, mask, batch=64):
 
 
 def train(config, dataset, steps, seed, batch, lr, warmup=100, log_every=10, quiet=False,
-          aux_weight=AUX_WEIGHT, halting_bias=None):
+          aux_weight=AUX_WEIGHT, halting_bias=None, token_std=None):
     """-> model, {"curve": [[step, loss]], "seconds"}; dataset.batch(rng, size) -> (x, mask).
     `halting_bias` replaces ACT's initial halting bias (t2t's +1 makes every token halt at the
-    first step long before the task rewards pondering; a negative one starts by pondering)."""
+    first step long before the task rewards pondering; a negative one starts by pondering).
+    `token_std` replaces the token embeddings' N(0, 0.02): with fixed sinusoids (entries ±1) added,
+    0.02 leaves the first layers seeing positions and almost no tokens."""
     torch.manual_seed(seed)
     rng = np.random.RandomState(seed)
     model = M.HeadlightModel(config).float()
     if halting_bias is not None:
         torch.nn.init.constant_(model.act.halting.bias, halting_bias)
+    if token_std is not None:
+        torch.nn.init.normal_(model.embeddings.token.weight, 0.0, token_std)
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
     rest = [p for n, p in model.named_parameters() if p.dim() < 2]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": rest, "weight_decay": 0.0}],

@@ -68,13 +68,15 @@ ENGLISH_INPUTS = [ENGLISH_TEXT, "A kludge is a clever but ugly fix.", "RTFM: rea
 RECALL = dict(task="recall", steps=1500, batch=32, lr=2e-3, low=4, high=12, long=24)
 RECALL_TEXT = "a3k7q1z9m4>k7z9a3m4q1"
 RECALL_INPUTS = [RECALL_TEXT, "c5x2b8d0>b8c5d0x2", "r1s2t3u4v5w6>w6r1v5"]
+# Fixed sinusoids (entries ±1) need tokens on their scale: N(0, 1) rows instead of N(0, 0.02).
+RECALL_SINUSOIDAL = dict(RECALL, token_std=1.0)
 SMALL = dict(layers=2, D=64, I=256)
 # ACT starts by pondering (halting bias −2: p ≈ 0.12 a step) with a ponder cost of 0.001, so that
 # halting early has to be learned where the sum allows it (t2t's +1 and 0.01 collapsed to one step).
-ADDITION = dict(task="addition", steps=1000, batch=32, lr=3e-3, low=3, high=3, aux_weight=0.001, halting_bias=-2.0)
+ADDITION = dict(task="addition", steps=1000, batch=32, lr=3e-3, low=3, high=3, aux_weight=0.001, halting_bias=-2.0, token_std=1.0)
 ADDITION_INPUTS = ["987+654=5421", "505+505=0101", "120+301=4210"]
-# ACT on English: one shared block of the English width, the addition model's halting start.
-ENGLISH_ACT = dict(ENGLISH, aux_weight=0.001, halting_bias=-2.0)
+# ACT on English: one shared block of D 128 (as ut_act), the addition model's halting start.
+ENGLISH_ACT = dict(ENGLISH, aux_weight=0.001, halting_bias=-2.0, token_std=1.0)
 # Adaptive span: every head starts seeing 48 bytes back; a byte of span costs 0.002/4 nats a head.
 ENGLISH_SPAN = dict(ENGLISH, aux_weight=0.002)
 EYE4 = [[1.0 if i == j else 0.0 for j in range(4)] for i in range(4)]
@@ -94,7 +96,7 @@ ZOO = [
      "ALiBi (Press et al. 2022) on associative recall; tested at twice the trained length"),
     ("rope", {"position": "rope"}, RECALL, SMALL, RECALL_TEXT, RECALL_INPUTS,
      "RoPE (Su et al. 2021) on associative recall; tested at twice the trained length"),
-    ("sinusoidal", {"position": "sinusoidal"}, RECALL, SMALL, RECALL_TEXT, RECALL_INPUTS,
+    ("sinusoidal", {"position": "sinusoidal"}, RECALL_SINUSOIDAL, SMALL, RECALL_TEXT, RECALL_INPUTS,
      "Sinusoidal positions (Vaswani et al. 2017) on associative recall; tested at twice the trained length"),
     ("t5", {"position": "t5"}, RECALL, SMALL, RECALL_TEXT, RECALL_INPUTS,
      "T5 relative buckets (Raffel et al. 2020) on associative recall; tested at twice the trained length"),
@@ -117,7 +119,7 @@ ZOO = [
     ("learned", {"position": "learned"}, RECALL, dict(SMALL, positions=128), RECALL_TEXT, RECALL_INPUTS,
      "Learned absolute positions (Devlin et al. 2019) on associative recall; tested at twice the trained length"),
     ("ut_act_english", {"position": "sinusoidal", "act": {"max_steps": 6, "threshold": 0.99}}, ENGLISH_ACT,
-     {"layers": 1, "D": 64, "I": 128}, ENGLISH_TEXT, ENGLISH_INPUTS,
+     {"layers": 1, "D": 128, "I": 256}, ENGLISH_TEXT, ENGLISH_INPUTS,
      "Universal Transformer with ACT (Dehghani et al. 2019) on English bytes; one shared block"),
     ("transformer_xl", {"position": "xl", "recurrence": {"segment": 16, "memory": 16}}, ENGLISH, ENGLISH_SIZES,
      ENGLISH_TEXT, ENGLISH_INPUTS,
@@ -223,7 +225,7 @@ def train_one(name, section, recipe, sizes, example, description):
     print(f"{name}: {recipe['task']}, {recipe['steps']} steps", flush=True)
     model, log = train.train(cfg, ds, recipe["steps"], seed, recipe["batch"], recipe["lr"],
                              aux_weight=recipe.get("aux_weight", train.AUX_WEIGHT),
-                             halting_bias=recipe.get("halting_bias"))
+                             halting_bias=recipe.get("halting_bias"), token_std=recipe.get("token_std"))
     folder = os.path.join(OUT, name)
     if os.path.isdir(folder):
         shutil.rmtree(folder)
@@ -237,6 +239,7 @@ def train_one(name, section, recipe, sizes, example, description):
             "training": {"steps": recipe["steps"], "seed": seed, "batch": recipe["batch"], "lr": recipe["lr"],
                          "aux_weight": recipe.get("aux_weight", train.AUX_WEIGHT),
                          **({"halting_bias": recipe["halting_bias"]} if "halting_bias" in recipe else {}),
+                         **({"token_std": recipe["token_std"]} if "token_std" in recipe else {}),
                          "optimizer": "AdamW (0.9, 0.98), wd 0.01, warm-up 100, cosine to 0.1, clip 1",
                          "sequence": recipe.get("T") or f"{recipe['low']}-{recipe['high']} items",
                          "seconds": log["seconds"], "threads": torch.get_num_threads()},
