@@ -93,6 +93,14 @@ private Q_SLOTS:
         QTest::newRow("ragged mix") << R"({"talking_heads": {"weights": [[1, 0], [0]]}})"
                                     << "variant spec: 'talking_heads.weights' must be a square list of rows";
         QTest::newRow("wrong type") << R"({"drop_ffn": "yes"})" << "variant spec: 'drop_ffn' must be true or false";
+        QTest::newRow("funnel without blocks") << R"({"funnel": {"stride": 2}})"
+                                               << "variant spec: 'funnel.blocks' is missing";
+        QTest::newRow("empty funnel block")
+            << R"({"funnel": {"blocks": [2, 0]}})"
+            << "variant spec: 'funnel.blocks' must hold integers from 1";
+        QTest::newRow("funnel stride 1")
+            << R"({"funnel": {"blocks": [2, 2], "stride": 1}})"
+            << "variant spec: 'funnel.stride' must be an integer from 2";
         QTest::newRow("unknown position") << R"({"position": "xpos"})"
                                           << "variant spec: 'position' is 'xpos'; known: checkpoint, none";
     }
