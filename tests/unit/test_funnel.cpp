@@ -63,6 +63,19 @@ private Q_SLOTS:
         QCOMPARE(b.internals.at("funnel_length").values()[1], 7.0f);
     }
 
+    void hiddenStatesArePerToken() {
+        auto backend = makeCpuBackend();
+        const auto model = loadModel(zooCase("funnel_encoder_2x2").toStdString(), *backend);
+        CaptureRequest capture;
+        capture.hiddenStates = true;
+        const Trace trace = model->forward({{1, 2, 3, 4, 5}, {}, {}}, capture);
+        QCOMPARE(trace.hiddenStates.size(), std::size_t(5));
+        for (const Tensor& state : trace.hiddenStates)
+            QCOMPARE(state.shape(), (std::vector<int64_t>{5, 32}));
+        // Post placement has no final norm: the last state is the up-sampled output itself.
+        QCOMPARE(test::maxAbsDiff(trace.hiddenStates.back(), trace.lastHiddenState), 0.0);
+    }
+
     void everyViewDrawsThePooledLayers() {
         const std::shared_ptr<const app::LoadedModel> model =
             app::loadCheckpoint(zooCase("funnel_encoder_2x2"), chooseBackend(BackendKind::Cpu), {});
