@@ -85,9 +85,15 @@ void writeDump(const std::string& path, const Trace& trace) {
         {"jsd_adjacent", jsd.shape(), valuesOf(jsd), {}},
     };
     for (const auto& [name, tensor] : trace.internals) tensors.push_back({name, tensor.shape(), valuesOf(tensor), {}});
-    for (std::size_t l = 0; l < trace.layers.size(); ++l)
+    for (std::size_t l = 0; l < trace.layers.size(); ++l) {
+        // A funnel's pooled map as computed; `attentions` holds it per token.
+        const Tensor& map = trace.layers[l].probabilities;
+        if (map.dim(1) != tokens || map.dim(2) != tokens)
+            tensors.push_back(
+                {"layer" + std::to_string(l) + ".attention", map.shape(), valuesOf(map), {}});
         for (const auto& [name, tensor] : trace.layers[l].internals)
             tensors.push_back({"layer" + std::to_string(l) + "." + name, tensor.shape(), valuesOf(tensor), {}});
+    }
     io::writeSafetensors(path, tensors);
 }
 

@@ -34,6 +34,21 @@ std::vector<float> selectedAttention(const ForwardResult& r, const ViewState& s)
     return s.averageHeads ? layerMeanAttention(r, s.layer) : headAttention(r, s.layer, s.head);
 }
 
+// A funnel layer's map is pooled (model/transformer_funnel.cpp); the trace shows it per token
+// (tokenResolution in model/trace.h), and the title says so. Empty for a full-resolution layer.
+QString funnelNote(const ForwardResult& r, int layer) {
+    const auto lengths = r.internals.find("funnel_length");
+    if (lengths == r.internals.end() || layer < 0 || layer >= int(lengths->second.size()))
+        return {};
+    const int queries = int(lengths->second.values()[std::size_t(layer)]);
+    const int keys =
+        layer == 0 ? r.tokenCount() : int(lengths->second.values()[std::size_t(layer - 1)]);
+    if (queries == r.tokenCount() && keys == r.tokenCount()) return {};
+    return QStringLiteral(" · funnel: %1 pooled queries × %2 keys, drawn per token")
+        .arg(queries)
+        .arg(keys);
+}
+
 render::HeatmapFigure tokenHeatmap(const ForwardResult& r, std::vector<float> values) {
     render::HeatmapFigure f;
     f.rows = f.cols = r.tokenCount();
@@ -44,7 +59,7 @@ render::HeatmapFigure tokenHeatmap(const ForwardResult& r, std::vector<float> va
 
 render::Figure attentionHeatmap(const ForwardResult& r, const ViewState& s) {
     render::HeatmapFigure f = tokenHeatmap(r, selectedAttention(r, s));
-    f.title = headName(s) + QStringLiteral(" · attention");
+    f.title = headName(s) + QStringLiteral(" · attention") + funnelNote(r, s.layer);
     f.rowAxis = QStringLiteral("Query token");
     f.colAxis = QStringLiteral("Key token (attended to)");
     f.colorBar = {s.colormap, 0.0, std::max(largest(f.values), 1e-6f),

@@ -7,6 +7,7 @@
 #include "model/model_spec.h"
 
 #include "io/safetensors.h"
+#include "variants/applicability.h"
 
 #include <QDir>
 #include <QFile>
@@ -377,6 +378,11 @@ void readHeadlight(const ConfigReader& config, ModelSpec& spec) {
     if (spec.zoo.knn) config.fail("headlight section: a kNN-LM datastore belongs to a variant spec, not a checkpoint");
     if (!spec.zoo.block) spec.zoo.block = variants::BlockSpec{};
     if (spec.zoo.position == variants::PositionKind::Checkpoint) spec.zoo.position = variants::PositionKind::Learned;
+    try {
+        variants::checkFunnel(spec.zoo, spec);
+    } catch (const variants::VariantError& error) {
+        config.fail(std::string("headlight section: ") + error.what());
+    }
     const std::string& activation = spec.zoo.block->activation;
     spec.activation = activation == "relu" || activation == "reglu"   ? Activation::Relu
                       : activation == "swish" || activation == "swiglu" ? Activation::Silu

@@ -46,6 +46,13 @@ struct Trace {
     double forwardMs = 0.0;             // wall time of the forward pass, capture included
 
     // Probabilities of every layer stacked to [L, H, T, T]; throws when a layer was not captured.
+    // A funnel's pooled maps [H, T_q, T_k] enter at token resolution (tokenResolution).
     Tensor stackedProbabilities() const;
 };
+
+// A Funnel Transformer map [H, T_q, T_k] of pooled rows on the input tokens [H, T, T], with
+// `merge` the trace's funnel_merge [blocks, T] (the pooled row of each token per block): token i
+// reads the row of the pooled query covering it, and a pooled key's weight is shared equally
+// among the tokens it covers, so rows still sum to 1 and every per-token view can draw it.
+Tensor tokenResolution(const Tensor& map, const Tensor& merge);
 } // namespace headlight

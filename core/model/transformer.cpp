@@ -6,6 +6,7 @@
 #include "variants/early_exit.h"
 #include "variants/position_bias.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -160,6 +161,11 @@ void TransformerModel::validate(const ModelInput& input, const variants::Variant
     if (!input.attentionMask.empty() && input.attentionMask.size() != tokens)
         throw ModelError("attention mask has " + std::to_string(input.attentionMask.size()) + " entries for " +
                          std::to_string(tokens) + " tokens");
+    const auto& mask = input.attentionMask;
+    if (!block_.funnelBlocks.empty() && std::find(mask.begin(), mask.end(), 0) != mask.end())
+        throw ModelError(
+            "a funnel averages neighbouring tokens, so padding would be pooled into real "
+            "rows; run the text without padding");
     for (int32_t id : input.ids)
         if (id < 0 || id >= spec_.vocabSize)
             throw ModelError("token id " + std::to_string(id) + " is outside the vocabulary of " +
@@ -256,6 +262,7 @@ variants::AttentionShape TransformerModel::attentionShape(const ModelInput& inpu
 DeviceTensor TransformerModel::attend(const Layer& layer, int index, const DeviceTensor& x,
                                       Pass& pass, PendingCapture& capture) const {
     if (pass.segments) return attendRecurrent(layer, index, x, pass, capture);
+    if (pass.funnelKeys.valid()) return attendPooled(layer, x, pass.funnelKeys, capture);
     const int64_t tokens = x.dim(0), heads = spec_.heads, d = spec_.headDim;
     DeviceTensor q = backend_.allocate({tokens, heads * d});
     DeviceTensor k = backend_.allocate({tokens, spec_.kvHeads * d});
@@ -278,7 +285,8 @@ DeviceTensor TransformerModel::attend(const Layer& layer, int index, const Devic
         params.scale = spec_.scaleAttnWeights ? 1.0f / std::sqrt(float(d)) : 1.0f;
         params.causal = spec_.causal;
         params.slidingWindow = spec_.slidingWindow.value_or(0);
-        params.keyValid = pass.input.attentionMask;
+        // Why not with a funnel: validate() refuses its padding, and pooled rows have no mask.
+        if (block_.funnelBlocks.empty()) params.keyValid = pass.input.attentionMask;
         const int64_t h = spec_.heads;
         if (capture.wantScores) capture.scores = backend_.allocate({h, tokens, tokens});
         if (capture.wantProbabilities) capture.probabilities = backend_.allocate({h, tokens, tokens});
@@ -371,6 +379,8 @@ Trace TransformerModel::forward(const ModelInput& input, const CaptureRequest& c
         x = runSegments(x, pass, pending, capture.hiddenStates ? &hidden : nullptr, trace);
     else if (block_.reversible)
         x = runReversible(x, pass, pending, capture.internals, trace);
+    else if (!block_.funnelBlocks.empty())
+        x = runFunnel(x, pass, pending, capture.hiddenStates ? &hidden : nullptr, trace);
     else
         x = runStack(x, pass, pending, capture.hiddenStates ? &hidden : nullptr, exits, trace);
     const bool pre = block_.placement == variants::BlockSpec::Placement::Pre;

@@ -111,6 +111,7 @@ private:
         variants::AttentionMemory memory;
         variants::AttentionWants wants;
         SegmentState* segments = nullptr; // set while a recurrent pass runs its segments
+        DeviceTensor funnelKeys; // set while a funnel's pooling attention runs: the unpooled rows
     };
     // One residual sub-layer of the stack: which function, and whose weights.
     enum class SublayerKind { Attention, Ffn, FfnPre };
@@ -155,6 +156,14 @@ private:
                        PendingCapture& capture) const;
     void remember(SegmentMemory& memory, const DeviceTensor& x,
                   const variants::Recurrence& shape) const;
+
+    // [SECTION] Funnel Transformer: pooled blocks (transformer_funnel.cpp)
+    DeviceTensor runFunnel(DeviceTensor x, Pass& pass, std::vector<PendingCapture>& pending,
+                           std::vector<DeviceTensor>* hidden, Trace& trace) const;
+    DeviceTensor attendPooled(const Layer& layer, const DeviceTensor& x, const DeviceTensor& source,
+                              PendingCapture& capture) const;
+    DeviceTensor pool(const DeviceTensor& x) const;
+    DeviceTensor upsample(const DeviceTensor& x, const Tensor& merge, int64_t block) const;
 
     // [SECTION] sub-layers: norms, residuals, FFN, experts (transformer_sublayers.cpp)
     std::vector<Sublayer> sublayerPlan(const variants::VariantSpec& variant) const;

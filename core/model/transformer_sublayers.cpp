@@ -239,6 +239,12 @@ DeviceTensor TransformerModel::applySublayer(const Sublayer& sublayer, const Dev
     }
     DeviceTensor normed = backend_.allocate(x.shape());
     normalize(norm, x, normed);
+    // Funnel: the pooling attention's unpooled keys and values pass through the same norm.
+    if (pass.funnelKeys.valid()) {
+        DeviceTensor keys = backend_.allocate(pass.funnelKeys.shape());
+        normalize(norm, pass.funnelKeys, keys);
+        pass.funnelKeys = keys;
+    }
     const DeviceTensor y = sublayerFunction(sublayer, normed, pass, capture);
     if (block_.residual == BlockSpec::Residual::Gtrxl)
         return gate(sublayer.kind == SublayerKind::Attention ? layer.gateAttention : layer.gateFfn, x, y);

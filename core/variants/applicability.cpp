@@ -97,12 +97,50 @@ void checkRecurrence(const VariantSpec& variant, const ModelSpec& model) {
                 "it does not combine with ") +
             clash);
 }
+
+// What the Funnel Transformer's pooled stack (model/transformer_funnel.cpp) cannot run with:
+// options that build a T × T map or per-token state for the input length, positions applied
+// inside attention (queries and keys no longer share positions), and other depth loops.
+const char* funnelClash(const VariantSpec& v) {
+    if (v.kernel != AttentionKernel::Softmax) return "an approximate attention kernel";
+    if (v.mask) return "a sparse mask";
+    if (v.prior.kind != Prior::Kind::None) return "an attention prior";
+    if (v.span.enabled) return "an adaptive span";
+    if (v.talkingHeads.enabled) return "talking heads";
+    if (v.position != PositionKind::Learned && v.position != PositionKind::Sinusoidal &&
+        v.position != PositionKind::None && v.position != PositionKind::Checkpoint)
+        return "positions applied inside attention (rope, alibi, t5, xl)";
+    if (v.earlyExit.criterion != EarlyExit::Criterion::None) return "early exit";
+    if (v.recurrence) return "segment recurrence";
+    const BlockSpec& b = *v.block;
+    if (b.order != BlockSpec::Order::Standard) return "the macaron or sandwich order";
+    if (b.actSteps > 0 || b.reversible || b.experts > 0) return "ACT, reversible layers or experts";
+    return nullptr;
+}
 } // namespace
+
+void checkFunnel(const VariantSpec& variant, const ModelSpec& model) {
+    if (!variant.block || variant.block->funnelBlocks.empty()) return;
+    const std::vector<int>& blocks = variant.block->funnelBlocks;
+    int layers = 0;
+    for (int b : blocks)
+        layers += b;
+    if (layers != model.layers)
+        throw VariantError("funnel: the blocks hold " + std::to_string(layers) +
+                           " layers but the model has " + std::to_string(model.layers));
+    if (model.causal)
+        throw VariantError("funnel: pooling averages neighbouring tokens, so a query would see the "
+                           "future; the Funnel Transformer is an encoder (no is_decoder)");
+    if (const char* clash = funnelClash(variant))
+        throw VariantError(std::string("funnel: the pooled stack runs softmax attention on "
+                                       "rectangular maps; it does not combine with ") +
+                           clash);
+}
 
 void checkApplies(const VariantSpec& variant, const ModelSpec& model) {
     const bool zoo = model.architecture == Architecture::Headlight;
     if (variant.block && !zoo)
-        throw VariantError("norm, order, ffn, t5, act and reversible describe how a zoo "
+        throw VariantError("norm, order, ffn, t5, act, reversible and funnel describe how a zoo "
                            "checkpoint's trained weights "
                            "are wired; they cannot be toggled on " +
                            std::string(architectureName(model.architecture)));
@@ -127,6 +165,7 @@ void checkApplies(const VariantSpec& variant, const ModelSpec& model) {
                            std::string(architectureName(model.architecture)) + " is causal");
     checkScoreOptions(variant);
     checkRecurrence(variant, model);
+    checkFunnel(variant, model);
     checkMix(variant.talkingHeads.logitsMix, model.heads, "logits");
     checkMix(variant.talkingHeads.weightsMix, model.heads, "weights");
     const auto criterion = variant.earlyExit.criterion;

@@ -10,4 +10,8 @@ namespace headlight::variants {
 
 // Throws VariantError with a one-line reason naming the option and what it needs.
 void checkApplies(const VariantSpec& variant, const ModelSpec& model);
+
+// A zoo checkpoint's funnel (BlockSpec::funnelBlocks): throws VariantError unless the blocks add
+// up to the model's layers and every other option works on pooled, non-square attention maps.
+void checkFunnel(const VariantSpec& variant, const ModelSpec& model);
 } // namespace headlight::variants

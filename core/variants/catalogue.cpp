@@ -134,6 +134,10 @@ const std::vector<CatalogueEntry>& catalogue() {
          "Lu et al. 2020", N::Weights},
         {20, "sub-layer order", "Sandwich a^k (af)^(L−k) f^k (zoo)", R"({"order": {"kind": "sandwich", "sandwich": 1}})",
          "sandwich = k", "Press et al. 2020", N::Weights},
+        {20, "sequence pooling", "Funnel Transformer (pooled blocks, up-sampled) (zoo)",
+         R"({"funnel": {"blocks": [2, 2], "stride": 2}})",
+         "blocks (layers each), stride = 2; encoder, learned / sinusoidal / no positions",
+         "Dai et al. 2020", N::Weights},
     };
     return entries;
 }

@@ -332,10 +332,20 @@ void parseAct(Fields fields, BlockSpec& block) {
     fields.finish();
 }
 
+void parseFunnel(Fields fields, BlockSpec& block) {
+    if (!fields.has("blocks"))
+        fields.fail("blocks", "is missing: give the number of layers in each block");
+    block.funnelBlocks = fields.integers("blocks", 1, 10'000);
+    if (block.funnelBlocks.empty()) fields.fail("blocks", "must list at least one block");
+    block.funnelStride = fields.integer("stride", block.funnelStride, 2, 1024);
+    fields.finish();
+}
+
 // The architecture keys; present only in a zoo checkpoint's `headlight` section.
 void parseBlock(Fields& fields, VariantSpec& spec) {
-    const bool any = fields.has("norm") || fields.has("order") || fields.has("ffn") || fields.has("t5") ||
-                     fields.has("act") || fields.has("reversible");
+    const bool any = fields.has("norm") || fields.has("order") || fields.has("ffn") ||
+                     fields.has("t5") || fields.has("act") || fields.has("reversible") ||
+                     fields.has("funnel");
     BlockSpec block;
     if (fields.has("norm")) parseNorm(Fields(fields.object("norm"), "norm"), block);
     else fields.take("norm");
@@ -348,6 +358,10 @@ void parseBlock(Fields& fields, VariantSpec& spec) {
     if (fields.has("act")) parseAct(Fields(fields.object("act"), "act"), block);
     else fields.take("act");
     block.reversible = fields.boolean("reversible", false);
+    if (fields.has("funnel"))
+        parseFunnel(Fields(fields.object("funnel"), "funnel"), block);
+    else
+        fields.take("funnel");
     if (any) spec.block = block;
 }
 

@@ -142,6 +142,10 @@ struct BlockSpec {
     int actSteps = 0;                 // > 0: Universal Transformer with ACT
     float actThreshold = 0.99f;
     bool reversible = false;
+    // Funnel Transformer (Dai et al. 2020): layers per block, the hidden sequence mean-pooled by
+    // `funnelStride` between blocks (model/transformer_funnel.cpp); empty: no pooling.
+    std::vector<int> funnelBlocks;
+    int funnelStride = 2;
 };
 
 struct VariantSpec {

@@ -5,8 +5,9 @@
 // (config.json, model.safetensors) and golden.safetensors with attentions [L,H,T,T] (ACT:
 // [steps,H,T,T]), last_hidden_state [T,D], logits [T,V] through the tied head and the format's
 // internals: model-level ones by name (halting_probability, update_weight, ponder, remainder,
-// reconstruction_error), per-layer ones as "layer{l}.<name>" (router_logits, expert_choice,
-// expert_weight).
+// reconstruction_error, funnel_length, funnel_merge), per-layer ones as "layer{l}.<name>"
+// (router_logits, expert_choice, expert_weight); a funnel's maps, which differ in shape, as
+// "layer{l}.attention" [H, T_q, T_k] instead of attentions.
 
 #include "golden.h"
 #include "io/safetensors.h"
@@ -78,6 +79,7 @@ inline const Tensor* tracedTensor(const Trace& trace, const std::string& name, T
         const std::size_t dot = name.find('.');
         const std::size_t layer = std::stoul(name.substr(5, dot - 5));
         if (layer >= trace.layers.size()) return nullptr;
+        if (name.substr(dot + 1) == "attention") return &trace.layers[layer].probabilities;
         const auto& internals = trace.layers[layer].internals;
         const auto found = internals.find(name.substr(dot + 1));
         return found == internals.end() ? nullptr : &found->second;

@@ -1,11 +1,12 @@
 // `headlight inspect` end to end on the golden checkpoints: text is tokenized as Hugging Face does
 // and ids are taken as given, the dump holds the golden tensors within 1e-4, and bad input gets a
 // one-line message with a non-zero exit.
-#include <QTemporaryDir>
-#include <QTest>
-
 #include "cli_runner.h"
 #include "golden.h"
+#include "zoo_golden.h"
+
+#include <QTemporaryDir>
+#include <QTest>
 
 using namespace headlight;
 
@@ -44,6 +45,42 @@ private Q_SLOTS:
             QVERIFY2(test::maxAbsDiff(ours.loadF32(name), expected.loadF32(name), validQuery, &where) <=
                          test::kGoldenTolerance,
                      qPrintable(QString(name) + " " + where));
+    }
+
+    // A funnel's dump: its pooled maps as computed (layer{l}.attention [H, T_q, T_k]), the merge
+    // map, and attentions [L, H, T, T] holding them at token resolution.
+    void dumpsAFunnelsPooledMaps() {
+        const auto cases = test::zooGoldenCases();
+        const auto golden =
+            std::find_if(cases.begin(), cases.end(), [](const test::ZooGoldenCase& c) {
+                return c.name() == "funnel_encoder_2x2";
+            });
+        QVERIFY(golden != cases.end());
+        QStringList ids;
+        for (int32_t id : golden->input().ids)
+            ids << QString::number(id);
+        const QString dump = dir_.filePath("funnel.safetensors");
+        const auto run = test::runHeadlight({"inspect", "--model", golden->folder(), "--backend",
+                                             "cpu", "--ids", ids.join(','), "--dump", dump});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        const io::SafetensorsFile ours(dump.toStdString()),
+            expected(golden->tensorsPath().toStdString());
+        const Tensor merge = expected.loadF32("funnel_merge");
+        QCOMPARE(test::maxAbsDiff(ours.loadF32("funnel_merge"), merge), 0.0);
+        const Tensor attentions = ours.loadF32("attentions");
+        const int64_t tokens = int64_t(ids.size()), block = 4 * tokens * tokens;
+        QCOMPARE(attentions.shape(), (std::vector<int64_t>{4, 4, tokens, tokens}));
+        for (int64_t l = 0; l < 4; ++l) {
+            const std::string name = "layer" + std::to_string(l) + ".attention";
+            const Tensor map = expected.loadF32(name);
+            if (l >= 2)
+                QVERIFY(test::maxAbsDiff(ours.loadF32(name), map) <= test::kGoldenTolerance);
+            const Tensor perToken({4, tokens, tokens},
+                                  {attentions.values().begin() + l * block,
+                                   attentions.values().begin() + (l + 1) * block});
+            const Tensor expectedPerToken = l >= 2 ? tokenResolution(map, merge) : map;
+            QVERIFY(test::maxAbsDiff(perToken, expectedPerToken) <= test::kGoldenTolerance);
+        }
     }
 
     void jsonSummaryDescribesTheRun() {

@@ -81,6 +81,17 @@ QJsonObject minimalGpt2() {
             {"n_layer", 2},         {"n_head", 4},       {"n_positions", 32}};
 }
 
+// A zoo encoder of four layers with a `headlight` section.
+QJsonObject minimalZoo(const QJsonObject& section) {
+    return {{"model_type", "headlight"},     {"vocab_size", 64},         {"hidden_size", 32},
+            {"num_hidden_layers", 4},        {"num_attention_heads", 4}, {"intermediate_size", 48},
+            {"max_position_embeddings", 16}, {"headlight", section}};
+}
+
+QJsonObject funnel(const QJsonArray& blocks) {
+    return {{"blocks", blocks}};
+}
+
 QJsonObject minimalDecoder(const char* modelType) {
     return {{"model_type", modelType}, {"vocab_size", 100},        {"hidden_size", 64},
             {"num_hidden_layers", 2},  {"num_attention_heads", 4}, {"intermediate_size", 128}};
@@ -486,6 +497,46 @@ private Q_SLOTS:
         row("zero window", with(minimalDecoder("mistral"), {{"sliding_window", 0}}),
             "sliding_window 0 is out of range (1 to 10000000)");
     }
+    void readsTheFunnelBlocks() {
+        const ModelSpec spec = parse(
+            minimalZoo({{"funnel", QJsonObject{{"blocks", QJsonArray{1, 3}}, {"stride", 3}}}}));
+        QCOMPARE(spec.zoo.block->funnelBlocks, (std::vector<int>{1, 3}));
+        QCOMPARE(spec.zoo.block->funnelStride, 3);
+        QVERIFY(parse(minimalZoo({})).zoo.block->funnelBlocks.empty());
+    }
+
+    void refusesWhatAFunnelCannotPool_data() {
+        QTest::addColumn<QJsonObject>("config");
+        QTest::addColumn<QString>("message");
+        const auto row = [](const char* name, const QJsonObject& config, const char* problem) {
+            QTest::newRow(name) << config
+                                << QString("config.json: headlight section: funnel") + problem;
+        };
+        row("layers", minimalZoo({{"funnel", funnel({2, 1})}}),
+            ": the blocks hold 3 layers but the model has 4");
+        row("decoder", with(minimalZoo({{"funnel", funnel({2, 2})}}), {{"is_decoder", true}}),
+            ": pooling averages neighbouring tokens, so a query would see the future; the Funnel "
+            "Transformer is an encoder (no is_decoder)");
+        const char* clash = ": the pooled stack runs softmax attention on rectangular maps; it "
+                            "does not combine with ";
+        row("rope", minimalZoo({{"funnel", funnel({2, 2})}, {"position", "rope"}}),
+            qPrintable(QString(clash) +
+                       "positions applied inside attention (rope, alibi, t5, xl)"));
+        row("prior",
+            minimalZoo({{"funnel", funnel({2, 2})}, {"prior", QJsonObject{{"kind", "residual"}}}}),
+            qPrintable(QString(clash) + "an attention prior"));
+        row("reversible", minimalZoo({{"funnel", funnel({2, 2})}, {"reversible", true}}),
+            qPrintable(QString(clash) + "ACT, reversible layers or experts"));
+        row("macaron",
+            minimalZoo({{"funnel", funnel({2, 2})}, {"order", QJsonObject{{"kind", "macaron"}}}}),
+            qPrintable(QString(clash) + "the macaron or sandwich order"));
+    }
+    void refusesWhatAFunnelCannotPool() {
+        QFETCH(QJsonObject, config);
+        QFETCH(QString, message);
+        QCOMPARE(parseError(config), message);
+    }
+
     void refusesBadValues() {
         QFETCH(QJsonObject, config);
         QFETCH(QString, message);

@@ -111,6 +111,14 @@ private Q_SLOTS:
         QTest::newRow("rate not dividing segment")
             << R"({"recurrence": {"segment": 4, "memory": 4, "compressed": 2, "rate": 3}})"
             << "variant spec: 'recurrence.rate' must divide segment";
+        QTest::newRow("funnel without blocks") << R"({"funnel": {"stride": 2}})"
+                                               << "variant spec: 'funnel.blocks' is missing";
+        QTest::newRow("empty funnel block")
+            << R"({"funnel": {"blocks": [2, 0]}})"
+            << "variant spec: 'funnel.blocks' must hold integers from 1";
+        QTest::newRow("funnel stride 1")
+            << R"({"funnel": {"blocks": [2, 2], "stride": 1}})"
+            << "variant spec: 'funnel.stride' must be an integer from 2";
         QTest::newRow("unknown position") << R"({"position": "xpos"})"
                                           << "variant spec: 'position' is 'xpos'; known: checkpoint, none";
     }

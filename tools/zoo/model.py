@@ -51,6 +51,7 @@ DEFAULTS = {
     "reversible": False,
 }
 VARIANT_KEYS = {"attention", "seed", "mask", "prior", "span", "talking_heads", "drop_ffn", "recurrence"}
+FUNNEL_DEFAULTS = {"blocks": [], "stride": 2}  # the optional `funnel` key (no default block list)
 GLU_FAMILY = ("glu", "geglu", "swiglu", "reglu")
 # Attention kernels that train, and the engine's defaults of their options (variant_spec.h).
 TRAINED_KERNELS = ("softmax", "favor", "lsh")
@@ -68,7 +69,7 @@ def resolve(config):
         value = section.get(key, default)
         h[key] = dict(default, **value) if isinstance(default, dict) else value
     for key in section:
-        if key not in DEFAULTS and key not in VARIANT_KEYS:
+        if key not in DEFAULTS and key not in VARIANT_KEYS and key != "funnel":
             raise ValueError(f"headlight: unsupported key '{key}'")
         if key in VARIANT_KEYS:
             h[key] = section[key]
@@ -96,7 +97,57 @@ def resolve(config):
         raise ValueError("ffn.experts is 0 or at least 2")
     if h["position"] == "xl" or "recurrence" in h:
         check_recurrence(config, h)
+    if "funnel" in section:
+        h["funnel"] = dict(FUNNEL_DEFAULTS, **section["funnel"])
+        check_funnel(config, h)
     return h
+
+
+def check_funnel(config, h):
+    """The Funnel Transformer pools an encoder's sequence between blocks; the attention maps are
+    rectangular, so options that build a T × T map, positions applied inside attention and the
+    other depth loops are refused (as core/variants/applicability.cpp does)."""
+    funnel = h["funnel"]
+    if set(funnel) - set(FUNNEL_DEFAULTS):
+        raise ValueError(f"funnel: unknown keys {sorted(set(funnel) - set(FUNNEL_DEFAULTS))}")
+    blocks, stride = funnel["blocks"], funnel["stride"]
+    if not blocks or any(not isinstance(b, int) or b < 1 for b in blocks):
+        raise ValueError("funnel.blocks lists the layers of each block (at least one, each ≥ 1)")
+    if sum(blocks) != config["num_hidden_layers"]:
+        raise ValueError(f"funnel: the blocks hold {sum(blocks)} layers but the model has "
+                         f"{config['num_hidden_layers']}")
+    if not isinstance(stride, int) or stride < 2:
+        raise ValueError("funnel.stride is an integer ≥ 2")
+    if config.get("is_decoder", False):
+        raise ValueError("funnel: pooling averages neighbouring tokens, so a query would see the "
+                         "future; the Funnel Transformer is an encoder (no is_decoder)")
+    if h["position"] not in ("learned", "sinusoidal", "none"):
+        raise ValueError("funnel runs with learned, sinusoidal or no positions (added at the input)")
+    clash = [k for k in ("attention", "mask", "prior", "span", "talking_heads", "recurrence") if k in h]
+    if clash or h["order"]["kind"] != "standard" or h["act"]["max_steps"] or h["reversible"] or \
+            h["ffn"]["experts"]:
+        raise ValueError("funnel runs softmax attention on rectangular maps with the standard order; it does "
+                         "not combine with attention kernels, masks, priors, spans, talking heads, "
+                         "recurrence, ACT, reversible layers or experts")
+
+
+def funnel_pooling(T, stride, dtype):
+    """P [⌈T/s⌉, T]: row i averages rows s·i … s·i + s − 1 (a trailing shorter group alone), so
+    P x is Funnel's strided mean pooling (Dai et al. 2020, §2.2)."""
+    rows = (T + stride - 1) // stride
+    P = torch.zeros(rows, T, dtype=dtype)
+    for i in range(rows):
+        group = range(stride * i, min(stride * i + stride, T))
+        P[i, group.start:group.stop] = 1.0 / len(group)
+    return P
+
+
+def funnel_internals(funnel, T, lengths):
+    """funnel_length [L]: the rows each layer outputs (its map's query rows); funnel_merge
+    [blocks, T]: the row of block b that input token t was pooled into, ⌊t / s^b⌋."""
+    s, B = funnel["stride"], len(funnel["blocks"])
+    merge = torch.stack([torch.div(torch.arange(T), s ** b, rounding_mode="floor") for b in range(B)])
+    return {"funnel_length": torch.tensor(lengths, dtype=torch.float64), "funnel_merge": merge.double()}
 
 
 def check_recurrence(config, h):
@@ -539,8 +590,21 @@ class SegmentPath:
         return sinusoid(K, self.D, torch.float64)
 
 
+class FunnelPath:
+    """The Funnel Transformer's attention: plain softmax(QKᵀ/√d) on maps of any shape (queries
+    pooled, keys not, in the first layer of a pooled block)."""
+
+    def __init__(self):
+        self.internals, self.features, self.margins = {}, {}, []
+
+    @staticmethod
+    def probabilities(index, q, k):
+        return torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1]), -1)
+
+
 class Attention(nn.Module):
-    """Multi-head self-attention, out = W_o concat_h(A_h V_h) (Vaswani et al. 2017)."""
+    """Multi-head self-attention, out = W_o concat_h(A_h V_h) (Vaswani et al. 2017); keys and
+    values come from `source` when given (Funnel's pooled queries over the unpooled rows)."""
 
     def __init__(self, D, H, relative=False):
         super().__init__()
@@ -552,12 +616,13 @@ class Attention(nn.Module):
     def heads(self, t):  # [.., T, H·d] -> [.., H, T, d]
         return t.reshape(*t.shape[:-1], self.H, -1).transpose(-3, -2)
 
-    def forward(self, x, path, index):
+    def forward(self, x, path, index, source=None):
         B, T, D = x.shape
         if isinstance(path, SegmentPath):
             probs, v = self.segment_probabilities(x, path, index)
         else:
-            probs, v = path.probabilities(index, self.heads(self.query(x)), self.heads(self.key(x))), x
+            v = x if source is None else source
+            probs = path.probabilities(index, self.heads(self.query(x)), self.heads(self.key(v)))
         context = (probs @ self.heads(self.value(v))).transpose(1, 2).reshape(B, T, D)
         return self.output(context), probs
 
@@ -651,6 +716,10 @@ class Layer(nn.Module):
         outputs = torch.stack([expert(x) for expert in self.experts], -2)  # [.., T, E, D]
         picked = outputs.gather(-2, choice[..., None].expand(*choice.shape, x.shape[-1]))
         return (weight[..., None] * picked).sum(-2)
+
+    def reads_normed(self):
+        """Whether F reads N(x) (pre placement, GTrXL) rather than x (post, ReZero)."""
+        return self.residual != "rezero" and (self.residual == "gtrxl" or self.placement == "pre")
 
     def sublayer(self, name, x, f, scale=1.0):
         """x + F(N(x)) (pre), N(x + F(x)) (post), x + α·F(x) (rezero), gate(x, F(N(x))) (gtrxl);
@@ -844,6 +913,45 @@ class HeadlightModel(nn.Module):
         out["internals"]["reconstruction_error"] = torch.stack(errors)
         return (x1 + x2) / 2
 
+    def funnel(self, x, ids, path, out):
+        """Funnel Transformer (Dai et al. 2020): the blocks of `funnel.blocks` layers; before
+        block b > 0 the sequence is mean-pooled by the stride (funnel_pooling), and that block's
+        first attention takes its queries and residual from the pooled rows and its keys and
+        values from the unpooled ones (normalised like the queries).  With more than one block,
+        the last block's rows are up-sampled by repetition (token t reads row ⌊t / s^(B−1)⌋) and
+        block 0's output is added (the paper's decoder residual, without decoder layers)."""
+        funnel = self.h["funnel"]
+        stride, blocks, T = funnel["stride"], funnel["blocks"], x.shape[-2]
+        layer, lengths, full = 0, [], None
+        for b, count in enumerate(blocks):
+            for i in range(count):
+                if b > 0 and i == 0:
+                    x = self.pooled_attention(self.layers[layer], x, stride, path, layer, out)
+                else:
+                    x = self.run_sublayer("a", layer, x, ids, path, layer, out)
+                x = self.run_sublayer("f", layer, x, ids, path, layer, out)
+                lengths.append(x.shape[-2])
+                layer += 1
+            if b == 0:
+                full = x
+        out["funnel_lengths"] = lengths
+        if len(blocks) == 1:
+            return x
+        rows = torch.div(torch.arange(T), stride ** (len(blocks) - 1), rounding_mode="floor")
+        return x[..., rows.to(x.device), :] + full
+
+    @staticmethod
+    def pooled_attention(block, x, stride, path, index, out):
+        """The first attention of a pooled block: the residual stream continues from P x."""
+        pooled = funnel_pooling(x.shape[-2], stride, x.dtype).to(x.device) @ x
+        source = block.attention_norm(x) if block.reads_normed() else x
+
+        def f(y):
+            a, probs = block.attention(y, path, index, source)
+            out["attentions"].append(probs)
+            return a
+        return block.sublayer("attention", pooled, f)
+
     def universal(self, h, ids, path, out):
         """Universal Transformer with ACT (Dehghani et al. 2019; Graves 2016), the tensor2tensor
         loop with a forced stop at the last step (docs/zoo-format.md)."""
@@ -878,15 +986,18 @@ class HeadlightModel(nn.Module):
 
     def forward(self, ids):
         """ids [T] or [B, T] -> {"logits", "last_hidden_state", "attentions" [L or steps] of
-        [B, H, T, T], "internals" {name: tensor}, "aux" {"ponder_cost", "load_balancing", "span"}};
+        [B, H, T, T] (funnel: [B, H, T_q, T_k], the pooled lengths), "internals" {name: tensor}, "aux" {"ponder_cost", "load_balancing", "span"}};
         the batch dimension is dropped again for 1-D ids."""
         single = ids.dim() == 1
         if single:
             ids = ids[None]
         x = self.embed(ids)
-        path = AttentionPath(self, ids.shape[-1], x.dtype, x.device)
+        funnel = "funnel" in self.h
+        path = FunnelPath() if funnel else AttentionPath(self, ids.shape[-1], x.dtype, x.device)
         out = {"attentions": [], "internals": {}, "aux": {}}
-        if self.steps:
+        if funnel:
+            x = self.funnel(x, ids, path, out)
+        elif self.steps:
             x = self.universal(x, ids, path, out)
         elif self.h["reversible"]:
             x = self.reversible(x, ids, path, out)
@@ -912,6 +1023,8 @@ class HeadlightModel(nn.Module):
             out["internals"] = {k: (v if k == "reconstruction_error" else strip(v))
                                 for k, v in out["internals"].items()}
         out["internals"].update(path.features)
+        if funnel:
+            out["internals"].update(funnel_internals(self.h["funnel"], ids.shape[-1], out.pop("funnel_lengths")))
         return out
 
     # ---- the format -----------------------------------------------------------------------
