@@ -240,6 +240,48 @@ void TransformerModel::project(const Linear& linear, const DeviceTensor& x, Devi
     backend_.linear(x, linear.weight, linear.bias.valid() ? &linear.bias : nullptr, out);
 }
 
+// q from `queries` [S, D]; k and v from `source` [K, D], split into heads.
+TransformerModel::CrossProjection TransformerModel::projectCross(const Layer& layer,
+                                                                 const DeviceTensor& queries,
+                                                                 const DeviceTensor& source) const {
+    const int64_t rows = queries.dim(0), keys = source.dim(0);
+    const int64_t heads = spec_.heads, kvHeads = spec_.kvHeads, d = spec_.headDim;
+    CrossProjection p{backend_.allocate({rows, heads * d}), backend_.allocate({kvHeads, keys, d}),
+                      backend_.allocate({kvHeads, keys, d})};
+    DeviceTensor k = backend_.allocate({keys, kvHeads * d});
+    DeviceTensor v = backend_.allocate({keys, kvHeads * d});
+    project(layer.query, queries, p.q);
+    project(layer.key, source, k);
+    project(layer.value, source, v);
+    backend_.splitHeads(k, int(kvHeads), p.kh);
+    backend_.splitHeads(v, int(kvHeads), p.vh);
+    return p;
+}
+
+// scale · q kᵀ per head: q [S, H·d], kh [Hkv, K, d] → [H, S, K].
+DeviceTensor TransformerModel::headScores(const DeviceTensor& q, const DeviceTensor& kh,
+                                          float scale) const {
+    const int64_t rows = q.dim(0), heads = spec_.heads;
+    DeviceTensor qh = backend_.allocate({heads, rows, spec_.headDim});
+    backend_.splitHeads(q, int(heads), qh);
+    DeviceTensor scores = backend_.allocate({heads, rows, kh.dim(1)});
+    backend_.matmul(qh, kh, true, scale, scores);
+    return scores;
+}
+
+// probabilities [H, S, K] · vh [Hkv, K, d], heads merged, output projection → [S, D].
+DeviceTensor TransformerModel::attendValues(const Layer& layer, const DeviceTensor& probabilities,
+                                            const DeviceTensor& vh) const {
+    const int64_t heads = probabilities.dim(0), rows = probabilities.dim(1), d = spec_.headDim;
+    DeviceTensor context = backend_.allocate({heads, rows, d});
+    backend_.matmul(probabilities, vh, false, 1.0f, context);
+    DeviceTensor merged = backend_.allocate({rows, heads * d});
+    backend_.mergeHeads(context, merged);
+    DeviceTensor out = backend_.allocate({rows, spec_.hidden});
+    project(layer.output, merged, out);
+    return out;
+}
+
 variants::AttentionShape TransformerModel::attentionShape(const ModelInput& input,
                                                           const variants::VariantSpec& variant) const {
     variants::AttentionShape shape;

@@ -140,6 +140,16 @@ private:
                                 PendingCapture& capture) const;
     variants::AttentionShape attentionShape(const ModelInput& input, const variants::VariantSpec& variant) const;
     void project(const Linear& linear, const DeviceTensor& x, DeviceTensor& out) const;
+    // Softmax attention whose queries and keys differ (the segment loop, the funnel's pooling).
+    struct CrossProjection {
+        DeviceTensor q;      // [S, H·d], not split: Transformer-XL adds u, v to it
+        DeviceTensor kh, vh; // [Hkv, K, d]
+    };
+    CrossProjection projectCross(const Layer& layer, const DeviceTensor& queries,
+                                 const DeviceTensor& source) const;
+    DeviceTensor headScores(const DeviceTensor& q, const DeviceTensor& kh, float scale) const;
+    DeviceTensor attendValues(const Layer& layer, const DeviceTensor& probabilities,
+                              const DeviceTensor& vh) const;
 
     // [SECTION] Transformer-XL segment recurrence (transformer_recurrence.cpp)
     DeviceTensor runSegments(DeviceTensor x, Pass& pass, std::vector<PendingCapture>& pending,

@@ -98,32 +98,14 @@ DeviceTensor TransformerModel::upsample(const DeviceTensor& x, const Tensor& mer
 DeviceTensor TransformerModel::attendPooled(const Layer& layer, const DeviceTensor& x,
                                             const DeviceTensor& source,
                                             PendingCapture& capture) const {
-    const int64_t rows = x.dim(0), keys = source.dim(0);
-    const int64_t heads = spec_.heads, kvHeads = spec_.kvHeads, d = spec_.headDim;
-    const float scale = spec_.scaleAttnWeights ? 1.0f / std::sqrt(float(d)) : 1.0f;
-    DeviceTensor q = backend_.allocate({rows, heads * d});
-    DeviceTensor k = backend_.allocate({keys, kvHeads * d}),
-                 v = backend_.allocate({keys, kvHeads * d});
-    project(layer.query, x, q);
-    project(layer.key, source, k);
-    project(layer.value, source, v);
-    DeviceTensor qh = backend_.allocate({heads, rows, d});
-    DeviceTensor kh = backend_.allocate({kvHeads, keys, d}),
-                 vh = backend_.allocate({kvHeads, keys, d});
-    backend_.splitHeads(q, int(heads), qh);
-    backend_.splitHeads(k, int(kvHeads), kh);
-    backend_.splitHeads(v, int(kvHeads), vh);
-    DeviceTensor scores = backend_.allocate({heads, rows, keys});
-    backend_.matmul(qh, kh, true, scale, scores);
+    const float scale = spec_.scaleAttnWeights ? 1.0f / std::sqrt(float(spec_.headDim)) : 1.0f;
+    const CrossProjection p = projectCross(layer, x, source);
+    const DeviceTensor scores = headScores(p.q, p.kh, scale);
+    const int64_t heads = scores.dim(0), rows = scores.dim(1), keys = scores.dim(2);
     DeviceTensor probabilities = backend_.allocate({heads, rows, keys});
     DeviceTensor flat = probabilities.reshaped({heads * rows, keys});
     backend_.softmax(scores.reshaped({heads * rows, keys}), nullptr, flat);
-    DeviceTensor context = backend_.allocate({heads, rows, d});
-    backend_.matmul(probabilities, vh, false, 1.0f, context);
-    DeviceTensor merged = backend_.allocate({rows, heads * d});
-    backend_.mergeHeads(context, merged);
-    DeviceTensor out = backend_.allocate({rows, spec_.hidden});
-    project(layer.output, merged, out);
+    const DeviceTensor out = attendValues(layer, probabilities, p.vh);
     if (capture.wantScores) capture.scores = scores;
     if (capture.wantProbabilities) capture.probabilities = probabilities;
     return out;

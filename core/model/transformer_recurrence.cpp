@@ -66,44 +66,27 @@ DeviceTensor TransformerModel::attendRecurrent(const Layer& layer, int index, co
     SegmentMemory& memory = state.memories[std::size_t(index)];
     const DeviceTensor extended = stackRows({memory.compressed, memory.recent, x});
     const int64_t rows = x.dim(0), keys = extended.dim(0), front = rowsOf(memory.compressed);
-    const int64_t heads = spec_.heads, kvHeads = spec_.kvHeads, d = spec_.headDim;
-    const float scale = spec_.scaleAttnWeights ? 1.0f / std::sqrt(float(d)) : 1.0f;
+    const int64_t heads = spec_.heads;
+    const float scale = spec_.scaleAttnWeights ? 1.0f / std::sqrt(float(spec_.headDim)) : 1.0f;
     const bool relative = pass.variant.position == variants::PositionKind::Xl;
 
-    DeviceTensor q = backend_.allocate({rows, heads * d});
-    DeviceTensor k = backend_.allocate({keys, kvHeads * d}),
-                 v = backend_.allocate({keys, kvHeads * d});
-    project(layer.query, x, q);
-    project(layer.key, extended, k);
-    project(layer.value, extended, v);
-    DeviceTensor content = q;
+    const CrossProjection p = projectCross(layer, x, extended);
+    DeviceTensor content = p.q;
     if (relative) {
-        content = backend_.allocate(q.shape());
-        backend_.add(q, layer.relativeU, content);
+        content = backend_.allocate(p.q.shape());
+        backend_.add(p.q, layer.relativeU, content);
     }
-    DeviceTensor qh = backend_.allocate({heads, rows, d});
-    DeviceTensor kh = backend_.allocate({kvHeads, keys, d}),
-                 vh = backend_.allocate({kvHeads, keys, d});
-    backend_.splitHeads(content, int(heads), qh);
-    backend_.splitHeads(k, int(kvHeads), kh);
-    backend_.splitHeads(v, int(kvHeads), vh);
-    DeviceTensor scores = backend_.allocate({heads, rows, keys});
-    backend_.matmul(qh, kh, true, scale, scores);
+    DeviceTensor scores = headScores(content, p.kh, scale);
     DeviceTensor flatScores = scores.reshaped({heads * rows, keys});
     if (relative)
         backend_.binary(flatScores,
-                        relativeScores(layer, q, keys, scale).reshaped({heads * rows, keys}),
+                        relativeScores(layer, p.q, keys, scale).reshaped({heads * rows, keys}),
                         BinaryOp::Add, flatScores);
     const DeviceTensor mask = backend_.upload(segmentMask(state, pass.input, rows, front, keys));
     DeviceTensor probabilities = backend_.allocate({heads, rows, keys});
     DeviceTensor flatProbabilities = probabilities.reshaped({heads * rows, keys});
     backend_.softmax(flatScores, &mask, flatProbabilities);
-    DeviceTensor context = backend_.allocate({heads, rows, d});
-    backend_.matmul(probabilities, vh, false, 1.0f, context);
-    DeviceTensor merged = backend_.allocate({rows, heads * d});
-    backend_.mergeHeads(context, merged);
-    DeviceTensor out = backend_.allocate({rows, spec_.hidden});
-    project(layer.output, merged, out);
+    const DeviceTensor out = attendValues(layer, probabilities, p.vh);
     recordSegment(state, front, scores, probabilities, pass.wants.internals, capture);
     if (!state.last) remember(memory, x, state.shape);
     return out;
