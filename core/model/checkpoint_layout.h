@@ -54,6 +54,7 @@ struct HostLayer {
     HostGate gateAttention, gateFfn;             // GTrXL
     HostLinear relative;                         // Transformer-XL W_R [D, D], no bias
     Tensor relativeU, relativeV;                 // Transformer-XL u, v [D]
+    Tensor linformerE, linformerF;               // Linformer's learned E, F [k, P]
 };
 
 struct HostWeights {

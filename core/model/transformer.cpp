@@ -106,6 +106,8 @@ TransformerModel::Layer TransformerModel::upload(const HostLayer& host) const {
                                                   {t.values().begin(), t.values().end()}));
     };
     layer.relativeU = row(host.relativeU);
+    layer.linformerE = host.linformerE;
+    layer.linformerF = host.linformerF;
     layer.relativeV = row(host.relativeV);
     layer.gateAttention = upload(host.gateAttention);
     layer.gateFfn = upload(host.gateFfn);
@@ -186,6 +188,21 @@ void TransformerModel::validate(const ModelInput& input, const variants::Variant
             throw ModelError("the sequence has " + std::to_string(tokens) + " tokens but the model takes at most " +
                              std::to_string(limit) + "; shorten the text");
     }
+    validateLearnedProjections(int64_t(tokens), variant);
+}
+
+// Linformer's learned E, F [k, P] fix both k and the longest input P.
+void TransformerModel::validateLearnedProjections(int64_t tokens, const variants::VariantSpec& variant) const {
+    if (variant.kernel != variants::AttentionKernel::Linformer || layers_.empty() || layers_[0].linformerE.empty())
+        return;
+    const Tensor& e = layers_[0].linformerE;
+    if (variant.projected != e.dim(0))
+        throw variants::VariantError("this checkpoint's Linformer projects keys and values to k = " +
+                                     std::to_string(e.dim(0)) + " rows with learned E, F; set k to " +
+                                     std::to_string(e.dim(0)) + " or choose another kernel");
+    if (tokens > e.dim(1))
+        throw ModelError("the sequence has " + std::to_string(tokens) + " tokens but Linformer's learned "
+                         "projections cover at most " + std::to_string(e.dim(1)) + "; shorten the text");
 }
 
 Tensor TransformerModel::positionTable() const {
@@ -317,7 +334,7 @@ DeviceTensor TransformerModel::attend(const Layer& layer, int index, const Devic
         backend_.rope(k, spec_.kvHeads, spec_.headDim, pass.positions, spec_.ropeTheta);
     }
     DeviceTensor context = pass.variant.needsComposedPath()
-                               ? attendComposed(index, q, k, v, pass, capture)
+                               ? attendComposed(layer, index, q, k, v, pass, capture)
                                : backend_.allocate({tokens, heads * d});
     if (!pass.variant.needsComposedPath()) {
         AttentionParams params;
@@ -342,11 +359,15 @@ DeviceTensor TransformerModel::attend(const Layer& layer, int index, const Devic
 }
 
 // The composed path: heads split to [H, T, d], attention by the variant, heads merged back.
-DeviceTensor TransformerModel::attendComposed(int index, DeviceTensor q, DeviceTensor k, DeviceTensor v, Pass& pass,
+DeviceTensor TransformerModel::attendComposed(const Layer& layer, int index, DeviceTensor q, DeviceTensor k, DeviceTensor v, Pass& pass,
                                               PendingCapture& capture) const {
     const int64_t tokens = q.dim(0), d = spec_.headDim;
     variants::LayerAttention attention;
     attention.layer = index;
+    if (!layer.linformerE.empty()) {
+        attention.keyProjection = &layer.linformerE;
+        attention.valueProjection = &layer.linformerF;
+    }
     attention.scale = spec_.scaleAttnWeights ? 1.0f / std::sqrt(float(d)) : 1.0f;
     attention.q = backend_.allocate({spec_.heads, tokens, d});
     attention.k = backend_.allocate({spec_.kvHeads, tokens, d});

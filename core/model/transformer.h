@@ -77,6 +77,7 @@ private:
         Linear query, key, value, output;
         Linear relative;                   // Transformer-XL W_R (zoo, xl positions)
         DeviceTensor relativeU, relativeV; // Transformer-XL u, v as [1, D]
+        Tensor linformerE, linformerF;     // Linformer E, F [k, P], on the host: sliced per input
         Norm attentionNorm, ffnNorm, ffnPreNorm;
         Ffn ffn, ffnPre;
         std::vector<Ffn> experts;
@@ -136,7 +137,8 @@ private:
     DeviceTensor embed(const Pass& pass) const;
     DeviceTensor attend(const Layer& layer, int index, const DeviceTensor& x, Pass& pass,
                         PendingCapture& capture) const;
-    DeviceTensor attendComposed(int index, DeviceTensor q, DeviceTensor k, DeviceTensor v, Pass& pass,
+    void validateLearnedProjections(int64_t tokens, const variants::VariantSpec& variant) const;
+    DeviceTensor attendComposed(const Layer& layer, int index, DeviceTensor q, DeviceTensor k, DeviceTensor v, Pass& pass,
                                 PendingCapture& capture) const;
     variants::AttentionShape attentionShape(const ModelInput& input, const variants::VariantSpec& variant) const;
     void project(const Linear& linear, const DeviceTensor& x, DeviceTensor& out) const;

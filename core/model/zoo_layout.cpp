@@ -86,6 +86,10 @@ HostLayer readLayer(const WeightReader& r, int index, const ModelSpec& s) {
         layer.relativeU = r.get(l + "attention.u", {d});
         layer.relativeV = r.get(l + "attention.v", {d});
     }
+    if (s.zoo.kernel == variants::AttentionKernel::Linformer) {
+        layer.linformerE = r.get(l + "attention.linformer_e", {s.zoo.projected, s.maxPositions});
+        layer.linformerF = r.get(l + "attention.linformer_f", {s.zoo.projected, s.maxPositions});
+    }
     if (block.residual == BlockSpec::Residual::Gtrxl) {
         layer.gateAttention = gate(r, l + "gate_attention", d);
         layer.gateFfn = gate(r, l + "gate_ffn", d);

@@ -22,6 +22,8 @@ struct LayerAttention {
     DeviceTensor q, k, v;
     int layer = 0;
     float scale = 1.0f;
+    const Tensor* keyProjection = nullptr;   // Linformer's learned E [k, P] (zoo), else pooling
+    const Tensor* valueProjection = nullptr; // Linformer's learned F [k, P]
 };
 
 // What the attention of one layer passes on to the next within a forward pass.

@@ -2,7 +2,9 @@
 // sequence by a fixed projection P [k, T] and every query attends to the k pooled slots,
 //   context = softmax(scale · Q (P K)ᵀ) (P V),   O(T·k·d), no T × T matrix.
 //
-//   Linformer (Wang et al. 2020a) without trained E, F: E = F = P, the mean over k contiguous
+//   Linformer (Wang et al. 2020a) with a zoo checkpoint's learned E, F [k, P] per layer: their
+//       first T columns, those of padding zeroed; context = softmax(scale · Q (E K)ᵀ) (F V).
+//   Linformer without trained E, F: E = F = P, the mean over k contiguous
 //       segments (segment s holds tokens ⌊s·n/k⌋ … ⌊(s+1)·n/k⌋ − 1, so uneven n is spread evenly),
 //       k = min(projected, n); the pooling projection of the Linformer paper.
 //   MemoryCompressed (Liu et al. 2018) with mean pooling in place of the learned strided
@@ -14,9 +16,10 @@
 // Both pool over the whole sequence, so encoders only (variants/applicability.cpp refuses causal
 // models). No random numbers.
 //
-// Outputs: probabilities = the equivalent T × T map A·P (rows sum to 1 over valid keys); no
-// scores (the logits are T × k). Internals: "projection" [k, T] and "compressed_probabilities"
-// [H, T, k].
+// Outputs: probabilities = the equivalent T × T map A·F, the weight of each value token (with
+// pooling, F = P and rows sum to 1 over valid keys; learned F mixes values freely, so its rows
+// need not be positive nor sum to 1); no scores (the logits are T × k). Internals: "projection"
+// E [k, T], "value_projection" F [k, T] (learned only) and "compressed_probabilities" [H, T, k].
 #include "variants/composed_attention.h"
 
 #include <vector>
@@ -65,6 +68,19 @@ Tensor poolingProjection(const VariantSpec& spec, const AttentionShape& shape) {
     return projection;
 }
 
+// A learned E or F [k, P] → its first T columns, zero on padding (a padded key fills no slot).
+// validateLearnedProjections (model/transformer.cpp) has checked T ≤ P.
+Tensor learnedProjection(const Tensor& full, const AttentionShape& shape) {
+    const int64_t slots = full.dim(0), positions = full.dim(1), tokens = shape.tokens;
+    Tensor cut({slots, tokens}, 0.0f);
+    for (int64_t t = 0; t < tokens; ++t) {
+        if (!shape.keyValid.empty() && !shape.keyValid[std::size_t(t)]) continue;
+        for (int64_t s = 0; s < slots; ++s)
+            cut.values()[std::size_t(s * tokens + t)] = full.values()[std::size_t(s * positions + t)];
+    }
+    return cut;
+}
+
 // P repeated once per key/value head, so one batched matmul pools every head.
 Tensor perHead(const Tensor& projection, int64_t heads) {
     Tensor repeated({heads, projection.dim(0), projection.dim(1)});
@@ -84,25 +100,33 @@ DeviceTensor pooled(Backend& backend, const DeviceTensor& projections, const Dev
 AttentionOutputs compressedAttention(Backend& backend, const LayerAttention& layer,
                                      const VariantSpec& spec, const AttentionPlan& plan,
                                      const AttentionWants& wants) {
-    const Tensor projection = poolingProjection(spec, plan.shape);
+    const bool learned = layer.keyProjection != nullptr;
+    const Tensor projection = learned ? learnedProjection(*layer.keyProjection, plan.shape)
+                                      : poolingProjection(spec, plan.shape);
+    const Tensor valueProjection =
+        learned ? learnedProjection(*layer.valueProjection, plan.shape) : projection;
     const int64_t heads = layer.q.dim(0), tokens = layer.q.dim(1), slots = projection.dim(0);
-    const DeviceTensor projections = backend.upload(perHead(projection, layer.k.dim(0)));
-    const DeviceTensor keys = pooled(backend, projections, layer.k),
-                       values = pooled(backend, projections, layer.v);
+    const DeviceTensor keys =
+        pooled(backend, backend.upload(perHead(projection, layer.k.dim(0))), layer.k);
+    const DeviceTensor values =
+        pooled(backend, backend.upload(perHead(valueProjection, layer.v.dim(0))), layer.v);
     DeviceTensor weights = backend.allocate({heads, tokens, slots});
     backend.matmul(layer.q, keys, true, layer.scale, weights);
     backend.softmax(weights, nullptr, weights);
     AttentionOutputs out;
     out.context = backend.allocate({heads, tokens, layer.v.dim(2)});
     backend.matmul(weights, values, false, 1.0f, out.context);
-    const DeviceTensor deviceProjection =
-        wants.probabilities || wants.internals ? backend.upload(projection) : DeviceTensor();
+    const bool wantsMaps = wants.probabilities || wants.internals;
+    const DeviceTensor deviceProjection = wantsMaps ? backend.upload(projection) : DeviceTensor();
+    const DeviceTensor deviceValueProjection =
+        wantsMaps && learned ? backend.upload(valueProjection) : deviceProjection;
     if (wants.probabilities) {
         out.probabilities = backend.allocate({heads, tokens, tokens});
-        backend.matmul(weights, deviceProjection, false, 1.0f, out.probabilities);
+        backend.matmul(weights, deviceValueProjection, false, 1.0f, out.probabilities);
     }
     if (wants.internals) {
         out.internals["projection"] = deviceProjection;
+        if (learned) out.internals["value_projection"] = deviceValueProjection;
         out.internals["compressed_probabilities"] = weights;
     }
     return out;

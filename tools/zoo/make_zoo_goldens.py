@@ -109,6 +109,8 @@ def cases():
         ("funnel_encoder_2x2", False, 4, 12, {"funnel": {"blocks": [2, 2]}}),
         ("funnel_pre_sinusoidal_3_blocks", False, 4, 11,
          {"position": "sinusoidal", "norm": pre, "funnel": {"blocks": [1, 2, 1], "stride": 2}}),
+        # Linformer's learned E, F [5, P], cut to T < P columns
+        ("linformer_learned_encoder", False, 2, 11, {"attention": {"kernel": "linformer", "projected": 5}}),
     ]
 
 
@@ -150,6 +152,8 @@ def randomize(model, seed, act_bias=0.0):
                 value = n(p.shape)
             elif name.startswith("embeddings"):
                 value = 0.5 * n(p.shape)
+            elif "linformer" in name:
+                value = n(p.shape) / math.sqrt(P)
             elif name.endswith("router.weight"):
                 value = 3.0 * n(p.shape) / math.sqrt(D)
             elif leaf[-1] == "weight":

@@ -18,7 +18,8 @@ the softmax path in the documented order: `prior` (residual, residual_mean, shar
 span; z learnable, written back to config.json), `talking_heads` (the mixes learnable, written
 back likewise), `drop_ffn`.  Besides softmax, two `attention.kernel`s train, ported from the
 engine's (core/variants/linearized_attention.cpp, lsh_attention.cpp) with the same random numbers
-(SplitMix64 streams of `seed`): `favor` (Performer) and `lsh` (Reformer).  Other kernels,
+(SplitMix64 streams of `seed`): `favor` (Performer) and `lsh` (Reformer); and `linformer`
+(encoders) with learned projections E, F per layer (compressed_attention.cpp).  Other kernels,
 `early_exit` and key padding are refused.
 """
 import functools
@@ -54,9 +55,9 @@ VARIANT_KEYS = {"attention", "seed", "mask", "prior", "span", "talking_heads", "
 FUNNEL_DEFAULTS = {"blocks": [], "stride": 2}  # the optional `funnel` key (no default block list)
 GLU_FAMILY = ("glu", "geglu", "swiglu", "reglu")
 # Attention kernels that train, and the engine's defaults of their options (variant_spec.h).
-TRAINED_KERNELS = ("softmax", "favor", "lsh")
+TRAINED_KERNELS = ("softmax", "favor", "lsh", "linformer")
 KERNEL_DEFAULTS = {"features": 64, "orthogonal": True,
-                   "buckets": 8, "rounds": 1, "chunk": 32, "shared_qk": True}
+                   "buckets": 8, "rounds": 1, "chunk": 32, "shared_qk": True, "projected": 32}
 # Tensors that live in config.json (variant spec values), not in model.safetensors.
 CONFIG_PARAMETERS = ("span_z", "talking_heads_logits", "talking_heads_weights")
 
@@ -86,6 +87,9 @@ def resolve(config):
                 h["position"] in ("alibi", "t5"):
             raise ValueError(f"headlight: the '{kernel}' kernel takes no mask, prior, span, talking "
                              "heads, ALiBi or T5 bias")
+    if kernel == "linformer" and config.get("is_decoder", False):
+        raise ValueError("headlight: Linformer projects keys and values along the whole sequence, so "
+                         "a query would see the future; it needs an encoder (no is_decoder)")
     if h["reversible"] and (h["norm"]["placement"] != "pre" or h["order"]["kind"] != "standard"
                             or h["norm"]["residual"] != "plain"):
         raise ValueError("reversible needs pre placement, plain residuals and the standard order")
@@ -537,8 +541,22 @@ class AttentionPath:
             self.stream = scores
         return scores
 
-    def probabilities(self, index, q, k):
-        """q, k [B, H, T, d] -> A [B, H, T, T] for attention sub-layer `index`."""
+    def linformer(self, index, q, k, scale, E, F):
+        """Linformer (Wang et al. 2020a): A = softmax(scale·Q (E_T K)ᵀ) [B, H, T, k] over k slots,
+        each a learned mix of the T keys (E_T = E[:, :T], the columns of the positions present);
+        out = A (F_T V), returned as the token-level map A·F_T [B, H, T, T] (its rows need not be
+        positive nor sum to 1: F mixes values freely)."""
+        T = k.shape[-2]
+        E, F = E[:, :T], F[:, :T]
+        weights = torch.softmax(q @ (E @ k).transpose(-1, -2) * scale, -1)
+        self.internals[f"layer{index}.compressed_probabilities"] = weights
+        self.features[f"layer{index}.projection"] = E.detach()
+        self.features[f"layer{index}.value_projection"] = F.detach()
+        return weights @ F
+
+    def probabilities(self, index, q, k, *projections):
+        """q, k [B, H, T, d] -> A [B, H, T, T] for attention sub-layer `index` (`projections`:
+        Linformer's E, F)."""
         every = self.prior["every"]
         if self.prior["kind"] == "share" and index % every != 0:
             return self.shared[index - index % every]  # Lazyformer (Ying et al. 2021)
@@ -551,6 +569,8 @@ class AttentionPath:
                                bool(self.kernel["orthogonal"]))
             self.features[f"layer{index}.features"] = w.to(q.dtype)
             return favor_probabilities(q, k, w.to(q.dtype).to(q.device), scale, self.causal)
+        if kernel == "linformer":
+            return self.linformer(index, q, k, scale, *projections)
         if kernel == "lsh":
             rotations = lsh_rotations(self.seed, index, q.shape[-1], self.kernel["buckets"],
                                       self.kernel["rounds"])
@@ -606,12 +626,17 @@ class Attention(nn.Module):
     """Multi-head self-attention, out = W_o concat_h(A_h V_h) (Vaswani et al. 2017); keys and
     values come from `source` when given (Funnel's pooled queries over the unpooled rows)."""
 
-    def __init__(self, D, H, relative=False):
+    def __init__(self, D, H, relative=False, compressed=None):
         super().__init__()
         self.H = H
         self.query, self.key, self.value, self.output = (nn.Linear(D, D) for _ in range(4))
         if relative:  # Transformer-XL's W_R, u, v (transformer_xl.py)
             XL.relative_parameters(self, D)
+        self.projections = ()
+        if compressed:  # Linformer's E, F [k, P]: N(0, 1/P), so E_T K keeps the keys' scale at T = P
+            k, P = compressed
+            self.linformer_e, self.linformer_f = (nn.Parameter(torch.randn(k, P) / math.sqrt(P)) for _ in range(2))
+            self.projections = (self.linformer_e, self.linformer_f)
 
     def heads(self, t):  # [.., T, H·d] -> [.., H, T, d]
         return t.reshape(*t.shape[:-1], self.H, -1).transpose(-3, -2)
@@ -622,7 +647,8 @@ class Attention(nn.Module):
             probs, v = self.segment_probabilities(x, path, index)
         else:
             v = x if source is None else source
-            probs = path.probabilities(index, self.heads(self.query(x)), self.heads(self.key(v)))
+            probs = path.probabilities(index, self.heads(self.query(x)), self.heads(self.key(v)),
+                                       *self.projections)
         context = (probs @ self.heads(self.value(v))).transpose(1, 2).reshape(B, T, D)
         return self.output(context), probs
 
@@ -677,7 +703,11 @@ class Layer(nn.Module):
         self.residual, self.placement = h["norm"]["residual"], h["norm"]["placement"]
         self.ffn_config = h["ffn"]
         names = ["attention", "ffn"] + (["ffn_pre"] if h["order"]["kind"] == "macaron" else [])
-        self.attention = Attention(D, H, h["position"] == "xl")
+        attention = dict(KERNEL_DEFAULTS, **h.get("attention", {"kernel": "softmax"}))
+        compressed = None
+        if attention["kernel"] == "linformer":
+            compressed = (attention["projected"], config["max_position_embeddings"])
+        self.attention = Attention(D, H, h["position"] == "xl", compressed)
         E = h["ffn"]["experts"]
         if E:
             self.experts = nn.ModuleList(FeedForward(D, I, h["ffn"]["activation"]) for _ in range(E))
@@ -804,7 +834,7 @@ class HeadlightModel(nn.Module):
 
     def reset_parameters(self, std=0.02):
         """Training initialisation: N(0, std) matrices, zero biases (GPT-2 / BERT); the norms,
-        ReZero's α = 0 and GTrXL's b_g = 2 keep their constructors' values."""
+        ReZero's α = 0, GTrXL's b_g = 2 and Linformer's E, F keep their constructors' values."""
         for name, module in self.named_modules():
             if isinstance(module, (nn.Linear, nn.Embedding)):
                 nn.init.normal_(module.weight, 0.0, std)
@@ -1094,6 +1124,8 @@ def expected_tensor_names(config):
         names += [f"{p}attention.{m}.{q}" for m in ("query", "key", "value", "output") for q in ("weight", "bias")]
         if h["position"] == "xl":
             names += [f"{p}attention.relative.weight", f"{p}attention.u", f"{p}attention.v"]
+        if h.get("attention", {}).get("kernel") == "linformer":
+            names += [f"{p}attention.linformer_e", f"{p}attention.linformer_f"]
         E = h["ffn"]["experts"]
         if E:
             for e in range(E):
