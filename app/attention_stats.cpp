@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace headlight::app {
 namespace {
@@ -13,6 +14,25 @@ constexpr int64_t kGridPoints = 128;
 
 ViolinSet violinsOf(const Tensor& perToken, const analysis::TokenMask& valid, float high) {
     return violinSet(analysis::collectHeadValues(perToken, valid), high);
+}
+
+// Why: a learned Linformer's map A·F (and Nyström's) weighs value tokens with signs, and its rows
+// need not sum to 1; entropy, JSD and rollout need distributions, so for such a map they read each
+// row's shares |w_ij| / Σ_j |w_ij| (an all-zero row stays zero). Empty for a map without signs.
+std::optional<Tensor> signedShares(const Tensor& attention) {
+    const auto values = attention.values();
+    if (std::none_of(values.begin(), values.end(), [](float w) { return w < 0.0f; }))
+        return std::nullopt;
+    Tensor shares = attention;
+    const int64_t keys = attention.dim(int(attention.rank()) - 1);
+    for (float* row = shares.data(); row < shares.data() + shares.size(); row += keys) {
+        double sum = 0.0;
+        for (int64_t j = 0; j < keys; ++j)
+            sum += std::abs(row[j]);
+        for (int64_t j = 0; j < keys; ++j)
+            row[j] = sum > 0.0 ? float(std::abs(row[j]) / sum) : 0.0f;
+    }
+    return shares;
 }
 
 float largest(const Tensor& t) {
@@ -29,8 +49,10 @@ ViolinSet violinSet(const analysis::HeadValues& values, float high) {
     return set;
 }
 
-AttentionStats analyseAttention(const Tensor& attention, const analysis::TokenMask& valid) {
+AttentionStats analyseAttention(const Tensor& weights, const analysis::TokenMask& valid) {
     AttentionStats stats;
+    const std::optional<Tensor> shares = signedShares(weights);
+    const Tensor& attention = shares ? *shares : weights;
     const auto realTokens = double(analysis::validPositions(valid).size());
     const Tensor entropy = analysis::attentionEntropy(attention, valid);
     // Why ln T: no row over T keys can be more uncertain than uniform, so the axis fits any head.
@@ -41,10 +63,12 @@ AttentionStats analyseAttention(const Tensor& attention, const analysis::TokenMa
     return stats;
 }
 
-const CostlyStats& AttentionStats::costly(const Tensor& attention,
+const CostlyStats& AttentionStats::costly(const Tensor& weights,
                                           const analysis::TokenMask& valid) const {
     if (!costly_) {
         auto computed = std::make_shared<CostlyStats>();
+        const std::optional<Tensor> shares = signedShares(weights);
+        const Tensor& attention = shares ? *shares : weights;
         computed->headJsd = analysis::headJsdMatrix(attention, valid);
         computed->leafOrder = analysis::averageLinkage(computed->headJsd).leafOrder;
         computed->rollout = analysis::attentionRollout(attention, valid);

@@ -53,5 +53,7 @@ struct CorpusStats {
 ViolinSet violinSet(const analysis::HeadValues& values, float high);
 
 // [L, H, T, T] attention, [T] mask -> the violins (the costly part waits for its views). T ≥ 1.
+// A map with negative weights (learned Linformer's A·F, Nyström) is read as each row's shares
+// |w_ij| / Σ_j |w_ij|, here and in `costly`.
 AttentionStats analyseAttention(const Tensor& attention, const analysis::TokenMask& valid);
 } // namespace headlight::app

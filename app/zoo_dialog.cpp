@@ -15,12 +15,17 @@
 namespace headlight::app {
 namespace {
 
-// "2.548 nats/byte, next-byte acc. 0.271" (English) or "acc. 0.343, exact 0.002" (a task).
+// "2.548 nats/byte, next-byte acc. 0.271" (English), "1.9 nats/masked byte, masked-byte acc.
+// 0.45" (masked English, the encoders) or "acc. 0.343, exact 0.002" (a task).
 QString resultText(const QJsonObject& r, const QString& task) {
-    if (task == QLatin1String("english"))
-        return QStringLiteral("%1 nats/byte, next-byte acc. %2")
+    if (task == QLatin1String("english") || task == QLatin1String("masked_english")) {
+        const bool masked = task == QLatin1String("masked_english");
+        return QStringLiteral("%1 nats/%2byte, %3-byte acc. %4")
             .arg(r["heldout_loss"].toDouble(), 0, 'f', 3)
+            .arg(masked ? QStringLiteral("masked ") : QString())
+            .arg(masked ? QStringLiteral("masked") : QStringLiteral("next"))
             .arg(r["heldout_accuracy"].toDouble(), 0, 'f', 3);
+    }
     QString text = QStringLiteral("acc. %1, exact %2")
                        .arg(r["accuracy"].toDouble(), 0, 'f', 3)
                        .arg(r["exact"].toDouble(), 0, 'f', 3);
