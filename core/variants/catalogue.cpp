@@ -48,7 +48,7 @@ const std::vector<CatalogueEntry>& catalogue() {
          "Katharopoulos et al. 2020", N::Toggle},
         {5, "query prototyping", "Informer ProbSparse attention", R"({"attention": {"kernel": "probsparse"}})",
          "factor = 5 (u = factor·ln T active queries)", "Zhou et al. 2021", N::Approximate},
-        {6, "memory compression", "Linformer (pooling projections)", R"({"attention": {"kernel": "linformer"}})",
+        {6, "memory compression", "Linformer (pooling, or a zoo checkpoint's learned E, F)", R"({"attention": {"kernel": "linformer"}})",
          "projected = 32 (k)", "Wang et al. 2020a", N::Approximate},
         {6, "memory compression", "Memory-compressed attention", R"({"attention": {"kernel": "memory_compressed"}})",
          "projected = 32 (pooling stride)", "Liu et al. 2018", N::Approximate},

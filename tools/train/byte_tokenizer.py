@@ -1,4 +1,5 @@
-"""The zoo's byte-level tokenizer: one token per UTF-8 byte (ids 0–255) and four specials.
+"""The zoo's byte-level tokenizer: one token per UTF-8 byte (ids 0–255) and four specials, plus
+[MASK] (id 260) for the masked-byte encoders.
 
 Written as a Hugging Face tokenizer.json that Headlight's C++ tokenizer loads: a BPE model with
 no merges over GPT-2's byte-to-unicode alphabet (so every byte is one vocabulary entry and the
@@ -12,6 +13,10 @@ import re
 SPECIALS = ["[PAD]", "[BOS]", "[EOS]", "[SEP]"]
 VOCAB_SIZE = 256 + len(SPECIALS)
 PAD, BOS, EOS, SEP = range(256, VOCAB_SIZE)
+# Why a fifth special only for masked-byte encoders: the causal models' vocabulary stays 260.
+MASKED_SPECIALS = SPECIALS + ["[MASK]"]
+MASKED_VOCAB_SIZE = VOCAB_SIZE + 1
+MASK = VOCAB_SIZE
 
 
 def bytes_to_unicode():
@@ -29,11 +34,12 @@ def bytes_to_unicode():
     return dict(zip(bs, (chr(c) for c in cs)))
 
 
-def encode(text):
+def encode(text, masked=False):
     """The ids the C++ tokenizer gives: specials written in the text are matched as tokens."""
+    specials = MASKED_SPECIALS if masked else SPECIALS
     ids = []
-    for part in re.split("(" + "|".join(re.escape(s) for s in SPECIALS) + ")", text):
-        ids += [256 + SPECIALS.index(part)] if part in SPECIALS else list(part.encode("utf-8"))
+    for part in re.split("(" + "|".join(re.escape(s) for s in specials) + ")", text):
+        ids += [256 + specials.index(part)] if part in specials else list(part.encode("utf-8"))
     return ids
 
 
@@ -41,11 +47,12 @@ def decode(ids):
     return bytes(i for i in ids if i < 256).decode("utf-8", errors="replace")
 
 
-def tokenizer_json():
+def tokenizer_json(masked=False):
     alphabet = bytes_to_unicode()
     vocab = {alphabet[b]: b for b in range(256)}
+    specials = MASKED_SPECIALS if masked else SPECIALS
     added = [{"id": 256 + i, "content": s, "single_word": False, "lstrip": False, "rstrip": False,
-              "normalized": False, "special": True} for i, s in enumerate(SPECIALS)]
+              "normalized": False, "special": True} for i, s in enumerate(specials)]
     return {
         "version": "1.0", "truncation": None, "padding": None, "added_tokens": added,
         "normalizer": None,
@@ -60,12 +67,14 @@ def tokenizer_json():
     }
 
 
-def write(folder):
+def write(folder, masked=False):
     with open(os.path.join(folder, "tokenizer.json"), "w", newline="\n") as f:
-        json.dump(tokenizer_json(), f, ensure_ascii=False, separators=(",", ":"))
+        json.dump(tokenizer_json(masked), f, ensure_ascii=False, separators=(",", ":"))
         f.write("\n")
     config = {"tokenizer_class": "PreTrainedTokenizerFast", "bos_token": "[BOS]", "eos_token": "[EOS]",
               "pad_token": "[PAD]", "sep_token": "[SEP]", "model_max_length": 1024}
+    if masked:
+        config["mask_token"] = "[MASK]"
     with open(os.path.join(folder, "tokenizer_config.json"), "w", newline="\n") as f:
         json.dump(config, f, indent=2)
         f.write("\n")

@@ -69,6 +69,35 @@ class English:
         return x, torch.ones(count, T - 1, dtype=torch.bool)
 
 
+class MaskedEnglish(English):
+    """Masked-byte modelling for encoders (BERT's objective, Devlin et al. 2019, on bytes): a
+    fraction `rate` of each window's bytes is replaced by [MASK] and predicted from both sides.
+    Training windows have random lengths from `low` to T bytes, so that a model whose weights act
+    along the sequence (Linformer's E, F) learns every length a user may type; held-out windows are
+    T bytes with masks from a fixed seed.  A batch is (ids with [MASK], scored positions, targets)."""
+
+    masked = True
+
+    def __init__(self, T, low, rate):
+        super().__init__(T)
+        self.low, self.rate = low, rate
+
+    def corrupt(self, rng, x):
+        mask = torch.tensor(rng.random_sample(tuple(x.shape)) < self.rate)
+        mask[:, 0] |= ~mask.any(-1)  # every window scores at least one byte
+        return x.masked_fill(mask, B.MASK), mask, x
+
+    def batch(self, rng, size):
+        T = rng.randint(self.low, self.T + 1)
+        starts = rng.randint(0, len(self.train) - T, size)
+        x = torch.tensor(np.stack([self.train[s:s + T] for s in starts]).astype(np.int64))
+        return self.corrupt(rng, x)
+
+    def held_out(self, count=128, T=None):
+        x, _ = super().held_out(count, T)
+        return self.corrupt(np.random.RandomState(4321), x)
+
+
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 

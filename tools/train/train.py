@@ -1,7 +1,8 @@
 """Training and evaluation of one zoo model (tools/zoo/model.py's HeadlightModel, float32).
 
 AdamW, linear warm-up then cosine decay to a tenth, gradient clipping at 1; the loss is the
-cross-entropy of the scored next-byte predictions plus ACT's ponder cost and the MoE
+cross-entropy of the scored next-byte predictions (of the masked bytes, for a masked-byte
+dataset, whose batches carry their targets) plus ACT's ponder cost and the MoE
 load-balancing loss at 0.01 each (t2t's act_loss_weight; Fedus et al.'s α).  The seed fixes the
 initialisation (torch) and the batches (numpy), so a run is repeatable on the same machine.
 """
@@ -21,22 +22,30 @@ import model as M  # noqa: E402
 AUX_WEIGHT = 0.01
 
 
-def masked_loss(logits, x, mask):
-    """Mean cross-entropy over the scored predictions (logits[:, i] predicts x[:, i + 1])."""
-    logits = logits[:, :-1][mask]
-    return F.cross_entropy(logits, x[:, 1:][mask])
+def scored(logits, x, mask, targets=None):
+    """(logits, targets) of the scored predictions, each [B, T′]: logits[:, i] predicts x[:, i + 1];
+    with masked-byte targets, logits[:, i] predicts targets[:, i]."""
+    if targets is None:
+        return logits[:, :-1], x[:, 1:]
+    return logits, targets
 
 
-def evaluate(model, x, mask, batch=64):
+def masked_loss(logits, x, mask, targets=None):
+    """Mean cross-entropy over the scored predictions."""
+    logits, targets = scored(logits, x, mask, targets)
+    return F.cross_entropy(logits[mask], targets[mask])
+
+
+def evaluate(model, x, mask, targets=None, batch=64):
     """Held-out mean loss (nats per scored byte), accuracy per scored byte and per sample."""
     model.eval()
     losses, right, total, exact = 0.0, 0, 0, 0
     with torch.no_grad():
         for i in range(0, len(x), batch):
             xb, mb = x[i:i + batch], mask[i:i + batch]
-            logits = model(xb)["logits"][:, :-1]
-            ok = (logits.argmax(-1) == xb[:, 1:]) | ~mb
-            losses += float(F.cross_entropy(logits[mb], xb[:, 1:][mb], reduction="sum"))
+            logits, tb = scored(model(xb)["logits"], xb, mb, None if targets is None else targets[i:i + batch])
+            ok = (logits.argmax(-1) == tb) | ~mb
+            losses += float(F.cross_entropy(logits[mb], tb[mb], reduction="sum"))
             right += int((ok & mb).sum())
             total += int(mb.sum())
             exact += int(ok.all(-1).sum())
@@ -46,7 +55,8 @@ def evaluate(model, x, mask, batch=64):
 
 def train(config, dataset, steps, seed, batch, lr, warmup=100, log_every=10, quiet=False,
           aux_weight=AUX_WEIGHT, halting_bias=None, token_std=None):
-    """-> model, {"curve": [[step, loss]], "seconds"}; dataset.batch(rng, size) -> (x, mask).
+    """-> model, {"curve": [[step, loss]], "seconds"}; dataset.batch(rng, size) -> (x, mask) or
+    (x, mask, targets).
     `halting_bias` replaces ACT's initial halting bias (t2t's +1 makes every token halt at the
     first step long before the task rewards pondering; a negative one starts by pondering).
     `token_std` replaces the token embeddings' N(0, 0.02): with fixed sinusoids (entries ±1) added,
@@ -67,9 +77,9 @@ def train(config, dataset, steps, seed, batch, lr, warmup=100, log_every=10, qui
     for step in range(steps):
         for group in opt.param_groups:
             group["lr"] = lr * schedule(step)
-        x, mask = dataset.batch(rng, batch)
+        x, *scoring = dataset.batch(rng, batch)
         out = model(x)
-        loss = masked_loss(out["logits"], x, mask)
+        loss = masked_loss(out["logits"], x, *scoring)
         total = loss + aux_weight * sum(out["aux"].values())
         opt.zero_grad()
         total.backward()

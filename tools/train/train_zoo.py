@@ -50,10 +50,11 @@ def _cached_mask(key, T, H):
 M.VR.sparse_mask = lambda spec, T, H: _cached_mask(json.dumps(spec, sort_keys=True), T, H)
 
 
-def config(section, layers=4, D=128, I=256, positions=64):
-    return {"model_type": "headlight", "vocab_size": B.VOCAB_SIZE, "hidden_size": D,
-            "num_hidden_layers": layers, "num_attention_heads": 4, "intermediate_size": I,
-            "max_position_embeddings": positions, "layer_norm_eps": 1e-5, "is_decoder": True,
+def config(section, layers=4, D=128, I=256, positions=64, encoder=False):
+    """A causal LM's config.json, or with `encoder` a masked-byte encoder's (vocabulary with [MASK])."""
+    return {"model_type": "headlight", "vocab_size": B.MASKED_VOCAB_SIZE if encoder else B.VOCAB_SIZE,
+            "hidden_size": D, "num_hidden_layers": layers, "num_attention_heads": 4, "intermediate_size": I,
+            "max_position_embeddings": positions, "layer_norm_eps": 1e-5, "is_decoder": not encoder,
             "headlight": section}
 
 
@@ -79,6 +80,14 @@ ADDITION_INPUTS = ["987+654=5421", "505+505=0101", "120+301=4210"]
 ENGLISH_ACT = dict(ENGLISH, aux_weight=0.001, halting_bias=-2.0, token_std=1.0)
 # Adaptive span: every head starts seeing 48 bytes back; a byte of span costs 0.002/4 nats a head.
 ENGLISH_SPAN = dict(ENGLISH, aux_weight=0.002)
+# Masked bytes (encoders): 30 % of each window masked, windows of 16–64 bytes, 32 a batch (about
+# as many bytes scored per step as in ENGLISH's next-byte batches). RoPE positions: with learned
+# ones both encoders stayed at the unigram loss for 1500 steps (a masked byte must find its
+# neighbours by position alone; docs/zoo.md).
+MASKED_ENGLISH = dict(task="masked_english", steps=2000, batch=32, lr=2e-3, T=64, low=16, rate=0.3)
+MASKED_SIZES = dict(ENGLISH_SIZES, encoder=True)
+MASKED_TEXT = "The hacker found the b[MASK]g in the k[MASK]rnel at three in the m[MASK]rning."
+MASKED_INPUTS = [MASKED_TEXT, "A kl[MASK]dge is a clever but [MASK]gly fix.", "RTFM: read the m[MASK]nual first!"]
 EYE4 = [[1.0 if i == j else 0.0 for j in range(4)] for i in range(4)]
 
 ZOO = [
@@ -133,6 +142,12 @@ ZOO = [
     ("reformer", {"attention": {"kernel": "lsh", "buckets": 8, "rounds": 2, "chunk": 16, "shared_qk": True}, "seed": 1},
      ENGLISH, ENGLISH_SIZES, ENGLISH_TEXT, ENGLISH_INPUTS,
      "Reformer LSH attention (Kitaev et al. 2020): 8 buckets, 2 rounds, chunks of 16, shared QK on English bytes"),
+    ("linformer", {"position": "rope", "attention": {"kernel": "linformer", "projected": 16}}, MASKED_ENGLISH,
+     MASKED_SIZES, MASKED_TEXT, MASKED_INPUTS,
+     "Linformer (Wang et al. 2020a): keys and values projected to 16 rows by learned E, F (from mean pooling), RoPE; "
+     "an encoder on masked English bytes"),
+    ("encoder", {"position": "rope"}, MASKED_ENGLISH, MASKED_SIZES, MASKED_TEXT, MASKED_INPUTS,
+     "Softmax encoder (Post-LN, RoPE; the linformer model's baseline) on masked English bytes"),
 ]
 # LSH: a golden input is refused when a hash argmax sits this close to a tie, relative to the
 # largest entry (float32 could flip it).
@@ -142,13 +157,15 @@ LSH_MARGIN = 1e-4
 def dataset(recipe):
     if recipe["task"] == "english":
         return data.English(recipe["T"])
+    if recipe["task"] == "masked_english":
+        return data.MaskedEnglish(recipe["T"], recipe["low"], recipe["rate"])
     return data.Synthetic(recipe["task"], recipe["low"], recipe["high"])
 
 
 def results(model, recipe, ds):
     """Held-out result: English loss (nats and bits per byte); task accuracy per scored byte and
     per sample, at the trained lengths and, for recall, at 2T."""
-    if recipe["task"] == "english":
+    if recipe["task"] in ("english", "masked_english"):
         r = train.evaluate(model, *ds.held_out())
         return {"heldout_loss": round(r["loss"], 4), "bits_per_byte": round(r["loss"] / np.log(2), 4),
                 "heldout_accuracy": round(r["accuracy"], 4)}
@@ -191,7 +208,7 @@ def write_goldens(name, folder, inputs):
         if len(cases) == len(inputs):
             break
         i = len(cases)
-        ids = B.encode(text)
+        ids = B.encode(text, masked=not json.load(open(os.path.join(folder, "config.json")))["is_decoder"])
         _, ref = G.run(folder, ids, torch.float64)
         _, f32 = G.run(folder, ids, torch.float32)
         try:
@@ -230,7 +247,7 @@ def train_one(name, section, recipe, sizes, example, description):
     if os.path.isdir(folder):
         shutil.rmtree(folder)
     M.save(model, folder, {"format": "pt", "zoo": name})
-    B.write(folder)
+    B.write(folder, masked=sizes.get("encoder", False))
     model = M.load(folder)  # evaluate what was written
     result = results(model, recipe, ds)
     curve = log["curve"]
@@ -241,7 +258,9 @@ def train_one(name, section, recipe, sizes, example, description):
                          **({"halting_bias": recipe["halting_bias"]} if "halting_bias" in recipe else {}),
                          **({"token_std": recipe["token_std"]} if "token_std" in recipe else {}),
                          "optimizer": "AdamW (0.9, 0.98), wd 0.01, warm-up 100, cosine to 0.1, clip 1",
-                         "sequence": recipe.get("T") or f"{recipe['low']}-{recipe['high']} items",
+                         **({"mask_rate": recipe["rate"]} if "rate" in recipe else {}),
+                         "sequence": (f"{recipe['low']}-{recipe['T']} bytes" if "rate" in recipe else recipe.get("T"))
+                         or f"{recipe['low']}-{recipe['high']} items",
                          "seconds": log["seconds"], "threads": torch.get_num_threads()},
             "loss_curve": curve[::keep] + ([curve[-1]] if (len(curve) - 1) % keep else []),
             "result": result, "parameters": parameter_count(model), "example_text": example}
@@ -280,6 +299,8 @@ def table():
         r = z["result"]
         if z["task"] == "english":
             result = f"{r['heldout_loss']:.3f} nats/byte ({r['bits_per_byte']:.2f} bits), next-byte acc. {r['heldout_accuracy']:.3f}"
+        elif z["task"] == "masked_english":
+            result = f"{r['heldout_loss']:.3f} nats/masked byte, masked-byte acc. {r['heldout_accuracy']:.3f}"
         else:
             result = f"loss {r['heldout_loss']:.3f}, acc. {r['accuracy']:.3f}, exact {r['exact']:.3f}"
             if "long" in r:

@@ -622,6 +622,18 @@ class FunnelPath:
         return torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1]), -1)
 
 
+def segment_means(k, P):
+    """[k, P]: row s averages positions ⌊s·P/k⌋ … ⌊(s+1)·P/k⌋ − 1, the Linformer paper's pooling
+    projection.  Why start E, F there: with RoPE keys a pooled slot sits at a relative offset
+    from each query, so slot choice is learnable at once; N(0, 1/P) projections left a masked-byte
+    encoder at the unigram loss for 1500 steps (docs/zoo.md)."""
+    E = torch.zeros(k, P)
+    for s in range(k):
+        lo, hi = s * P // k, (s + 1) * P // k
+        E[s, lo:hi] = 1.0 / (hi - lo)
+    return E
+
+
 class Attention(nn.Module):
     """Multi-head self-attention, out = W_o concat_h(A_h V_h) (Vaswani et al. 2017); keys and
     values come from `source` when given (Funnel's pooled queries over the unpooled rows)."""
@@ -633,9 +645,8 @@ class Attention(nn.Module):
         if relative:  # Transformer-XL's W_R, u, v (transformer_xl.py)
             XL.relative_parameters(self, D)
         self.projections = ()
-        if compressed:  # Linformer's E, F [k, P]: N(0, 1/P), so E_T K keeps the keys' scale at T = P
-            k, P = compressed
-            self.linformer_e, self.linformer_f = (nn.Parameter(torch.randn(k, P) / math.sqrt(P)) for _ in range(2))
+        if compressed:  # Linformer's E, F [k, P], learned from the mean-pooling projection
+            self.linformer_e, self.linformer_f = (nn.Parameter(segment_means(*compressed)) for _ in range(2))
             self.projections = (self.linformer_e, self.linformer_f)
 
     def heads(self, t):  # [.., T, H·d] -> [.., H, T, d]
