@@ -109,7 +109,30 @@ QString VariantPanel::unavailableReason(int group, int choice) const {
 
 void VariantPanel::setModelSpec(std::optional<ModelSpec> spec) {
     model_ = std::move(spec);
+    labelCheckpointKernel();
     refreshAvailability();
+}
+
+// The first kernel choice keeps the checkpoint's own kernel, which on a zoo model trained with
+// another one (performer, reformer, linformer) is not softmax: the combo names it.
+void VariantPanel::labelCheckpointKernel() {
+    for (int g = 0; g < int(groups_.size()); ++g) {
+        const OptionGroup& group = groupAt(g);
+        QComboBox* combo = groups_[std::size_t(g)].combo;
+        if (group.key != QLatin1String("attention") || group.field != QLatin1String("kernel") ||
+            !combo)
+            continue;
+        QString label = group.choices[0].label;
+        const auto own = model_ ? model_->zoo.kernel : variants::AttentionKernel::Softmax;
+        for (std::size_t c = 1;
+             c < group.choices.size() && own != variants::AttentionKernel::Softmax; ++c) {
+            const std::string usage =
+                R"({"attention": {"kernel": ")" + group.choices[c].id.toStdString() + "\"}}";
+            if (variants::parseVariantSpec(usage).kernel == own)
+                label = QStringLiteral("%1 (the checkpoint's own)").arg(group.choices[c].label);
+        }
+        combo->setItemText(0, label);
+    }
 }
 
 void VariantPanel::setSpec(const QJsonObject& spec) {

@@ -45,6 +45,7 @@ Q_SIGNALS:
     void edited(const QJsonObject& next, int mergeKey); // mergeKey ≥ 0: a parameter nudge
 
 private:
+    void labelCheckpointKernel();
     struct GroupControls {
         QComboBox* combo = nullptr;
         QButtonGroup* buttons = nullptr; // radios, or the toggle's one check box

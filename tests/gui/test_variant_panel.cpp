@@ -11,6 +11,7 @@
 #include "text_input.h"
 #include "variant_dock.h"
 #include "variant_panel.h"
+#include "zoo_models.h"
 
 #include <QAbstractButton>
 #include <QAction>
@@ -119,6 +120,18 @@ private Q_SLOTS:
         panel->parameterOf(kMask)->setValue(4);
         waitForVariant(workspace, {{"mask", QJsonObject{{"preset", "longformer"}, {"window", 4}}}});
         saveShot(&window, "variant_longformer_window");
+    }
+
+    void theFirstKernelChoiceNamesTheCheckpointsOwn() {
+        app::MainWindow window({});
+        window.show();
+        open(window, "gpt2");
+        QComboBox* kernels = window.variantDock()->panel()->comboOf(kKernel);
+        QCOMPARE(kernels->itemText(0), QString("Exact softmax (the checkpoint's own)"));
+        QSignalSpy shown(window.workspace(), &app::Workspace::resultShown);
+        window.openCheckpoint(test::zooModelsRoot() + "/linformer");
+        QTRY_VERIFY_WITH_TIMEOUT(!shown.isEmpty(), kWaitMs);
+        QCOMPARE(kernels->itemText(0), QString("Linformer (the checkpoint's own)"));
     }
 
     void aChoiceThatCannotRunIsDisabledWithTheReason() {

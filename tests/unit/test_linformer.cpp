@@ -97,6 +97,19 @@ private Q_SLOTS:
         for (float p : result->attention.values())
             negative |= p < 0.0f;
         QVERIFY(negative);
+        // ... so the heatmap of a signed head draws on a diverging scale centred on 0.
+        bool diverging = false;
+        for (int head = 0; head < 4; ++head) {
+            app::ViewState state;
+            state.head = head;
+            const auto heatmap = std::get<render::HeatmapFigure>(
+                app::buildFigure(app::ViewKind::Heatmap, result.get(), state));
+            if (heatmap.colorBar.map != render::Colormap::Diverging) continue;
+            diverging = true;
+            QCOMPARE(heatmap.colorBar.low, -heatmap.colorBar.high);
+            QVERIFY(heatmap.title.endsWith("(signed weights)"));
+        }
+        QVERIFY(diverging);
     }
 
     void refusesAnotherK() {
