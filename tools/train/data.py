@@ -128,7 +128,10 @@ def recall_sample(rng, n):
 
 def brackets_sample(rng, n):
     """A string of n brackets of two kinds; answer y when balanced. Half the samples are
-    balanced by construction, the others one edit away from balanced (so hard negatives)."""
+    balanced by construction, the others one edit away from balanced (so hard negatives): one
+    bracket replaced, or two swapped. Why swaps: a replacement always breaks the count of some
+    kind, so a model that only counts each kind would pass; a swap keeps the counts ("([)]",
+    ")(")."""
     pairs = n // 2
     stack, out = [], []
     for i in range(2 * pairs):
@@ -141,8 +144,11 @@ def brackets_sample(rng, n):
             out.append(c)
     s = "".join(out)
     if rng.rand() < 0.5:
-        i = rng.randint(len(s))
-        s = s[:i] + "()[]".replace(s[i], "")[rng.randint(3)] + s[i + 1:]
+        i, j = sorted(rng.choice(len(s), 2, replace=False))
+        if rng.rand() < 0.5:
+            s = s[:i] + "()[]".replace(s[i], "")[rng.randint(3)] + s[i + 1:]
+        else:
+            s = s[:i] + s[j] + s[i + 1:j] + s[i] + s[j + 1:]
     return s + "=", "y" if balanced(s) else "n"
 
 

@@ -88,6 +88,16 @@ MASKED_ENGLISH = dict(task="masked_english", steps=2000, batch=32, lr=2e-3, T=64
 MASKED_SIZES = dict(ENGLISH_SIZES, encoder=True)
 MASKED_TEXT = "The hacker found the b[MASK]g in the k[MASK]rnel at three in the m[MASK]rning."
 MASKED_INPUTS = [MASKED_TEXT, "A kl[MASK]dge is a clever but [MASK]gly fix.", "RTFM: read the m[MASK]nual first!"]
+# Copy, reverse, sort (4–12 letters): 2 layers of D 64 with RoPE, as recall; reverse left its
+# plateau only after 900 steps, so it trains for 3000. Brackets (4–16, one edit from balanced
+# half the time) stayed at chance with that recipe: 4 Pre-LN layers, 3000 steps at lr 1e-3.
+TASK = dict(steps=1500, batch=32, lr=2e-3, low=4, high=12)
+TASK_SIZES = SMALL
+TASK_SECTION = {"position": "rope"}
+COPY_INPUTS = ["attention>attention", "kernel>kernel", "qwzxv>qwzxv"]
+REVERSE_INPUTS = ["headlight>thgildaeh", "stressed>desserts", "abcdefg>gfedcba"]
+SORT_INPUTS = ["transformer>aefmnorrrst", "headlight>adeghhilt", "zyxwv>vwxyz"]
+BRACKETS_INPUTS = ["([])[]=y", "(()[[]])=y", "([)]=n"]
 EYE4 = [[1.0 if i == j else 0.0 for j in range(4)] for i in range(4)]
 
 ZOO = [
@@ -142,6 +152,15 @@ ZOO = [
     ("reformer", {"attention": {"kernel": "lsh", "buckets": 8, "rounds": 2, "chunk": 16, "shared_qk": True}, "seed": 1},
      ENGLISH, ENGLISH_SIZES, ENGLISH_TEXT, ENGLISH_INPUTS,
      "Reformer LSH attention (Kitaev et al. 2020): 8 buckets, 2 rounds, chunks of 16, shared QK on English bytes"),
+    ("copy", TASK_SECTION, dict(TASK, task="copy"), TASK_SIZES, COPY_INPUTS[0], COPY_INPUTS,
+     "Post-LN, RoPE, 2 layers on copy (4-12 letters, then them again): each answer letter should attend n + 1 back"),
+    ("reverse", TASK_SECTION, dict(TASK, task="reverse", steps=3000), TASK_SIZES, REVERSE_INPUTS[0], REVERSE_INPUTS,
+     "Post-LN, RoPE, 2 layers on reverse (4-12 letters, then backwards): attention should trace the anti-diagonal"),
+    ("sort", TASK_SECTION, dict(TASK, task="sort"), TASK_SIZES, SORT_INPUTS[0], SORT_INPUTS,
+     "Post-LN, RoPE, 2 layers on sort (4-12 letters, then in order): each answer letter should attend to the next one up"),
+    ("brackets", dict(TASK_SECTION, norm={"placement": "pre"}), dict(TASK, task="brackets", high=16, steps=3000, lr=1e-3),
+     ENGLISH_SIZES, BRACKETS_INPUTS[0], BRACKETS_INPUTS,
+     "Pre-LN, RoPE, 4 layers on balanced brackets (4-16 of ( ) [ ], then y or n)"),
     ("linformer", {"position": "rope", "attention": {"kernel": "linformer", "projected": 16}}, MASKED_ENGLISH,
      MASKED_SIZES, MASKED_TEXT, MASKED_INPUTS,
      "Linformer (Wang et al. 2020a): keys and values projected to 16 rows by learned E, F (from mean pooling), RoPE; "
