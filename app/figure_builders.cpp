@@ -65,7 +65,8 @@ render::Figure attentionHeatmap(const ForwardResult& r, const ViewState& s) {
     f.colorBar = {s.colormap, 0.0, std::max(largest(f.values), 1e-6f),
                   QStringLiteral("Attention weight")};
     // A signed map (a learned Linformer's A·F, Nyström's) on a diverging scale centred on 0.
-    const float lowest = f.values.empty() ? 0.0f : *std::min_element(f.values.begin(), f.values.end());
+    const float lowest =
+        f.values.empty() ? 0.0f : *std::min_element(f.values.begin(), f.values.end());
     if (lowest < 0.0f) {
         const double extent = std::max(double(largest(f.values)), -double(lowest));
         f.colorBar = {Colormap::Diverging, -extent, extent,

@@ -192,17 +192,21 @@ void TransformerModel::validate(const ModelInput& input, const variants::Variant
 }
 
 // Linformer's learned E, F [k, P] fix both k and the longest input P.
-void TransformerModel::validateLearnedProjections(int64_t tokens, const variants::VariantSpec& variant) const {
-    if (variant.kernel != variants::AttentionKernel::Linformer || layers_.empty() || layers_[0].linformerE.empty())
+void TransformerModel::validateLearnedProjections(int64_t tokens,
+                                                  const variants::VariantSpec& variant) const {
+    if (variant.kernel != variants::AttentionKernel::Linformer || layers_.empty() ||
+        layers_[0].linformerE.empty())
         return;
     const Tensor& e = layers_[0].linformerE;
     if (variant.projected != e.dim(0))
-        throw variants::VariantError("this checkpoint's Linformer projects keys and values to k = " +
-                                     std::to_string(e.dim(0)) + " rows with learned E, F; set k to " +
-                                     std::to_string(e.dim(0)) + " or choose another kernel");
+        throw variants::VariantError(
+            "this checkpoint's Linformer projects keys and values to k = " +
+            std::to_string(e.dim(0)) + " rows with learned E, F; set k to " +
+            std::to_string(e.dim(0)) + " or choose another kernel");
     if (tokens > e.dim(1))
-        throw ModelError("the sequence has " + std::to_string(tokens) + " tokens but Linformer's learned "
-                         "projections cover at most " + std::to_string(e.dim(1)) + "; shorten the text");
+        throw ModelError("the sequence has " + std::to_string(tokens) +
+                         " tokens but Linformer's learned projections cover at most " +
+                         std::to_string(e.dim(1)) + "; shorten the text");
 }
 
 Tensor TransformerModel::positionTable() const {
@@ -359,7 +363,8 @@ DeviceTensor TransformerModel::attend(const Layer& layer, int index, const Devic
 }
 
 // The composed path: heads split to [H, T, d], attention by the variant, heads merged back.
-DeviceTensor TransformerModel::attendComposed(const Layer& layer, int index, DeviceTensor q, DeviceTensor k, DeviceTensor v, Pass& pass,
+DeviceTensor TransformerModel::attendComposed(const Layer& layer, int index, DeviceTensor q,
+                                              DeviceTensor k, DeviceTensor v, Pass& pass,
                                               PendingCapture& capture) const {
     const int64_t tokens = q.dim(0), d = spec_.headDim;
     variants::LayerAttention attention;

@@ -138,8 +138,8 @@ private:
     DeviceTensor attend(const Layer& layer, int index, const DeviceTensor& x, Pass& pass,
                         PendingCapture& capture) const;
     void validateLearnedProjections(int64_t tokens, const variants::VariantSpec& variant) const;
-    DeviceTensor attendComposed(const Layer& layer, int index, DeviceTensor q, DeviceTensor k, DeviceTensor v, Pass& pass,
-                                PendingCapture& capture) const;
+    DeviceTensor attendComposed(const Layer& layer, int index, DeviceTensor q, DeviceTensor k,
+                                DeviceTensor v, Pass& pass, PendingCapture& capture) const;
     variants::AttentionShape attentionShape(const ModelInput& input, const variants::VariantSpec& variant) const;
     void project(const Linear& linear, const DeviceTensor& x, DeviceTensor& out) const;
     // Softmax attention whose queries and keys differ (the segment loop, the funnel's pooling).

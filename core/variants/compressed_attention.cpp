@@ -76,7 +76,8 @@ Tensor learnedProjection(const Tensor& full, const AttentionShape& shape) {
     for (int64_t t = 0; t < tokens; ++t) {
         if (!shape.keyValid.empty() && !shape.keyValid[std::size_t(t)]) continue;
         for (int64_t s = 0; s < slots; ++s)
-            cut.values()[std::size_t(s * tokens + t)] = full.values()[std::size_t(s * positions + t)];
+            cut.values()[std::size_t(s * tokens + t)] =
+                full.values()[std::size_t(s * positions + t)];
     }
     return cut;
 }
@@ -106,10 +107,11 @@ AttentionOutputs compressedAttention(Backend& backend, const LayerAttention& lay
     const Tensor valueProjection =
         learned ? learnedProjection(*layer.valueProjection, plan.shape) : projection;
     const int64_t heads = layer.q.dim(0), tokens = layer.q.dim(1), slots = projection.dim(0);
-    const DeviceTensor keys =
-        pooled(backend, backend.upload(perHead(projection, layer.k.dim(0))), layer.k);
-    const DeviceTensor values =
-        pooled(backend, backend.upload(perHead(valueProjection, layer.v.dim(0))), layer.v);
+    const DeviceTensor keyPooling = backend.upload(perHead(projection, layer.k.dim(0)));
+    const DeviceTensor valuePooling =
+        learned ? backend.upload(perHead(valueProjection, layer.v.dim(0))) : keyPooling;
+    const DeviceTensor keys = pooled(backend, keyPooling, layer.k),
+                       values = pooled(backend, valuePooling, layer.v);
     DeviceTensor weights = backend.allocate({heads, tokens, slots});
     backend.matmul(layer.q, keys, true, layer.scale, weights);
     backend.softmax(weights, nullptr, weights);

@@ -54,7 +54,8 @@ private Q_SLOTS:
             if (zoo["task"] == "english")
                 QVERIFY(dialog.table()->item(row, 5)->text().startsWith(loss + " nats/byte"));
             if (zoo["task"] == "masked_english")
-                QVERIFY(dialog.table()->item(row, 5)->text().startsWith(loss + " nats/masked byte"));
+                QVERIFY(
+                    dialog.table()->item(row, 5)->text().startsWith(loss + " nats/masked byte"));
             ++checked;
         }
         QVERIFY(checked >= 9);
