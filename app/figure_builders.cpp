@@ -95,6 +95,13 @@ render::Figure tokenLines(const ForwardResult& r, const ViewState& s) {
     f.title = headName(s) + QStringLiteral(" · who attends to whom");
     f.tokens = r.tokens;
     f.weights = selectedAttention(r, s);
+    // A signed map (learned Linformer's A·F): a line's width and colour cannot show a sign, so only
+    // the positive weights are drawn, and the title says so.
+    if (std::any_of(f.weights.begin(), f.weights.end(), [](float w) { return w < 0.0f; })) {
+        for (float& w : f.weights)
+            w = std::max(w, 0.0f);
+        f.title += QStringLiteral(" (positive weights of a signed map)");
+    }
     f.colorBar = {Colormap::Blues, 0.0, std::max(largest(f.weights), 1e-6f),
                   QStringLiteral("Attention weight")};
     f.emphasisedQuery = s.query;

@@ -110,6 +110,12 @@ private Q_SLOTS:
             QVERIFY(heatmap.title.endsWith("(signed weights)"));
         }
         QVERIFY(diverging);
+        // Lines cannot show a sign: they draw the positive weights and say so.
+        app::ViewState state;
+        const auto lines = std::get<render::TokenLinesFigure>(
+            app::buildFigure(app::ViewKind::TokenLines, result.get(), state));
+        QVERIFY(lines.title.endsWith("(positive weights of a signed map)"));
+        QVERIFY(*std::min_element(lines.weights.begin(), lines.weights.end()) >= 0.0f);
     }
 
     void refusesAnotherK() {
