@@ -14,6 +14,7 @@
 #include <QJsonObject>
 #include <QRegularExpression>
 #include <QStringList>
+#include <QTemporaryDir>
 
 namespace headlight::test {
 
@@ -59,14 +60,26 @@ inline void verifyZooModelCase(Backend& backend, const ZooModelCase& golden) {
                      golden.prefix());
 }
 
-// `headlight inspect --model <zoo model> --text <its golden text> --json` on `backend`: exits 0,
-// reports that backend and tokenizes the text to the golden ids (one byte a token).
+// `headlight inspect --model <zoo model> --text <its golden text> --json --dump` on `backend`:
+// exits 0, reports that backend, tokenizes the text to the golden ids (one byte a token) and
+// dumps attentions and the last hidden state that match the goldens within kGoldenTolerance.
 inline void verifyZooModelInspect(const ZooModelCase& golden, const QString& backend) {
+    QTemporaryDir dir;
+    const QString dump = dir.filePath("dump.safetensors");
     const auto run = runHeadlight({"inspect", "--model", golden.folder(), "--text", golden.text(),
-                                   "--json", "--backend", backend});
+                                   "--json", "--dump", dump, "--backend", backend});
     QVERIFY2(run.exitCode == 0, qPrintable(run.err));
     const QJsonObject summary = QJsonDocument::fromJson(run.out.toUtf8()).object();
     QCOMPARE(summary["backend"].toString(), backend);
     QCOMPARE(summary["ids"].toArray(), golden.json["ids"].toArray());
+    const io::SafetensorsFile dumped(dump.toStdString());
+    const io::SafetensorsFile expected((golden.folder() + "/golden.safetensors").toStdString());
+    for (const std::string name : {"attentions", "last_hidden_state"}) {
+        const double diff =
+            maxAbsDiff(dumped.loadF32(name), expected.loadF32(golden.prefix() + name));
+        QVERIFY2(diff <= kGoldenTolerance,
+                 qPrintable(golden.name() + ": inspect's " + QString::fromStdString(name) +
+                            " max |diff| " + QString::number(diff)));
+    }
 }
 } // namespace headlight::test
