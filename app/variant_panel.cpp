@@ -116,6 +116,7 @@ void VariantPanel::setModelSpec(std::optional<ModelSpec> spec) {
 // The first kernel choice keeps the checkpoint's own kernel, which on a zoo model trained with
 // another one (performer, reformer, linformer) is not softmax: the combo names it.
 void VariantPanel::labelCheckpointKernel() {
+    const auto own = model_ ? model_->zoo.kernel : variants::AttentionKernel::Softmax;
     for (int g = 0; g < int(groups_.size()); ++g) {
         const OptionGroup& group = groupAt(g);
         QComboBox* combo = groups_[std::size_t(g)].combo;
@@ -123,13 +124,13 @@ void VariantPanel::labelCheckpointKernel() {
             !combo)
             continue;
         QString label = group.choices[0].label;
-        const auto own = model_ ? model_->zoo.kernel : variants::AttentionKernel::Softmax;
-        for (std::size_t c = 1;
-             c < group.choices.size() && own != variants::AttentionKernel::Softmax; ++c) {
-            const std::string usage =
-                R"({"attention": {"kernel": ")" + group.choices[c].id.toStdString() + "\"}}";
-            if (variants::parseVariantSpec(usage).kernel == own)
-                label = QStringLiteral("%1 (the checkpoint's own)").arg(group.choices[c].label);
+        for (int c = 1; c < int(group.choices.size()); ++c) {
+            const QJsonObject choice = withChoice({}, group, c, std::nullopt);
+            const auto spec =
+                variants::parseVariantSpec(QJsonDocument(choice).toJson().toStdString());
+            if (own != variants::AttentionKernel::Softmax && spec.kernel == own)
+                label = QStringLiteral("%1 (the checkpoint's own)")
+                            .arg(group.choices[std::size_t(c)].label);
         }
         combo->setItemText(0, label);
     }

@@ -106,9 +106,9 @@ TransformerModel::Layer TransformerModel::upload(const HostLayer& host) const {
                                                   {t.values().begin(), t.values().end()}));
     };
     layer.relativeU = row(host.relativeU);
+    layer.relativeV = row(host.relativeV);
     layer.linformerE = host.linformerE;
     layer.linformerF = host.linformerF;
-    layer.relativeV = row(host.relativeV);
     layer.gateAttention = upload(host.gateAttention);
     layer.gateFfn = upload(host.gateFfn);
     return layer;

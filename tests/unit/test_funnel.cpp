@@ -1,6 +1,7 @@
 // The Funnel Transformer (item 20, model/transformer_funnel.cpp) beyond its goldens: one block is
 // the plain stack, the pooled maps reach every view at token resolution (rows still sum to 1,
 // the heatmap title names the pooling), and padding or a square-map option is refused.
+#include "every_view.h"
 #include "figure_builders.h"
 #include "forward_runner.h"
 #include "zoo_golden.h"
@@ -89,16 +90,10 @@ private Q_SLOTS:
                 sum += result->attention.values()[std::size_t(row * tokens + j)];
             QVERIFY(std::abs(sum - 1.0) < 1e-5);
         }
+        test::buildEveryView(*result, 4);
         for (int layer = 0; layer < 4; ++layer) {
             app::ViewState state;
             state.layer = layer;
-            for (int k = 0; k < app::kAllViewCount; ++k) {
-                const auto kind = app::ViewKind(k);
-                if (app::isPanelView(kind))
-                    app::buildPanels(kind, result.get(), state);
-                else
-                    app::buildFigure(kind, result.get(), state);
-            }
             const auto heatmap = std::get<render::HeatmapFigure>(
                 app::buildFigure(app::ViewKind::Heatmap, result.get(), state));
             QCOMPARE(heatmap.title.contains("funnel: "), layer >= 2);

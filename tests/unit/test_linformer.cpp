@@ -1,6 +1,7 @@
 // Linformer with learned E, F (item 6, variants/compressed_attention.cpp) beyond its goldens: the
 // reported map is A·F (the weight of each value token), a padded key fills no slot, every view
 // draws the map although its rows need not sum to 1, and another k is refused with its reason.
+#include "every_view.h"
 #include "figure_builders.h"
 #include "forward_runner.h"
 #include "zoo_golden.h"
@@ -82,17 +83,7 @@ private Q_SLOTS:
             app::loadCheckpoint(QString::fromStdString(kCase), chooseBackend(BackendKind::Cpu), {});
         const auto result = app::runForwardPass(model, "1 5 9 13 17 21 25 29 33", {}, false);
         QVERIFY2(result->error.isEmpty(), qPrintable(result->error));
-        for (int layer = 0; layer < 2; ++layer) {
-            app::ViewState state;
-            state.layer = layer;
-            for (int k = 0; k < app::kAllViewCount; ++k) {
-                const auto kind = app::ViewKind(k);
-                if (app::isPanelView(kind))
-                    app::buildPanels(kind, result.get(), state);
-                else
-                    app::buildFigure(kind, result.get(), state);
-            }
-        }
+        test::buildEveryView(*result, 2);
         bool negative = false; // F mixes values freely: the map is not a distribution
         for (float p : result->attention.values())
             negative |= p < 0.0f;

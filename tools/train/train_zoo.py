@@ -220,14 +220,15 @@ def write_goldens(name, folder, inputs):
     """golden.safetensors: model.py in float64 on the f32 weights, for each input; an input with
     an ACT or MoE decision within 1e-3 of its boundary, or an LSH hash within LSH_MARGIN (relative) of a tie,
     is refused (float32 could flip it)."""
-    h = M.resolve(json.load(open(os.path.join(folder, "config.json"))))
+    config = json.load(open(os.path.join(folder, "config.json")))
+    h, masked = M.resolve(config), not config["is_decoder"]
     tensors, cases = {}, []
     spare = [t[:len(t) // 2 + k] for k in range(1, 8) for t in inputs]  # prefixes, if one is marginal
     for text in inputs + spare:
         if len(cases) == len(inputs):
             break
         i = len(cases)
-        ids = B.encode(text, masked=not json.load(open(os.path.join(folder, "config.json")))["is_decoder"])
+        ids = B.encode(text, masked=masked)
         _, ref = G.run(folder, ids, torch.float64)
         _, f32 = G.run(folder, ids, torch.float32)
         try:
