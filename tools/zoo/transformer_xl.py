@@ -2,12 +2,12 @@
 Compressive Transformer's compressed memory (Rae et al. 2020), for tools/zoo/model.py.
 
 The sequence runs in segments of S tokens.  Attention sub-layer n keeps, per sequence, the
-inputs it saw in earlier segments (catalogue R4.1 and §5 errata: layer n−1's output, which is
+inputs it saw in earlier segments (docs/variants.md, option 17: layer n−1's output, which is
 this sub-layer's input, never the same layer's output), at most M rows, with no gradient.  Rows
 pushed out of that memory are mean-pooled c at a time into a compressed memory of at most Mc
 rows.  Keys and values read [compressed | memory | segment]; queries the segment only.
 
-With "position": "xl" the scores are the four terms of catalogue P8,
+With "position": "xl" the scores are the four terms of Dai et al. 2019 §3.3,
 
     a_ij = ((q_i + u)·k_j + (q_i + v)·r_{δ}) / √d,   δ = distance from key slot j to query i,
 
@@ -73,7 +73,7 @@ def distances(S, K):
 
 
 def scores(attention, heads, q, k, table):
-    """The P8 scores [B, H, S, K] before masking; q [B, S, D] projected, k [B, H, K, d] split,
+    """The xl scores [B, H, S, K] before masking; q [B, S, D] projected, k [B, H, K, d] split,
     table the sinusoid rows R_0 … R_{K−1}."""
     S, K = q.shape[-2], k.shape[-2]
     content = heads(q + attention.u) @ k.transpose(-1, -2)
