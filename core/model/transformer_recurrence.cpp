@@ -1,9 +1,9 @@
 // Item 17: Transformer-XL segment recurrence (Dai et al. 2019) and the Compressive Transformer's
 // compressed memory (Rae et al. 2020). The sequence runs in segments; attention sub-layer n keeps
-// its inputs from earlier segments (layer n−1's output, catalogue §5 errata: never the same
+// its inputs from earlier segments (layer n−1's output, never the same
 // layer's), at most `memory` rows; rows leaving it are mean-pooled `rate` at a time into at most
 // `compressed` slots. Queries come from the segment, keys and values from
-// [compressed | memory | segment]. With xl positions (catalogue P8) the scores are
+// [compressed | memory | segment]. With xl positions (docs/zoo-format.md) the scores are
 //
 //   a_ij = ((q_i + u)·k_j + (q_i + v)·r_δ) · scale,   r_δ = W_R R_δ,  δ = i − j in slots,
 //

@@ -1,5 +1,5 @@
 #pragma once
-// Whether a checkpoint can run a variant. Each option declares what it needs (catalogue §0.3:
+// Whether a checkpoint can run a variant. Each option declares what it needs (docs/variants.md, "What an option needs from a checkpoint":
 // exact, approximate, toggle, or trained weights); the engine refuses, with the reason, what
 // cannot work rather than showing a figure that means nothing.
 

@@ -33,7 +33,7 @@ bool restricts(const AttentionShape& shape) {
     return shape.causal || shape.slidingWindow > 0 || padding;
 }
 
-// Local prior −(i − j)² / (2σ²) (Yang et al. 2018 with centres p_i = i; survey Eq. 20).
+// Local prior −(i − j)² / (2σ²) (Yang et al. 2018 with centres p_i = i; Lin et al. 2021, A Survey of Transformers, Eq. 20).
 Tensor gaussianPrior(int64_t tokens, float sigma) {
     Tensor prior({1, tokens, tokens});
     float* p = prior.values().data();

@@ -1,7 +1,7 @@
 #pragma once
 // The variant options Headlight implements, as `headlight variants` lists them and the variant
-// panel shows them: catalogue item (§4.2), family, JSON usage, citation, parameters with their
-// defaults, and what the option needs from a checkpoint (catalogue §0.3). Entries marked (zoo)
+// panel shows them: item (the numbered options of docs/variants.md), family, JSON usage, citation, parameters with their
+// defaults, and what the option needs from a checkpoint (docs/variants.md). Entries marked (zoo)
 // are architecture keys: they select how a zoo checkpoint's trained weights are wired
 // (docs/zoo-format.md) and are read from its config, not toggled on other checkpoints.
 
@@ -19,7 +19,7 @@ enum class Needs {
 const char* needsName(Needs needs); // "exact", "approximate", "toggle", "weights"
 
 struct CatalogueEntry {
-    int item;              // catalogue §4.2 number
+    int item;              // the option number of docs/variants.md
     const char* family;    // e.g. "sparse (position-based)"
     const char* name;      // display name
     const char* usage;     // the JSON that selects it, e.g. {"mask": {"preset": "longformer"}}

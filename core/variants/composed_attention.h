@@ -1,5 +1,5 @@
 #pragma once
-// The one composable attention path (catalogue §4.1.3). For the exact softmax kernel:
+// The one composable attention path (docs/variants.md, "The order of operations"). For the exact softmax kernel:
 //
 //   S = scale·QKᵀ  (+ prior: RealFormer residual / running mean)      → residual stream, next layer
 //     + bias (ALiBi, Gaussian prior)  → talking-heads mix P_l  → mask → softmax

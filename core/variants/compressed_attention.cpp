@@ -1,4 +1,4 @@
-// Attention over a compressed memory (catalogue A4.5, A4.3): keys and values are pooled along the
+// Attention over a compressed memory (docs/variants.md, option 6): keys and values are pooled along the
 // sequence by a fixed projection P [k, T] and every query attends to the k pooled slots,
 //   context = softmax(scale · Q (P K)ᵀ) (P V),   O(T·k·d), no T × T matrix.
 //

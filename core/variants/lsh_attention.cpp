@@ -1,4 +1,4 @@
-// Reformer LSH attention (catalogue A2.2; Kitaev et al. 2020): tokens are hashed by angular LSH,
+// Reformer LSH attention (docs/variants.md, option 3; Kitaev et al. 2020): tokens are hashed by angular LSH,
 //   h(x) = argmax [xR; −xR],  R ∈ ℝ^{d × b/2} random, b = lshBuckets buckets
 // (ties go to the first entry of the concatenation), sorted by (bucket, position), cut into chunks
 // of c = min(lshChunk, T) sorted tokens, and each chunk's queries attend the keys of their own

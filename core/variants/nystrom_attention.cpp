@@ -1,4 +1,4 @@
-// Nyström attention (catalogue A5.2; Nyströmformer, Xiong et al. 2021): with m landmark queries
+// Nyström attention (docs/variants.md, option 7; Nyströmformer, Xiong et al. 2021): with m landmark queries
 // Q̃ and keys K̃ (segment means),
 //   Ã = softmax(s·QK̃ᵀ) · pinv(softmax(s·Q̃K̃ᵀ)) · softmax(s·Q̃Kᵀ),   s = the layer's scale,
 // and context = F (Z (B V)) with F, Z, B those three factors: O(T·m·d + m³), no T × T matrix.

@@ -10,7 +10,7 @@
 namespace headlight::variants {
 
 // Sinusoidal encoding (Vaswani et al. 2017): PE[t, 2i] = sin(t / 10000^(2i/D)),
-// PE[t, 2i+1] = cos(t / 10000^(2i/D)); [T, D]. (S3 writes sin in both branches: erratum §5.3.)
+// PE[t, 2i+1] = cos(t / 10000^(2i/D)); [T, D].
 Tensor sinusoidalTable(int64_t tokens, int64_t width);
 
 // ALiBi slopes (Press et al. 2022): for n a power of two, m_k = 2^(−8k/n), k = 1..n. Otherwise,

@@ -1,4 +1,4 @@
-// ProbSparse self-attention (catalogue A4.2; Informer, Zhou et al. 2021): only the u queries whose
+// ProbSparse self-attention (docs/variants.md, option 5; Informer, Zhou et al. 2021): only the u queries whose
 // attention is furthest from uniform are computed exactly; the others ("lazy") take the uniform
 // distribution over their keys, i.e. the mean of V (the cumulative mean in a causal model).
 //   M̄(q_i, K) = max_j s_ij − mean_j s_ij over sampled keys j, s_ij = scale·q_i·k_j,

@@ -136,7 +136,7 @@ std::vector<int64_t> drawDistinct(SeededRandom& random, std::vector<int64_t> can
     return candidates;
 }
 
-// Random keys per query (A1.4), or BigBird's random key blocks per query block, drawn outside
+// Random keys per query, or BigBird's random key blocks per query block, drawn outside
 // the block window so that each adds keys the window does not already give (Zaheer et al. 2020).
 // Calls allow(i, j) for each pair drawn.
 template <typename Allow>

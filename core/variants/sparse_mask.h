@@ -1,6 +1,6 @@
 #pragma once
 // Item 2, the sparse-mask composer: named sparse-attention models as unions of atomic patterns
-// (survey §4.1.1, Fig. 4–5), built into the nominal mask a view shows and the softmax obeys.
+// (Lin et al. 2021, A Survey of Transformers, §4.1.1, Fig. 4–5), built into the nominal mask a view shows and the softmax obeys.
 //
 //   star          band 1 + global token 0 (Star-Transformer, Guo et al. 2019a: ring + relay)
 //   longformer    band w (dilated by d) + global tokens (Beltagy et al. 2020)

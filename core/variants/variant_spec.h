@@ -1,6 +1,6 @@
 #pragma once
 // VariantSpec: which X-former options a forward pass uses, composed from the families of
-// docs/variants.md (catalogue §4.2). The same JSON is a `--variant` file, the `headlight` section
+// docs/variants.md (its numbered options). The same JSON is a `--variant` file, the `headlight` section
 // of a zoo checkpoint's config.json and the variant part of a Scenario. Every field's default is
 // the checkpoint's own vanilla behaviour, so `{}` changes nothing.
 //
@@ -59,7 +59,7 @@ struct SparseMask {
     uint64_t seed = 0;
 };
 
-// Item 8: a prior added to layer l's scores before the softmax (survey Eq. 22).
+// Item 8: a prior added to layer l's scores before the softmax (Lin et al. 2021, A Survey of Transformers, Eq. 22).
 struct Prior {
     enum class Kind {
         None,
@@ -89,7 +89,7 @@ struct TalkingHeads {
 };
 
 // Item 11: where positions enter. Learned, Rope, T5 and Xl name a zoo checkpoint's trained kind
-// (Xl: Transformer-XL's relative terms, item 17 and catalogue P8).
+// (Xl: Transformer-XL's relative terms, item 17).
 enum class PositionKind { Checkpoint, None, Sinusoidal, Alibi, Learned, Rope, T5, Xl };
 
 // Item 17: Transformer-XL segment recurrence (Dai et al. 2019): the sequence runs in segments of

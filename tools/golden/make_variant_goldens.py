@@ -62,7 +62,7 @@ def cases():
     h6 = {"ids": [(7 * t + 3) % 64 for t in range(14)], "token_type_ids": [0] * 14, "attention_mask": [1] * 14}
     B, G, L6, LL = "models/bert", "models/gpt2", "variants/models/gpt2_h6", "models/llama"
     return [
-        # sparse masks, every preset (A1, A7.6)
+        # sparse masks, every preset (option 2)
         ("bert_star", B, bert, {"mask": {"preset": "star"}}),
         ("bert_longformer", B, bert, {"mask": {"preset": "longformer", "window": 2, "global": [0, -1]}}),
         ("bert_longformer_dilated", B, bert_long,
@@ -89,21 +89,21 @@ def cases():
         ("gpt2_bigbird", G, gpt, {"mask": {"preset": "bigbird", "block": 2, "random": 2, "seed": 5}}),
         ("gpt2_parts_random", G, gpt,
          {"mask": {"seed": 2024, "parts": [{"kind": "band", "window": 1}, {"kind": "random", "count": 2}]}}),
-        # priors (A6.1, A6.5, A6.6)
+        # priors (option 8)
         ("bert_prior_residual", B, bert_pad, {"prior": {"kind": "residual"}}),
         ("bert_prior_residual_mean", B, bert, {"prior": {"kind": "residual_mean"}}),
         ("bert_prior_share", B, bert, {"prior": {"kind": "share", "every": 2}}),
         ("bert_prior_gaussian", B, bert, {"prior": {"kind": "gaussian", "sigma": 2.0}}),
         ("gpt2_prior_residual", G, gpt_pad, {"prior": {"kind": "residual"}}),
         ("gpt2_prior_share", G, gpt, {"prior": {"kind": "share", "every": 2}}),
-        # adaptive span (A7.5), talking heads (A7.3)
+        # adaptive span (option 9), talking heads (option 10)
         ("bert_span", B, bert, {"span": {"z": [0.0, 1.5, 4.0, 12.0], "ramp": 2.0}}),
         ("gpt2_span", G, gpt, {"span": {"z": [3.0], "ramp": 4.0}}),
         ("bert_talking_heads_identity", B, bert, {"talking_heads": {"logits": EYE4, "weights": EYE4}}),
         ("bert_talking_heads", B, bert, {"talking_heads": {"logits": MIX_L, "weights": MIX_W}}),
         ("gpt2_talking_heads_gaussian", G, gpt,
          {"talking_heads": {"logits": MIX_L}, "prior": {"kind": "gaussian", "sigma": 3.0}}),
-        # positions (P1, P15, P17) and dropped FFNs (F8)
+        # positions (option 11) and dropped FFNs (option 13)
         ("bert_position_none", B, bert, {"position": "none"}),
         ("bert_position_sinusoidal", B, bert, {"position": "sinusoidal"}),
         ("bert_position_alibi", B, bert, {"position": "alibi"}),

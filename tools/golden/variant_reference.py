@@ -1,24 +1,24 @@
 """Independent PyTorch (float64) reference of Headlight's softmax-path X-former variants.
 
-Written from the formulas of shared/variants-catalogue.md and the documented semantics of a
-variant spec (core/variants/variant_spec.h, the `--variant` JSON), not from the C++ code.
+Written from the formulas of docs/variants.md ("option N" below is its section N) and the
+documented semantics of a variant spec (core/variants/variant_spec.h, the `--variant` JSON), not from the C++ code.
 It runs BERT (post-LN), GPT-2 (pre-LN) and Llama (pre-RMSNorm, RoPE, GQA) from the stored
 safetensors (as make_goldens.py / crosscheck_torch.py read them) with eager attention
 re-implemented so that every variant hook sits where the spec says:
 
     S_l  = QKᵀ/√d                                   raw scores of layer l
-    Ŝ_l  = S_l + Ŝ_{l-1}        (prior residual, RealFormer, catalogue A6.5; Ŝ_{-1} = 0)
-         = mean(S_0 .. S_l)      (prior residual_mean, S1 footnote 6: running mean, not sum)
-    L    = P_l ×_head (Ŝ_l + B)  B = ALiBi −m_h|i−j| (P17) + Gaussian −(i−j)²/2σ² (A6.1, p_i = i)
-    A    = softmax(L) over the allowed keys (sparse mask ∧ causality ∧ key padding; A1)
-    A    = m_z ⊙ A / Σ m_z ⊙ A   (adaptive span, A7.5: m_z(x) = clip((R + z − x)/R, 0, 1))
-    U    = P_w ×_head A          (talking heads, A7.3)
-    U    = U of the group's first layer for the other layers of a group (prior share, A6.6)
+    Ŝ_l  = S_l + Ŝ_{l-1}        (prior residual, RealFormer, option 8; Ŝ_{-1} = 0)
+         = mean(S_0 .. S_l)      (prior residual_mean, RealFormer fn. 6: running mean, not sum)
+    L    = P_l ×_head (Ŝ_l + B)  B = ALiBi −m_h|i−j| (option 11) + Gaussian −(i−j)²/2σ² (option 8, p_i = i)
+    A    = softmax(L) over the allowed keys (sparse mask ∧ causality ∧ key padding; option 2)
+    A    = m_z ⊙ A / Σ m_z ⊙ A   (adaptive span, option 9: m_z(x) = clip((R + z − x)/R, 0, 1))
+    U    = P_w ×_head A          (talking heads, option 10)
+    U    = U of the group's first layer for the other layers of a group (prior share, option 8)
     out  = U V
 
-The residual stream Ŝ carries unmasked scores without the biases (A6.5 implementation caveat).
-Positions: "checkpoint" (learned table / RoPE), "none" (NoPE, P15), "sinusoidal" (P1, added to
-the token embeddings) and "alibi" (P17, replaces the learned table / RoPE). drop_ffn (F8) removes
+The residual stream Ŝ carries unmasked scores without the biases.
+Positions: "checkpoint" (learned table / RoPE), "none" (NoPE), "sinusoidal" (added to
+the token embeddings) and "alibi" (replaces the learned table / RoPE), option 11. drop_ffn (option 13) removes
 each FFN sub-layer whole: pre-LN x + FFN(LN(x)) -> x; post-LN LN(x + FFN(x)) -> x.
 
 Random mask parts draw from SeededRandom, a port of core/variants/seeded_random.h (SplitMix64),
@@ -71,7 +71,7 @@ def stream_seed(seed, purpose, layer):
 
 
 # ------------------------------------------------------------------------------------------
-# sparse masks (catalogue A1): presets as unions of atomic parts
+# sparse masks (option 2): presets as unions of atomic parts
 # ------------------------------------------------------------------------------------------
 
 PRESET_DEFAULTS = {"window": 2, "dilation": 1, "block": 4, "random": 1, "stride": 4, "summary": 1,
@@ -89,28 +89,28 @@ def _part(**kw):
 def preset_parts(name, o):
     """The atomic parts of a named model, in the order the spec documents (the order fixes which
     random stream a random part draws from)."""
-    if name == "star":  # band of width 3 + one global relay (A1.6)
+    if name == "star":  # band of width 3 + one global relay (Guo et al. 2019a)
         return [_part(kind="band", window=1), _part(kind="global", tokens=[0])]
-    if name == "longformer":  # sliding window, dilated when d > 1, + global tokens (A1.7)
+    if name == "longformer":  # sliding window, dilated when d > 1, + global tokens (Beltagy et al. 2020)
         local = (_part(kind="dilated", window=o["window"], dilation=o["dilation"])
                  if o["dilation"] > 1 else _part(kind="band", window=o["window"]))
         return [local, _part(kind="global", tokens=o["global"])]
-    if name == "bigbird":  # blocked BigBird: ±1 block window + r random blocks + globals (A1.9)
+    if name == "bigbird":  # blocked BigBird: ±1 block window + r random blocks + globals (Zaheer et al. 2020)
         return [_part(kind="block", size=o["block"], window=1),
                 _part(kind="random_block", size=o["block"], count=o["random"], window=1),
                 _part(kind="global", tokens=o["global"])]
     if name == "sparse_strided":
-        # Child et al.: A1 = {max(0, i − ℓ) .. i}, A2 = {j : (i − j) mod ℓ = 0} (A1.10).  The
+        # Child et al.: A1 = {max(0, i − ℓ) .. i}, A2 = {j : (i − j) mod ℓ = 0}.  The
         # spec writes the band as ℓ − 1; the union is the same since distance ℓ is in A2.
         return [_part(kind="band", window=o["stride"]), _part(kind="strided", stride=o["stride"])]
-    if name == "sparse_fixed":  # same block + the last c columns of every block (A1.10)
+    if name == "sparse_fixed":  # same block + the last c columns of every block (Child et al. 2019)
         return [_part(kind="block", size=o["block"], window=0),
                 _part(kind="summary", size=o["block"], count=o["summary"])]
-    if name == "image_local":  # 1D local: own query block + m earlier tokens (A1.12)
+    if name == "image_local":  # 1D local: own query block + m earlier tokens (Parmar et al. 2018)
         return [_part(kind="local", size=o["block"], window=o["memory"])]
-    if name == "blockwise":  # identity permutation: block-diagonal (A1.14)
+    if name == "blockwise":  # identity permutation: block-diagonal (Qiu et al. 2019)
         return [_part(kind="block", size=o["block"], window=0)]
-    if name == "multiscale":  # a fixed span per head (A7.6)
+    if name == "multiscale":  # a fixed span per head
         return [_part(kind="band", windows=o["windows"])]
     raise ValueError(f"unknown preset {name}")
 
@@ -134,7 +134,7 @@ def _draw_distinct(rng, candidates, count):
 
 
 def _random_keys(part, T, seed):
-    """[T, T] bool: `count` distinct keys per query (A1.4), or per query block `count` distinct
+    """[T, T] bool: `count` distinct keys per query, or per query block `count` distinct
     key blocks outside the block window (BigBird), drawn in query order from one SeededRandom."""
     m = torch.zeros(T, T, dtype=torch.bool)
     rng = SeededRandom(seed)
@@ -228,13 +228,13 @@ def alibi_bias(H, T):
 
 
 def gaussian_prior(T, sigma):
-    """G_ij = −(j − p_i)² / (2σ²) with p_i = i (A6.1)."""
+    """G_ij = −(j − p_i)² / (2σ²) with p_i = i (Yang et al. 2018)."""
     d = (torch.arange(T)[:, None] - torch.arange(T)[None, :]).double()
     return (-(d * d) / (2.0 * sigma * sigma))[None]
 
 
 def span_ramp(spec_span, H, T):
-    """m_z(x) = clip((R + z_h − x) / R, 0, 1), x = |i − j| (A7.5); z cycles over the heads."""
+    """m_z(x) = clip((R + z_h − x) / R, 0, 1), x = |i − j| (option 9); z cycles over the heads."""
     z = spec_span["z"]
     R = spec_span.get("ramp", 32.0)
     x = (torch.arange(T)[:, None] - torch.arange(T)[None, :]).abs().double()

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Issue 6, item 5: Post-LN, Pre-LN and RealFormer (trained identically on English) compared by
+"""docs/zoo.md, "Finding: Post-LN, Pre-LN and RealFormer": Post-LN, Pre-LN and RealFormer (trained identically on English) compared by
 per-layer attention entropy and adjacent-layer Jensen-Shannon divergence on held-out text.
 
     /usr/bin/python3 tools/train/findings.py [model ...]      (default: post_ln pre_ln realformer)
