@@ -38,12 +38,12 @@ VariantPanel::VariantPanel(QWidget* parent)
     : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(6, 6, 6, 6);
-    reset_ = new QPushButton(tr("Vanilla (reset every option)"), this);
-    reset_->setToolTip(vanillaTooltip());
-    connect(reset_, &QPushButton::clicked, this, [this] {
+    auto* reset = new QPushButton(tr("Vanilla (reset every option)"), this);
+    reset->setToolTip(vanillaTooltip());
+    connect(reset, &QPushButton::clicked, this, [this] {
         if (!spec_.isEmpty()) Q_EMIT edited(QJsonObject{}, -1);
     });
-    layout->addWidget(reset_);
+    layout->addWidget(reset);
     groups_.resize(optionGroups().size());
     for (int g = 0; g < int(optionGroups().size()); ++g)
         layout->addWidget(createGroup(g));

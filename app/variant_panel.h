@@ -20,7 +20,6 @@ class QButtonGroup;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
-class QPushButton;
 
 namespace headlight::app {
 
@@ -37,7 +36,6 @@ public:
     QComboBox* comboOf(int group) const;
     QAbstractButton* buttonOf(int group, int choice) const; // radio or check box
     QDoubleSpinBox* parameterOf(int group) const;
-    QPushButton* resetButton() const { return reset_; }
     // Why the choice cannot run on this checkpoint, "" when it can.
     QString unavailableReason(int group, int choice) const;
 
@@ -66,6 +64,5 @@ private:
     QJsonObject spec_;
     std::optional<ModelSpec> model_;
     std::vector<GroupControls> groups_;
-    QPushButton* reset_ = nullptr;
 };
 } // namespace headlight::app

@@ -59,7 +59,6 @@ HostWeights readEncoder(const io::Checkpoint& checkpoint, const ModelSpec& s,
     const WeightReader r = readerFor(checkpoint, {"", root}, "embeddings.word_embeddings.weight");
     const int64_t d = s.hidden, f = s.intermediate;
     HostWeights w;
-    w.prefix = r.prefix();
     w.tokenEmbedding = r.get("embeddings.word_embeddings.weight", {s.vocabSize, d});
     w.positionEmbedding = r.get("embeddings.position_embeddings.weight", {s.maxPositions, d});
     if (s.typeVocabSize > 0)
@@ -91,7 +90,6 @@ HostWeights readGpt2(const io::Checkpoint& checkpoint, const ModelSpec& s) {
     const WeightReader r = readerFor(checkpoint, {"", "transformer."}, "wte.weight");
     const int64_t d = s.hidden, f = s.intermediate;
     HostWeights w;
-    w.prefix = r.prefix();
     w.tokenEmbedding = r.get("wte.weight", {s.vocabSize, d});
     w.positionEmbedding = r.get("wpe.weight", {s.maxPositions, d});
     w.finalNorm = r.layerNorm("ln_f", d);
@@ -118,7 +116,6 @@ HostWeights readLlamaFamily(const io::Checkpoint& checkpoint, const ModelSpec& s
                   kvd = int64_t(s.kvHeads) * s.headDim;
     const bool qkvBias = s.attentionBias;
     HostWeights w;
-    w.prefix = r.prefix();
     w.tokenEmbedding = r.get("embed_tokens.weight", {s.vocabSize, d});
     w.finalNorm = r.rmsNorm("norm", d);
     for (int i = 0; i < s.layers; ++i) {

@@ -66,7 +66,6 @@ struct HostWeights {
     std::vector<HostLayer> layers;
     Tensor relativeBias;  // zoo, T5 position buckets: [buckets, H]
     HostLinear halting;   // zoo, ACT halting unit: [1, D] and [1]
-    std::string prefix; // the prefix the checkpoint used ("", "bert.", "transformer.", "model.", ...)
 };
 
 // Throws io::CheckpointError naming the tensor and the problem.

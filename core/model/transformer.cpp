@@ -39,7 +39,7 @@ variants::BlockSpec hfBlock(const ModelSpec& spec) {
 } // namespace
 
 TransformerModel::TransformerModel(ModelSpec spec, const HostWeights& weights, Backend& backend)
-    : spec_(std::move(spec)), backend_(backend), prefix_(weights.prefix) {
+    : spec_(std::move(spec)), backend_(backend) {
     block_ = spec_.zoo.block ? *spec_.zoo.block : hfBlock(spec_);
     tokenEmbedding_ = backend.upload(weights.tokenEmbedding);
     if (!weights.positionEmbedding.empty()) positionEmbedding_ = backend.upload(weights.positionEmbedding);

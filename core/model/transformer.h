@@ -47,7 +47,6 @@ public:
 
     const ModelSpec& spec() const { return spec_; }
     Backend& backend() const { return backend_; }
-    const std::string& weightPrefix() const { return prefix_; }
     // The checkpoint's learned position table [P, D] (the position-encoding view); empty when
     // the model has none. Reads the device copy: call it while no forward pass runs.
     Tensor positionTable() const;
@@ -205,7 +204,6 @@ private:
     ModelSpec spec_;
     variants::BlockSpec block_; // the wiring: derived from the architecture, or the zoo's own
     Backend& backend_;
-    std::string prefix_;
     DeviceTensor tokenEmbedding_, positionEmbedding_, tokenTypeEmbedding_;
     Tensor relativeBias_; // zoo T5 buckets [buckets, H], kept on the host for the attention plan
     Linear halting_;      // zoo ACT halting unit

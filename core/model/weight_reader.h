@@ -41,7 +41,6 @@ public:
         return {get(name + ".weight", {d}), get(name + ".bias", {d})};
     }
     HostNorm rmsNorm(const std::string& name, int64_t d) const { return {get(name + ".weight", {d}), Tensor()}; }
-    const std::string& prefix() const { return prefix_; }
 
 private:
     const io::Checkpoint& checkpoint_;

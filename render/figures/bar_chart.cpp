@@ -80,13 +80,6 @@ BarChartLayout layoutBarChart(const QRectF& bounds, const BarChartFigure& figure
     return layout;
 }
 
-int barAt(const BarChartLayout& layout, const BarChartFigure& figure, QPointF point) {
-    if (!layout.plot.contains(point) || figure.values.empty()) return -1;
-    const int index =
-        int((point.x() - layout.plot.left()) / layout.plot.width() * double(figure.values.size()));
-    return std::clamp(index, 0, int(figure.values.size()) - 1);
-}
-
 void paintBarChart(QPainter& painter, const QRectF& bounds, const BarChartFigure& figure) {
     painter.save();
     painter.fillRect(bounds, style::kPage);

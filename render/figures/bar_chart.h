@@ -30,8 +30,5 @@ struct BarChartLayout {
 };
 
 BarChartLayout layoutBarChart(const QRectF& bounds, const BarChartFigure& figure);
-// The bar under `point`, or -1.
-int barAt(const BarChartLayout& layout, const BarChartFigure& figure, QPointF point);
-
 void paintBarChart(QPainter& painter, const QRectF& bounds, const BarChartFigure& figure);
 } // namespace headlight::render

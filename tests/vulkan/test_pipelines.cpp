@@ -32,11 +32,10 @@ private Q_SLOTS:
     }
 
     void reflectsBindings() {
-        const auto* add = shaders::find("add");
-        QVERIFY(add);
-        const vk::ShaderInterface io = vk::reflect(add->spirv());
+        const auto* binary = shaders::find("binary");
+        QVERIFY(binary);
+        const vk::ShaderInterface io = vk::reflect(binary->spirv());
         QCOMPARE(io.storageBuffers, 3u);
-        QCOMPARE(io.localSize[0], 256u);
         const uint32_t garbage[] = {1, 2, 3, 4, 5, 6};
         QVERIFY_THROWS_EXCEPTION(vk::VulkanError, vk::reflect(garbage));
     }
@@ -50,11 +49,13 @@ private Q_SLOTS:
         aBuf.upload(std::span<const float>(a));
         bBuf.upload(std::span<const float>(b));
         outBuf.upload(std::span<const float>(out)); // guard words after n must stay untouched
-        vk::ComputePipeline add(*context_, "add");
+        // shaders/binary.comp: workgroup 256, OP 0 (add), BMODE 1 (b's rows repeat).
+        const uint32_t specialization[] = {256, 0, 1};
+        vk::ComputePipeline add(*context_, "binary", specialization);
         vk::ComputeBatch batch(*context_);
         struct {
-            uint32_t n, bLength;
-        } push{n, cols};
+            uint32_t n, aBase, bBase, outBase, bStart, bPeriod, cols;
+        } push{n, 0, 0, 0, 0, cols, 1};
         batch.dispatch(add, {&aBuf, &bBuf, &outBuf}, push, (n + 255) / 256);
         QCOMPARE(batch.dispatchCount(), 1u);
         batch.submitAndWait();
@@ -65,13 +66,13 @@ private Q_SLOTS:
 
     void wrongBufferCountIsRefused() {
         vk::Buffer one(*context_, 64);
-        vk::ComputePipeline add(*context_, "add");
+        vk::ComputePipeline add(*context_, "binary");
         vk::ComputeBatch batch(*context_);
         try {
             batch.dispatch(add, {&one}, uint32_t(0), 1);
             QFAIL("expected VulkanError");
         } catch (const vk::VulkanError& error) {
-            QCOMPARE(QString(error.what()), QString("pipeline 'add' takes 3 buffers, 1 given"));
+            QCOMPARE(QString(error.what()), QString("pipeline 'binary' takes 3 buffers, 1 given"));
         }
     }
 
@@ -93,5 +94,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestPipelines)
+HEADLIGHT_TEST_GUILESS_MAIN(TestPipelines)
 #include "test_pipelines.moc"

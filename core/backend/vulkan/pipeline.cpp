@@ -12,12 +12,10 @@ namespace {
 
 // SPIR-V opcodes and enumerants used by the reflection below (SPIR-V 1.5 specification, §3).
 constexpr uint32_t kMagic = 0x07230203;
-constexpr uint32_t kOpExecutionMode = 16;
 constexpr uint32_t kOpVariable = 59;
 constexpr uint32_t kOpDecorate = 71;
 constexpr uint32_t kDecorationBinding = 33;
 constexpr uint32_t kDecorationDescriptorSet = 34;
-constexpr uint32_t kExecutionModeLocalSize = 17;
 constexpr uint32_t kStorageClassUniform = 2;
 constexpr uint32_t kStorageClassStorageBuffer = 12;
 } // namespace
@@ -36,8 +34,6 @@ ShaderInterface reflect(std::span<const uint32_t> spirv) {
         if (opcode == kOpVariable && words >= 4 &&
             (op[3] == kStorageClassStorageBuffer || op[3] == kStorageClassUniform))
             bufferVariables.insert(op[2]);
-        if (opcode == kOpExecutionMode && words >= 6 && op[2] == kExecutionModeLocalSize)
-            result.localSize = {op[3], op[4], op[5]};
         at += words;
     }
     std::set<uint32_t> bindings;

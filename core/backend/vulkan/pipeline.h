@@ -19,11 +19,10 @@ class Context;
 constexpr uint32_t kPushConstantBytes = 128;
 
 struct ShaderInterface {
-    uint32_t storageBuffers = 0;      // bindings 0..storageBuffers-1 in descriptor set 0
-    std::array<uint32_t, 3> localSize{1, 1, 1}; // LocalSize literal (spec constants may override)
+    uint32_t storageBuffers = 0; // bindings 0..storageBuffers-1 in descriptor set 0
 };
 
-// Reads the storage-buffer bindings and the workgroup size of a SPIR-V module; throws
+// Reads the storage-buffer bindings of a SPIR-V module; throws
 // VulkanError on a malformed module or bindings that are not 0..n-1.
 ShaderInterface reflect(std::span<const uint32_t> spirv);
 

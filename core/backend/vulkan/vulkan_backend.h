@@ -95,7 +95,6 @@ public:
                          std::span<const float> alibiSlopes, DeviceTensor& context,
                          DeviceTensor* weights) override;
 
-    const KernelConfig& kernelConfig() const { return config_; }
     std::size_t maxBindingBytes() const { return maxBindingBytes_; }
 
 private:
