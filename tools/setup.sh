@@ -56,15 +56,12 @@ fi
 ctest --preset release -j "$(nproc)"
 
 # Hardening (docs/hardening.md), once the release suite has passed. First the unit and vulkan
-# suites again under AddressSanitizer + UndefinedBehaviorSanitizer. Why only their targets (and
-# the headlight binary they run): the gui and smoke suites and the benchmarks are not run here,
-# and building them instrumented would add minutes for nothing.
+# suites again under AddressSanitizer + UndefinedBehaviorSanitizer. Why only their executables
+# (and the headlight binary they run): the gui and smoke suites and the benchmarks are not run
+# here, and building them instrumented would add minutes for nothing. tests/backends holds the
+# cases written once for both backends, so its executable runs under both labels.
 timed() { local start=$SECONDS; "$@"; echo "setup: '$*' took $((SECONDS - start)) s"; }
-sanitized_tests=(headlight)
-for source in tests/unit/test_*.cpp tests/vulkan/test_*.cpp; do
-  name=${source##*/}
-  sanitized_tests+=("${name%.cpp}")
-done
+sanitized_tests=(headlight suite_unit suite_backends suite_vulkan)
 # Configured every time (seconds when nothing changed) so that a change to the sanitizer or fuzz
 # presets reaches an existing build directory.
 cmake --preset asan > /dev/null

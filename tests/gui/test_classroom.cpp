@@ -298,5 +298,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_MAIN(TestClassroom)
+HEADLIGHT_TEST_MAIN(TestClassroom)
 #include "test_classroom.moc"

@@ -105,5 +105,5 @@ private Q_SLOTS:
     void cleanupTestCase() { window_.reset(); }
 };
 
-QTEST_MAIN(TestCompareDock)
+HEADLIGHT_TEST_MAIN(TestCompareDock)
 #include "test_compare_dock.moc"

@@ -518,5 +518,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_MAIN(TestExport)
+HEADLIGHT_TEST_MAIN(TestExport)
 #include "test_export.moc"

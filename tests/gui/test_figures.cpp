@@ -267,5 +267,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_MAIN(TestFigures)
+HEADLIGHT_TEST_MAIN(TestFigures)
 #include "test_figures.moc"

@@ -125,5 +125,5 @@ private Q_SLOTS:
     void cleanupTestCase() { window_.reset(); }
 };
 
-QTEST_MAIN(TestHostileDialogs)
+HEADLIGHT_TEST_MAIN(TestHostileDialogs)
 #include "test_hostile_dialogs.moc"

@@ -116,5 +116,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_MAIN(TestMainWindow)
+HEADLIGHT_TEST_MAIN(TestMainWindow)
 #include "test_main_window.moc"

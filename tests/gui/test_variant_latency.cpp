@@ -171,5 +171,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_MAIN(TestVariantLatency)
+HEADLIGHT_TEST_MAIN(TestVariantLatency)
 #include "test_variant_latency.moc"

@@ -386,5 +386,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_MAIN(TestVariantPanel)
+HEADLIGHT_TEST_MAIN(TestVariantPanel)
 #include "test_variant_panel.moc"

@@ -273,5 +273,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_MAIN(TestWorkspace)
+HEADLIGHT_TEST_MAIN(TestWorkspace)
 #include "test_workspace.moc"

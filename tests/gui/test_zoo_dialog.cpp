@@ -118,5 +118,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_MAIN(TestZooDialog)
+HEADLIGHT_TEST_MAIN(TestZooDialog)
 #include "test_zoo_dialog.moc"

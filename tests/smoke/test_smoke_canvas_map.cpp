@@ -186,5 +186,5 @@ private Q_SLOTS:
     void cleanupTestCase() { window_.reset(); }
 };
 
-QTEST_MAIN(TestSmokeCanvasMap)
+HEADLIGHT_TEST_MAIN(TestSmokeCanvasMap)
 #include "test_smoke_canvas_map.moc"

@@ -58,5 +58,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_MAIN(TestSmokeWindow)
+HEADLIGHT_TEST_MAIN(TestSmokeWindow)
 #include "test_smoke_window.moc"

@@ -387,5 +387,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestAnalysis)
+HEADLIGHT_TEST_GUILESS_MAIN(TestAnalysis)
 #include "test_analysis.moc"

@@ -192,5 +192,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestAnalysisCorpus)
+HEADLIGHT_TEST_GUILESS_MAIN(TestAnalysisCorpus)
 #include "test_analysis_corpus.moc"

@@ -142,5 +142,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestAnalysisDistribution)
+HEADLIGHT_TEST_GUILESS_MAIN(TestAnalysisDistribution)
 #include "test_analysis_distribution.moc"

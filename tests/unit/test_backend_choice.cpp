@@ -56,5 +56,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestBackendChoice)
+HEADLIGHT_TEST_GUILESS_MAIN(TestBackendChoice)
 #include "test_backend_choice.moc"

@@ -67,5 +67,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCapture)
+HEADLIGHT_TEST_GUILESS_MAIN(TestCapture)
 #include "test_capture.moc"

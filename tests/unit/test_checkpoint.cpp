@@ -233,5 +233,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCheckpoint)
+HEADLIGHT_TEST_GUILESS_MAIN(TestCheckpoint)
 #include "test_checkpoint.moc"

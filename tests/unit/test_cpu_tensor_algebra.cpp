@@ -315,5 +315,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCpuTensorAlgebra)
+HEADLIGHT_TEST_GUILESS_MAIN(TestCpuTensorAlgebra)
 #include "test_cpu_tensor_algebra.moc"

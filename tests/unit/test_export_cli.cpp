@@ -212,5 +212,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestExportCli)
+HEADLIGHT_TEST_GUILESS_MAIN(TestExportCli)
 #include "test_export_cli.moc"

@@ -161,5 +161,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestFiguresCli)
+HEADLIGHT_TEST_GUILESS_MAIN(TestFiguresCli)
 #include "test_figures_cli.moc"

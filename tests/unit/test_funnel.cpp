@@ -132,5 +132,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestFunnel)
+HEADLIGHT_TEST_GUILESS_MAIN(TestFunnel)
 #include "test_funnel.moc"

@@ -86,5 +86,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestHostileCheckpoints)
+HEADLIGHT_TEST_GUILESS_MAIN(TestHostileCheckpoints)
 #include "test_hostile_checkpoints.moc"

@@ -145,5 +145,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestInspectCli)
+HEADLIGHT_TEST_GUILESS_MAIN(TestInspectCli)
 #include "test_inspect_cli.moc"

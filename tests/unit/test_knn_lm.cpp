@@ -283,5 +283,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestKnnLm)
+HEADLIGHT_TEST_GUILESS_MAIN(TestKnnLm)
 #include "test_knn_lm.moc"

@@ -126,5 +126,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestLinformer)
+HEADLIGHT_TEST_GUILESS_MAIN(TestLinformer)
 #include "test_linformer.moc"

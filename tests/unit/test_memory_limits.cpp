@@ -282,5 +282,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestMemoryLimits)
+HEADLIGHT_TEST_GUILESS_MAIN(TestMemoryLimits)
 #include "test_memory_limits.moc"

@@ -551,5 +551,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestModelConfig)
+HEADLIGHT_TEST_GUILESS_MAIN(TestModelConfig)
 #include "test_model_config.moc"

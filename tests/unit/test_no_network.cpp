@@ -132,5 +132,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestNoNetwork)
+HEADLIGHT_TEST_GUILESS_MAIN(TestNoNetwork)
 #include "test_no_network.moc"

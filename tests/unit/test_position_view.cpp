@@ -72,5 +72,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestPositionView)
+HEADLIGHT_TEST_GUILESS_MAIN(TestPositionView)
 #include "test_position_view.moc"

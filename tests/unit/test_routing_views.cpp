@@ -105,5 +105,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestRoutingViews)
+HEADLIGHT_TEST_GUILESS_MAIN(TestRoutingViews)
 #include "test_routing_views.moc"

@@ -538,5 +538,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestSafetensors)
+HEADLIGHT_TEST_GUILESS_MAIN(TestSafetensors)
 #include "test_safetensors.moc"

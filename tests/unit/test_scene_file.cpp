@@ -110,5 +110,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestSceneFile)
+HEADLIGHT_TEST_GUILESS_MAIN(TestSceneFile)
 #include "test_scene_file.moc"

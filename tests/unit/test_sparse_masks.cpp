@@ -202,5 +202,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestSparseMasks)
+HEADLIGHT_TEST_APPLESS_MAIN(TestSparseMasks)
 #include "test_sparse_masks.moc"

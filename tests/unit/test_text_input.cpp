@@ -44,5 +44,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestTextInput)
+HEADLIGHT_TEST_GUILESS_MAIN(TestTextInput)
 #include "test_text_input.moc"

@@ -543,5 +543,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestTokenizers)
+HEADLIGHT_TEST_GUILESS_MAIN(TestTokenizers)
 #include "test_tokenizers.moc"

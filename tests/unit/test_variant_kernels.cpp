@@ -667,5 +667,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestVariantKernels)
+HEADLIGHT_TEST_GUILESS_MAIN(TestVariantKernels)
 #include "test_variant_kernels.moc"

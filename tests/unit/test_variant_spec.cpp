@@ -141,5 +141,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestVariantSpec)
+HEADLIGHT_TEST_APPLESS_MAIN(TestVariantSpec)
 #include "test_variant_spec.moc"

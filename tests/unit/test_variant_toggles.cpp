@@ -270,5 +270,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_APPLESS_MAIN(TestVariantToggles)
+HEADLIGHT_TEST_APPLESS_MAIN(TestVariantToggles)
 #include "test_variant_toggles.moc"

@@ -104,5 +104,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_MAIN(TestDeviceFaults)
+HEADLIGHT_TEST_MAIN(TestDeviceFaults)
 #include "test_device_faults.moc"

@@ -101,5 +101,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestDeviceMemoryBudget)
+HEADLIGHT_TEST_GUILESS_MAIN(TestDeviceMemoryBudget)
 #include "test_device_memory_budget.moc"

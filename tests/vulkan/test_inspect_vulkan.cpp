@@ -45,5 +45,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestInspectVulkan)
+HEADLIGHT_TEST_GUILESS_MAIN(TestInspectVulkan)
 #include "test_inspect_vulkan.moc"

@@ -67,5 +67,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestVulkanDevice)
+HEADLIGHT_TEST_GUILESS_MAIN(TestVulkanDevice)
 #include "test_vulkan_device.moc"

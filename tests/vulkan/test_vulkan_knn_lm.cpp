@@ -62,5 +62,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestVulkanKnnLm)
+HEADLIGHT_TEST_GUILESS_MAIN(TestVulkanKnnLm)
 #include "test_vulkan_knn_lm.moc"

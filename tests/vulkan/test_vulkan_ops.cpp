@@ -279,5 +279,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestVulkanOps)
+HEADLIGHT_TEST_GUILESS_MAIN(TestVulkanOps)
 #include "test_vulkan_ops.moc"

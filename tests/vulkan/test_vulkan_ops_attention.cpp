@@ -212,5 +212,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestVulkanOpsAttention)
+HEADLIGHT_TEST_GUILESS_MAIN(TestVulkanOpsAttention)
 #include "test_vulkan_ops_attention.moc"

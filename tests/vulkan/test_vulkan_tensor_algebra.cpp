@@ -745,5 +745,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestVulkanTensorAlgebra)
+HEADLIGHT_TEST_GUILESS_MAIN(TestVulkanTensorAlgebra)
 #include "test_vulkan_tensor_algebra.moc"

@@ -137,5 +137,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestVulkanVariantKernels)
+HEADLIGHT_TEST_GUILESS_MAIN(TestVulkanVariantKernels)
 #include "test_vulkan_variant_kernels.moc"

@@ -12,7 +12,7 @@ config.json, model.safetensors, tokenizer.json, tokenizer_config.json, zoo.json 
 loss curve, held-out result, parameters, example text) and golden.safetensors (float64 results of
 tools/zoo/model.py for 2–3 inputs: "input{i}.attentions", ".last_hidden_state", ".logits" and the
 internals, stored f32), all listed in resources/models/goldens.json for the C++ tests
-(tests/unit/test_zoo_models.cpp, tests/vulkan/test_vulkan_zoo_models.cpp).
+(tests/backends/test_zoo_models.cpp, on both backends).
 """
 import argparse
 import functools

@@ -19,8 +19,8 @@ Before writing, each case is checked: the module's tensor names are the ones the
 a float32 pass agrees with the float64 one, no discrete decision (ACT halting, MoE top-k, T5
 bucket, LSH hash) sits within reach of float32 rounding, ACT weights sum to 1, reversible layers
 invert, and three training steps lower the loss with finite gradients.  Deterministic; the output folder
-is deleted and rewritten.  The C++ side: tests/unit/test_zoo_goldens.cpp and
-tests/vulkan/test_vulkan_zoo_goldens.cpp.
+is deleted and rewritten.  The C++ side: tests/backends/test_zoo_goldens.cpp
+(ctest runs it as test_zoo_goldens on the CPU and test_vulkan_zoo_goldens on Vulkan).
 """
 import json
 import math

@@ -1,10 +1,10 @@
-// The zoo checkpoint format (docs/zoo-format.md, model_type "headlight") on the CPU backend
-// against the float64 PyTorch model of tools/zoo/model.py (tests/data/zoo, written by
+// The zoo checkpoint format (docs/zoo-format.md, model_type "headlight") on each backend against
+// the float64 PyTorch model of tools/zoo/model.py (tests/data/zoo, written by
 // tools/zoo/make_zoo_goldens.py): every position, norm, residual, order, FFN activation, MoE
 // routing, ACT and reversible option, and the attention options that train (priors, masks,
 // adaptive span, talking heads). Attentions, the last hidden state, logits through the tied head
-// and the format's internals, within 1e-4.
-#include "backend/backend.h"
+// and the format's internals, within 1e-4; on Vulkan with no validation error.
+#include "backend_fixture.h"
 #include "zoo_golden.h"
 
 #include <QTest>
@@ -13,7 +13,16 @@ using namespace headlight;
 
 class TestZooGoldens : public QObject {
     Q_OBJECT
+    test::BackendFixture fixture_;
+
+public:
+    explicit TestZooGoldens(BackendKind kind)
+        : fixture_(kind) {}
+
 private Q_SLOTS:
+    void initTestCase() { fixture_.open(); }
+    void cleanupTestCase() { fixture_.close(); }
+
     void forwardMatchesPyTorch_data() {
         QTest::addColumn<int>("index");
         const auto cases = test::zooGoldenCases();
@@ -24,10 +33,9 @@ private Q_SLOTS:
 
     void forwardMatchesPyTorch() {
         QFETCH(int, index);
-        auto backend = makeCpuBackend();
-        test::verifyZooCase(*backend, test::zooGoldenCases()[std::size_t(index)]);
+        test::verifyZooCase(fixture_.backend(), test::zooGoldenCases()[std::size_t(index)]);
     }
 };
 
-QTEST_GUILESS_MAIN(TestZooGoldens)
+HEADLIGHT_TEST_ON_EACH_BACKEND(TestZooGoldens)
 #include "test_zoo_goldens.moc"

@@ -1,8 +1,8 @@
-// The trained zoo (resources/models; tools/train/train_zoo.py, docs/zoo.md) on the CPU backend:
-// every shipped model reproduces the float64 PyTorch results its training code wrote
-// (attentions, last hidden state, logits, internals) within 1e-4 for each golden input, and
-// `headlight inspect --json` runs on it with its golden text.
-#include "backend/backend.h"
+// The trained zoo (resources/models; tools/train/train_zoo.py, docs/zoo.md) on each backend: every
+// shipped model reproduces the float64 PyTorch results its training code wrote (attentions, last
+// hidden state, logits, internals) within 1e-4 for each golden input, and `headlight inspect
+// --backend B --json` runs on it with its golden text; on Vulkan with no validation error.
+#include "backend_fixture.h"
 #include "zoo_models.h"
 
 #include <QSet>
@@ -12,7 +12,16 @@ using namespace headlight;
 
 class TestZooModels : public QObject {
     Q_OBJECT
+    test::BackendFixture fixture_;
+
+public:
+    explicit TestZooModels(BackendKind kind)
+        : fixture_(kind) {}
+
 private Q_SLOTS:
+    void initTestCase() { fixture_.open(); }
+    void cleanupTestCase() { fixture_.close(); }
+
     void everyShippedModelHasGoldens() {
         const auto cases = test::zooModelCases();
         QVERIFY2(!cases.empty(), "resources/models/goldens.json lists no case");
@@ -34,8 +43,7 @@ private Q_SLOTS:
 
     void forwardMatchesTraining() {
         QFETCH(int, index);
-        auto backend = makeCpuBackend();
-        test::verifyZooModelCase(*backend, test::zooModelCases()[std::size_t(index)]);
+        test::verifyZooModelCase(fixture_.backend(), test::zooModelCases()[std::size_t(index)]);
     }
 
     void inspectRuns_data() {
@@ -48,9 +56,9 @@ private Q_SLOTS:
 
     void inspectRuns() {
         QFETCH(int, index);
-        test::verifyZooModelInspect(test::zooModelCases()[std::size_t(index)], "cpu");
+        test::verifyZooModelInspect(test::zooModelCases()[std::size_t(index)], fixture_.cliName());
     }
 };
 
-QTEST_GUILESS_MAIN(TestZooModels)
+HEADLIGHT_TEST_ON_EACH_BACKEND(TestZooModels)
 #include "test_zoo_models.moc"

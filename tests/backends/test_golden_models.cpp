@@ -1,9 +1,11 @@
-// The CPU forward pass of every golden checkpoint (BERT, BERT-MLM in f16, RoBERTa, DistilBERT,
-// GPT-2, sharded bf16 GPT-2, Llama, Qwen2, Mistral) against PyTorch's golden tensors: attention
-// probabilities, every hidden state and the last hidden state within 1e-4, and the entropy and
-// adjacent-layer JSD of the analysis library on the valid tokens.
+// The forward pass on each backend of every golden checkpoint (BERT, BERT-MLM in f16, RoBERTa,
+// DistilBERT, GPT-2, sharded bf16 GPT-2, Llama, Qwen2, Mistral) against PyTorch's golden tensors:
+// attention probabilities, every hidden state and the last hidden state within 1e-4, and the
+// entropy and adjacent-layer JSD of the analysis library on the valid tokens; on Vulkan with no
+// validation error. The Vulkan backend's node-by-node parity with the CPU is
+// tests/vulkan/test_vulkan_models.cpp.
 #include "analysis/divergence.h"
-#include "backend/backend.h"
+#include "backend_fixture.h"
 #include "golden.h"
 #include "model/transformer.h"
 
@@ -13,7 +15,16 @@ using namespace headlight;
 
 class TestGoldenModels : public QObject {
     Q_OBJECT
+    test::BackendFixture fixture_;
+
+public:
+    explicit TestGoldenModels(BackendKind kind)
+        : fixture_(kind) {}
+
 private Q_SLOTS:
+    void initTestCase() { fixture_.open(); }
+    void cleanupTestCase() { fixture_.close(); }
+
     void forwardMatchesPyTorch_data() {
         QTest::addColumn<int>("index");
         const auto cases = test::goldenCases();
@@ -25,8 +36,7 @@ private Q_SLOTS:
     void forwardMatchesPyTorch() {
         QFETCH(int, index);
         const test::GoldenCase golden = test::goldenCases()[std::size_t(index)];
-        auto backend = makeCpuBackend();
-        const auto model = loadModel(golden.folder.toStdString(), *backend);
+        const auto model = loadModel(golden.folder.toStdString(), fixture_.backend());
         const io::SafetensorsFile expected(golden.tensorsPath().toStdString());
 
         ModelInput input;
@@ -73,5 +83,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestGoldenModels)
+HEADLIGHT_TEST_ON_EACH_BACKEND(TestGoldenModels)
 #include "test_golden_models.moc"
