@@ -19,7 +19,6 @@
 #include "cli.h"
 #include "cli_args.h"
 #include "corpus_analysis.h"
-#include "corpus_runner.h"
 #include "export_files.h"
 #include "figure_builders.h"
 #include "model_session.h"
@@ -82,7 +81,7 @@ QSizeF parseSize(const QString& text) {
 QStringList readTexts(const QString& path) {
     QStringList texts;
     try {
-        texts = CorpusRunner::readCorpus(path);
+        texts = readCorpus(path);
     } catch (const std::runtime_error& error) {
         throw CliError("cannot read --texts " + path.toStdString() + ": " + error.what());
     }

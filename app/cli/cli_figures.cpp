@@ -14,7 +14,6 @@
 #include "cli.h"
 #include "cli_args.h"
 #include "corpus_analysis.h"
-#include "corpus_runner.h"
 #include "default_model.h"
 #include "export/figure_data.h"
 #include "export_files.h"
@@ -85,7 +84,7 @@ FiguresRequest parseRequest(const CliArgs& args) {
     request.models = modelsFolder(args);
     checkModels(request.models);
     try {
-        request.texts = CorpusRunner::readCorpus(corpus);
+        request.texts = readCorpus(corpus);
     } catch (const std::runtime_error& error) {
         throw CliError("cannot read --corpus " + corpus.toStdString() + ": " + error.what());
     }
