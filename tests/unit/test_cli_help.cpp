@@ -172,5 +172,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCliHelp)
+HEADLIGHT_TEST_GUILESS_MAIN(TestCliHelp)
 #include "test_cli_help.moc"
