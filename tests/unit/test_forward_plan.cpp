@@ -377,5 +377,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestForwardPlan)
+HEADLIGHT_TEST_GUILESS_MAIN(TestForwardPlan)
 #include "test_forward_plan.moc"
