@@ -1,7 +1,7 @@
 // `headlight inspect`: one forward pass of a checkpoint on text or ids, with the attention of every
 // layer and its analysis written to a safetensors dump and/or summarised as JSON.
 //
-//   headlight inspect --model DIR (--text STR [--text-pair STR] [--no-special-tokens]
+//   headlight inspect --model DIR|ORG/NAME (--text STR [--text-pair STR] [--no-special-tokens]
 //                     | --ids 1,2,3 [--token-type-ids 0,0,1] [--attention-mask 1,1,0])
 //                     [--backend cpu|vulkan] [--vulkan-device SEL] [--repeat N]
 //                     [--variant SPEC.json] [--dump OUT.safetensors] [--json]
@@ -18,6 +18,7 @@
 #include "backend/vulkan/vk_error.h"
 #include "cli.h"
 #include "cli_args.h"
+#include "io/hub_cache.h"
 #include "io/safetensors.h"
 #include "model/transformer.h"
 #include "tokenize/tokenizer.h"
@@ -166,7 +167,7 @@ int runInspectCommand(const QStringList& rawArgs) {
     const CliArgs args(rawArgs, {"--no-special-tokens", "--json"},
                        {"--model", "--text", "--text-pair", "--ids", "--token-type-ids", "--attention-mask",
                         "--backend", "--vulkan-device", "--repeat", "--dump", "--variant"});
-    const std::string folder = args.required("--model").toStdString();
+    const std::string folder = io::resolveModel(args.required("--model").toStdString()).folder;
     if (!args.has("--dump") && !args.has("--json")) throw CliError("nothing to do: give --dump FILE and/or --json");
     const int repeat = args.integer("--repeat", 1, 1, 100000);
     const PreparedInput input = prepareInput(args, folder);

@@ -1,8 +1,9 @@
-// `headlight tokenize --model DIR --text STR [--text-pair STR] [--no-special-tokens] [--json]`: the
-// tokens Headlight's tokenizer gives for a text, as Hugging Face's would. Needs only the tokenizer
-// files of DIR, not the weights.
+// `headlight tokenize --model DIR|ORG/NAME --text STR [--text-pair STR] [--no-special-tokens]
+// [--json]`: the tokens Headlight's tokenizer gives for a text, as Hugging Face's would. Needs
+// only the tokenizer files of the folder, not the weights.
 #include "cli.h"
 #include "cli_args.h"
+#include "io/hub_cache.h"
 #include "tokenize/tokenizer.h"
 
 #include <QJsonArray>
@@ -44,7 +45,8 @@ void printPlain(QTextStream& out, const tokenize::Encoding& encoding) {
 int runTokenizeCommand(const QStringList& args) {
     const CliArgs parsed(args, {"--no-special-tokens", "--json"},
                          {"--model", "--text", "--text-pair"});
-    const auto tokenizer = tokenize::Tokenizer::load(parsed.required("--model").toStdString());
+    const auto tokenizer = tokenize::Tokenizer::load(
+        io::resolveModel(parsed.required("--model").toStdString()).folder);
     std::optional<std::string> pair;
     if (parsed.has("--text-pair")) pair = parsed.value("--text-pair").toStdString();
     const tokenize::Encoding encoding = tokenizer->encode(parsed.required("--text").toStdString(),

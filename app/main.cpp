@@ -22,8 +22,11 @@ int runGui(int argc, char** argv) {
     parser.addVersionOption();
     const QCommandLineOption backend("backend", "Force the compute backend: cpu or vulkan.", "name");
     const QCommandLineOption device("vulkan-device", "Vulkan device index or part of its name.", "device");
-    const QCommandLineOption model("model", "Open this checkpoint folder at start (default: the zoo's default model).",
-                                   "folder");
+    const QCommandLineOption model(
+        "model",
+        "Open this checkpoint folder, Hugging Face cache folder or cached ORG/NAME id at start "
+        "(default: the zoo's default model).",
+        "folder|id");
     parser.addOption(backend);
     parser.addOption(device);
     const QCommandLineOption open(
