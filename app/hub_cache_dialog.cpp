@@ -23,12 +23,15 @@ std::vector<CachedModelSurvey> surveyCache(const std::string& cacheFolder) {
     return surveys;
 }
 
-// "yes", or "no: <reason>" with the snapshot's path left out (the table row already names it).
+// "yes", or "no: <reason>" with the snapshot's path left out (the row already names the model).
 QString runsText(const CachedModelSurvey& survey) {
     if (survey.runnable) return QObject::tr("yes");
     QString reason = QString::fromStdString(survey.problem);
-    if (!survey.model.snapshot.empty())
-        reason.remove(QString::fromStdString(survey.model.snapshot) + QDir::separator());
+    const QString snapshot = QString::fromStdString(survey.model.snapshot);
+    if (!snapshot.isEmpty()) {
+        reason.remove(snapshot + QLatin1String(": "));
+        reason.remove(snapshot + QLatin1Char('/'));
+    }
     return QObject::tr("no: %1").arg(reason);
 }
 } // namespace
@@ -65,6 +68,7 @@ HubCacheDialog::HubCacheDialog(QWidget* parent)
     connect(table_, &QTableWidget::itemSelectionChanged, this, &HubCacheDialog::updateOpenButton);
     connect(filter_, &QLineEdit::textChanged, this, &HubCacheDialog::applyFilter);
     fillTable();
+    selectFirstRunnable();
     updateOpenButton();
 }
 
@@ -105,6 +109,7 @@ void HubCacheDialog::applyFilter(const QString& text) {
         table_->setRowHidden(row, !shown);
         if (!shown && table_->currentRow() == row) table_->clearSelection();
     }
+    if (!selectedModel()) selectFirstRunnable();
     updateOpenButton();
 }
 
@@ -113,6 +118,14 @@ const CachedModelSurvey* HubCacheDialog::selectedModel() const {
     if (selected.isEmpty()) return nullptr;
     const int row = selected.first()->row();
     return table_->isRowHidden(row) ? nullptr : &models_[std::size_t(row)];
+}
+
+void HubCacheDialog::selectFirstRunnable() {
+    for (int row = 0; row < table_->rowCount(); ++row)
+        if (!table_->isRowHidden(row) && models_[std::size_t(row)].runnable) {
+            table_->selectRow(row);
+            return;
+        }
 }
 
 void HubCacheDialog::updateOpenButton() {

@@ -2,7 +2,8 @@
 // File ▸ Open from Hugging Face cache…: every model of the local Hugging Face hub cache
 // (io::hubCacheRoot()) as a table of id, architecture, size on disk, stored dtypes and whether
 // Headlight can run it (and, when not, why), with a filter box over the ids and architectures.
-// Open (or a double-click) on a runnable model emits its ORG/NAME id. Read offline.
+// The first runnable model shown is selected; Open (or a double-click) on a runnable model emits
+// its ORG/NAME id. Read offline.
 
 #include "model/cached_model_survey.h"
 
@@ -33,6 +34,7 @@ Q_SIGNALS:
 private:
     void fillTable();
     void applyFilter(const QString& text);
+    void selectFirstRunnable(); // the first shown row Headlight can run, if any
     void updateOpenButton();
     const CachedModelSurvey* selectedModel() const;
     void openSelected();

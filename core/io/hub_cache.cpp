@@ -214,19 +214,28 @@ std::string snapshotOf(const std::string& repoFolder) {
     return newest.string();
 }
 
-void checkSnapshot(const std::string& snapshot, const std::string& repoFolder) {
+void checkSnapshotLinks(const std::string& snapshot, const std::string& repoFolder) {
     std::error_code error;
     const fs::path blobs = fs::weakly_canonical(fs::path(repoFolder) / "blobs", error);
     const std::string repoId = repoIdOf(fs::path(repoFolder));
     for (const fs::directory_entry& entry : fs::directory_iterator(snapshot, error))
         if (entry.is_symlink(error)) checkLink(entry.path(), blobs, repoId);
-    const std::vector<Incomplete> partial = incompleteBlobs(blobs);
+}
+
+void checkSnapshotDownloaded(const std::string& snapshot, const std::string& repoFolder) {
+    const std::vector<Incomplete> partial = incompleteBlobs(fs::path(repoFolder) / "blobs");
     const std::vector<std::string> missing = missingFiles(snapshot);
     if (partial.empty() || missing.empty()) return;
     fail(snapshot + ": " + joined(missing) + " not downloaded yet; " +
          std::to_string(partial.size()) + " download(s) unfinished in blobs/ (" +
          partial.front().name + ", " + std::to_string(partial.front().bytes) +
-         " bytes): finish with `huggingface-cli download " + repoId + "` while online");
+         " bytes): finish with `huggingface-cli download " + repoIdOf(fs::path(repoFolder)) +
+         "` while online");
+}
+
+void checkSnapshot(const std::string& snapshot, const std::string& repoFolder) {
+    checkSnapshotLinks(snapshot, repoFolder);
+    checkSnapshotDownloaded(snapshot, repoFolder);
 }
 
 std::vector<CachedModel> listCachedModels(const std::string& cacheRoot) {

@@ -41,8 +41,15 @@ std::vector<CachedModel> listCachedModels(const std::string& cacheRoot);
 std::string snapshotOf(const std::string& repoFolder);
 
 // Refuses a snapshot Headlight should not read: a file that is a symlink leading outside
-// `repoFolder`'s blobs folder, a dangling symlink, or files still missing while blobs/*.incomplete
-// exist (an interrupted or running download). Throws CheckpointError with one line.
+// `repoFolder`'s blobs folder, or a dangling symlink (naming its blobs/<etag>.incomplete when the
+// download of that file was interrupted). Throws CheckpointError with one line.
+void checkSnapshotLinks(const std::string& snapshot, const std::string& repoFolder);
+
+// Refuses a snapshot still missing config.json or weights while blobs/*.incomplete exist (a
+// running or interrupted download: huggingface_hub links a file only once it is complete).
+void checkSnapshotDownloaded(const std::string& snapshot, const std::string& repoFolder);
+
+// Both checks above.
 void checkSnapshot(const std::string& snapshot, const std::string& repoFolder);
 
 struct ResolvedModel {

@@ -43,7 +43,7 @@ CachedModelSurvey surveyCachedModel(const io::CachedModel& model) {
     }
     try {
         // Why first: nothing is read through a link that leaves the cache.
-        io::checkSnapshot(model.snapshot, model.repoFolder);
+        io::checkSnapshotLinks(model.snapshot, model.repoFolder);
     } catch (const std::exception& error) {
         survey.problem = error.what();
         return survey;
@@ -51,6 +51,7 @@ CachedModelSurvey surveyCachedModel(const io::CachedModel& model) {
     survey.architecture = describeArchitecture(model.snapshot);
     std::string weightsProblem;
     try {
+        io::checkSnapshotDownloaded(model.snapshot, model.repoFolder);
         const io::Checkpoint checkpoint(model.snapshot);
         survey.dtypes = storedDtypes(checkpoint);
     } catch (const std::exception& error) {

@@ -107,11 +107,16 @@ private Q_SLOTS:
 
     void openIsOfferedForRunnableModelsOnly() {
         app::HubCacheDialog dialog;
+        QCOMPARE(dialog.table()->currentRow(), rowOf(dialog, "test-org/tiny-bert"));
+        QVERIFY(dialog.openButton()->isEnabled());
         dialog.table()->selectRow(rowOf(dialog, "broken/dangling"));
         QVERIFY(!dialog.openButton()->isEnabled());
-        dialog.table()->selectRow(rowOf(dialog, "test-org/tiny-bert"));
+        dialog.filter()->setText("gpt2"); // hides the selection: the shown runnable row is chosen
+        QCOMPARE(dialog.table()->currentRow(), rowOf(dialog, "test-org/tiny-gpt2"));
         QVERIFY(dialog.openButton()->isEnabled());
-        dialog.filter()->setText("gpt2"); // hides the selected row
+        dialog.filter()->setText("broken");
+        QVERIFY(!dialog.openButton()->isEnabled());
+        dialog.filter()->setText("no such model");
         QVERIFY(!dialog.openButton()->isEnabled());
     }
 

@@ -210,18 +210,23 @@ private Q_SLOTS:
         QVERIFY(QFile::rename(cache.snapshot("google/t5-tiny") + "/config.json.tmp",
                               cache.snapshot("google/t5-tiny") + "/config.json"));
         QDir().mkpath(cache.repoFolder("empty/never-downloaded") + "/snapshots");
+        const QString downloading =
+            cache.addModel("test-org/downloading", test::goldenRoot() + "/bert");
+        QVERIFY(QFile::remove(downloading + "/model.safetensors"));
+        test::writeFile(cache.repoFolder("test-org/downloading") + "/blobs/9e1f.incomplete", "1");
 
         const std::vector<io::CachedModel> models =
             io::listCachedModels(cache.root().toStdString());
         QStringList ids;
         for (const io::CachedModel& model : models)
             ids << QString::fromStdString(model.repoId);
-        QCOMPARE(ids, QStringList({"empty/never-downloaded", "google/t5-tiny", "test-org/tiny-bert",
-                                   "test-org/tiny-gpt2-sharded"}));
+        QCOMPARE(ids,
+                 QStringList({"empty/never-downloaded", "google/t5-tiny", "test-org/downloading",
+                              "test-org/tiny-bert", "test-org/tiny-gpt2-sharded"}));
         qint64 bertBytes = 0;
         for (const QFileInfo& file : QDir(test::goldenRoot() + "/bert").entryInfoList(QDir::Files))
             bertBytes += file.size();
-        QCOMPARE(qint64(models[2].bytesOnDisk), bertBytes);
+        QCOMPARE(qint64(models[3].bytesOnDisk), bertBytes);
 
         const CachedModelSurvey never = surveyCachedModel(models[0]);
         QVERIFY(!never.runnable);
@@ -230,11 +235,17 @@ private Q_SLOTS:
         QCOMPARE(t5.architecture, std::string("t5 · T5Model"));
         QVERIFY(!t5.runnable);
         QVERIFY2(t5.problem.find("t5") != std::string::npos, t5.problem.c_str());
-        const CachedModelSurvey bert = surveyCachedModel(models[2]);
+        const CachedModelSurvey partial = surveyCachedModel(models[2]);
+        QCOMPARE(partial.architecture, std::string("bert · BertModel"));
+        QVERIFY(!partial.runnable);
+        QVERIFY2(partial.problem.find(": model.safetensors not downloaded yet") !=
+                     std::string::npos,
+                 partial.problem.c_str());
+        const CachedModelSurvey bert = surveyCachedModel(models[3]);
         QCOMPARE(bert.architecture, std::string("bert · BertModel"));
         QCOMPARE(bert.dtypes, std::string("F32"));
         QVERIFY2(bert.runnable, bert.problem.c_str());
-        const CachedModelSurvey gpt2 = surveyCachedModel(models[3]);
+        const CachedModelSurvey gpt2 = surveyCachedModel(models[4]);
         QCOMPARE(gpt2.architecture, std::string("gpt2 · GPT2Model"));
         QCOMPARE(gpt2.dtypes, std::string("BF16"));
         QVERIFY2(gpt2.runnable, gpt2.problem.c_str());
