@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 
 constexpr const char* kRepoFolderPrefix = "models--";
 constexpr const char* kIncompleteSuffix = ".incomplete";
-constexpr std::size_t kIdsShown = 8;
+constexpr std::size_t kNamesShown = 8;
 constexpr std::uintmax_t kMaxRefBytes = 256;   // a commit hash and a newline
 constexpr qint64 kMaxIndexBytes = 100'000'000; // as io/checkpoint.cpp allows
 constexpr std::size_t kMaxRepoIdPart = 96;     // huggingface_hub's limit per part
@@ -158,10 +158,10 @@ std::vector<Incomplete> incompleteBlobs(const fs::path& blobs) {
 
 std::string joined(const std::vector<std::string>& names) {
     std::string list;
-    for (std::size_t i = 0; i < names.size() && i < kIdsShown; ++i)
+    for (std::size_t i = 0; i < names.size() && i < kNamesShown; ++i)
         list += (i ? ", " : "") + names[i];
-    if (names.size() > kIdsShown)
-        list += " and " + std::to_string(names.size() - kIdsShown) + " more";
+    if (names.size() > kNamesShown)
+        list += " and " + std::to_string(names.size() - kNamesShown) + " more";
     return list;
 }
 
