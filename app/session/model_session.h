@@ -40,7 +40,8 @@ public:
     explicit ModelSession(QObject* parent = nullptr);
     ~ModelSession() override;
 
-    // Starts loading `folder` with the backend `choice` names; emits loaded() or failed().
+    // Starts loading `folder` (or a Hugging Face cache id, as loadCheckpoint takes) with the
+    // backend `choice` names; emits loaded() or failed().
     void load(const QString& folder, const BackendChoice& choice,
               const std::string& deviceSelector);
     bool busy() const;
