@@ -1,4 +1,5 @@
 #include "cpu_backend.h"
+#include "cpu_gemm.h"
 
 #include <cmath>
 #include <limits>
@@ -53,7 +54,7 @@ std::vector<float>& valuesOf(const DeviceTensor& tensor) {
 }
 
 std::string CpuBackend::deviceName() const {
-    return "CPU (Eigen, " + std::to_string(omp_get_max_threads()) + " threads)";
+    return "CPU (" + gemmLibrary() + ", " + std::to_string(omp_get_max_threads()) + " threads)";
 }
 
 DeviceTensor CpuBackend::upload(const Tensor& host) {
@@ -76,7 +77,7 @@ void CpuBackend::linear(const DeviceTensor& x, const DeviceTensor& w, const Devi
         throw std::invalid_argument("linear: input " + shapeString(x.shape()) + " does not fit weight " +
                                     shapeString(w.shape()));
     MatrixMap result = mutableMatrixOf(out);
-    result.noalias() = input * weight.transpose();
+    gemm(input.data(), weight.data(), result.data(), input.rows(), input.cols(), weight.rows(), true, 1.0f);
     if (bias) result.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(valuesOf(*bias).data(), bias->size());
 }
 
