@@ -21,7 +21,7 @@ cd "$root"
 packages=(
   cmake ninja-build g++ pkg-config
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev qt6-qpa-plugins libgl1-mesa-dri
-  libeigen3-dev
+  libeigen3-dev libopenblas-openmp-dev
   libvulkan-dev glslc glslang-tools spirv-tools mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
   libimgui-dev libbenchmark-dev
   xvfb xauth fonts-dejavu-core

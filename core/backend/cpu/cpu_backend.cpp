@@ -1,4 +1,5 @@
 #include "cpu_backend.h"
+#include "cpu_gemm.h"
 
 #include "backend/key_mask.h"
 
@@ -55,7 +56,7 @@ std::vector<float>& valuesOf(const DeviceTensor& tensor) {
 }
 
 std::string CpuBackend::deviceName() const {
-    return "CPU (Eigen, " + std::to_string(omp_get_max_threads()) + " threads)";
+    return "CPU (" + gemmLibrary() + ", " + std::to_string(omp_get_max_threads()) + " threads)";
 }
 
 DeviceTensor CpuBackend::upload(const Tensor& host) {
@@ -78,7 +79,7 @@ void CpuBackend::linear(const DeviceTensor& x, const DeviceTensor& w, const Devi
         throw std::invalid_argument("linear: input " + shapeString(x.shape()) + " does not fit weight " +
                                     shapeString(w.shape()));
     MatrixMap result = mutableMatrixOf(out);
-    result.noalias() = input * weight.transpose();
+    gemm(input.data(), weight.data(), result.data(), input.rows(), input.cols(), weight.rows(), true, 1.0f);
     if (bias) result.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(valuesOf(*bias).data(), bias->size());
 }
 

@@ -1,7 +1,8 @@
 #pragma once
-// The CPU backend: every op in plain Eigen, executed at once. It is the reference that every
-// Vulkan kernel is checked against, so clarity wins over cleverness here, except for the GEMMs
-// and the per-head attention loop, which carry nearly all the work and run multi-threaded.
+// The CPU backend: every op in plain Eigen, executed at once, except the GEMMs (cpu_gemm.h: a
+// tuned BLAS where one was found). It is the reference that every Vulkan kernel is checked
+// against, so clarity wins over cleverness here, except for the GEMMs and the per-head attention
+// loop, which carry nearly all the work and run multi-threaded.
 
 #include <stdexcept>
 #include <string>

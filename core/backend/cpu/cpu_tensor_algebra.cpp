@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "cpu_backend.h"
+#include "cpu_gemm.h"
 
 namespace headlight::cpu {
 namespace {
@@ -116,13 +117,9 @@ void CpuBackend::matmul(const DeviceTensor& a, const DeviceTensor& b, bool trans
     float* ov = valuesOf(out).data();
     const int64_t group = as.batch / bs.batch;
 #pragma omp parallel for schedule(dynamic) if (as.batch > 1)
-    for (int64_t i = 0; i < as.batch; ++i) {
-        const ConstMatrixMap am(av + i * as.rows * as.cols, as.rows, as.cols);
-        const ConstMatrixMap bm(bv + (i / group) * bs.rows * bs.cols, bs.rows, bs.cols);
-        MatrixMap om(ov + i * as.rows * n, as.rows, n);
-        if (transposeB) om.noalias() = alpha * (am * bm.transpose());
-        else om.noalias() = alpha * (am * bm);
-    }
+    for (int64_t i = 0; i < as.batch; ++i)
+        gemm(av + i * as.rows * as.cols, bv + (i / group) * bs.rows * bs.cols, ov + i * as.rows * n, as.rows,
+             as.cols, n, transposeB, alpha);
 }
 
 void CpuBackend::splitHeads(const DeviceTensor& x, int heads, DeviceTensor& out) {
