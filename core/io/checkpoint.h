@@ -1,10 +1,12 @@
 #pragma once
 // A Hugging Face checkpoint folder: config.json plus model.safetensors, or sharded
-// model-0000x-of-0000n.safetensors listed by model.safetensors.index.json. PyTorch pickles
-// (pytorch_model.bin, *.pt, *.pth, *.ckpt) are never opened: a folder that has only those is
-// refused with a message saying to convert it to safetensors.
+// model-0000x-of-0000n.safetensors listed by model.safetensors.index.json; failing those, as
+// Hugging Face falls back, pytorch_model.bin or the shards pytorch_model.bin.index.json lists,
+// read by the restricted torch.save reader (io/torch_checkpoint.h), which executes nothing.
+// Other pickles (*.pt, *.pth, *.ckpt) are never opened: a folder that has only those is refused
+// with a message saying to convert it to safetensors.
 
-#include "io/safetensors.h"
+#include "io/tensor_file.h"
 
 #include <map>
 #include <memory>
@@ -26,11 +28,12 @@ public:
     Tensor loadF32(const std::string& name) const;
 
 private:
-    void addFile(const std::string& path);         // opens one file; a name seen before is an error
-    void openShards(const std::string& indexPath); // every shard the index names, cross-checked
-    const SafetensorsFile& fileOf(const std::string& name) const;
+    void addFile(const std::string& path); // opens one file; a name seen before is an error
+    // Every shard the index names (each ending in `suffix`), cross-checked.
+    void openShards(const std::string& indexPath, const std::string& suffix);
+    const TensorFile& fileOf(const std::string& name) const;
     std::string folder_;
-    std::vector<std::unique_ptr<SafetensorsFile>> files_;
+    std::vector<std::unique_ptr<TensorFile>> files_;
     std::map<std::string, std::size_t> fileIndex_; // tensor name → files_ index
 };
 } // namespace headlight::io
