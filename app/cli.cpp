@@ -23,6 +23,10 @@ struct Command {
 };
 
 constexpr Command kCommands[] = {
+    {"convert",
+     "write a checkpoint folder's weights (e.g. pytorch_model.bin) as model.safetensors in a new "
+     "folder, with its config and tokenizer files",
+     &runConvertCommand},
     {"devices", "list Vulkan devices and the backend Headlight would choose", &runDevicesCommand},
     {"export",
      "render a view to PNG, SVG or PDF (or its data to CSV or safetensors), no display needed",

@@ -10,6 +10,7 @@ bool isCliCommand(const QString& word);
 int runCli(int argc, char** argv);
 
 // Each command takes its arguments (after the command word) and returns the exit code.
+int runConvertCommand(const QStringList& args);
 int runDevicesCommand(const QStringList& args);
 int runExportCommand(const QStringList& args);
 int runFiguresCommand(const QStringList& args);

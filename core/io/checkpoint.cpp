@@ -235,4 +235,8 @@ const TensorInfo& Checkpoint::info(const std::string& name) const {
 Tensor Checkpoint::loadF32(const std::string& name) const {
     return fileOf(name).loadF32(name);
 }
+
+std::vector<std::byte> Checkpoint::storedBytes(const std::string& name) const {
+    return fileOf(name).storedBytes(name);
+}
 } // namespace headlight::io

@@ -26,6 +26,7 @@ public:
     // Both throw CheckpointError: "<folder>: missing tensor 'name'" for an unknown name.
     const TensorInfo& info(const std::string& name) const;
     Tensor loadF32(const std::string& name) const;
+    std::vector<std::byte> storedBytes(const std::string& name) const; // in the stored dtype
 
 private:
     void addFile(const std::string& path); // opens one file; a name seen before is an error

@@ -406,6 +406,11 @@ Tensor SafetensorsFile::loadF32(const std::string& name) const {
     return Tensor(tensor.shape, std::move(values));
 }
 
+std::vector<std::byte> SafetensorsFile::storedBytes(const std::string& name) const {
+    const auto raw = bytes(name);
+    return {raw.begin(), raw.end()};
+}
+
 std::vector<int64_t> SafetensorsFile::loadI64(const std::string& name) const {
     const TensorInfo& tensor = info(name);
     if (!isIntegerDType(tensor.dtype))
@@ -439,11 +444,14 @@ bool isI64(const TensorToWrite& tensor) {
     return !tensor.i64.empty();
 }
 
-std::size_t valueCount(const TensorToWrite& tensor) {
-    return isI64(tensor) ? tensor.i64.size() : tensor.f32.size();
+DType dtypeOf(const TensorToWrite& tensor) {
+    if (tensor.storedDType) return *tensor.storedDType;
+    return isI64(tensor) ? DType::I64 : DType::F32;
 }
 
 std::span<const char> rawBytes(const TensorToWrite& tensor) {
+    if (tensor.storedDType)
+        return {reinterpret_cast<const char*>(tensor.stored.data()), tensor.stored.size()};
     if (isI64(tensor))
         return {reinterpret_cast<const char*>(tensor.i64.data()),
                 tensor.i64.size() * sizeof(int64_t)};
@@ -461,29 +469,32 @@ void checkTensorsToWrite(const std::string& path, const std::vector<TensorToWrit
         if (tensor.name == kMetadataKey) fail(path, "a tensor may not be named __metadata__");
         if (!names.insert(tensor.name).second)
             fail(path, "duplicate tensor name " + quoted(tensor.name));
-        if (!tensor.f32.empty() && !tensor.i64.empty())
-            fail(path, "tensor " + quoted(tensor.name) + " has both f32 and i64 values");
+        if (int(!tensor.f32.empty()) + int(!tensor.i64.empty()) + int(!tensor.stored.empty()) > 1)
+            fail(path, "tensor " + quoted(tensor.name) + " has values of more than one kind");
         int64_t expected = 0;
         try {
             expected = elementCount(tensor.shape);
         } catch (const std::exception& error) {
             fail(path, "tensor " + quoted(tensor.name) + ": " + error.what());
         }
-        if (static_cast<uint64_t>(expected) != valueCount(tensor))
+        const std::size_t size = dtypeSize(dtypeOf(tensor));
+        if (static_cast<uint64_t>(expected) * size != rawBytes(tensor).size())
             fail(path, "tensor " + quoted(tensor.name) + " of shape " + shapeString(tensor.shape) +
-                           " has " + std::to_string(valueCount(tensor)) + " values");
+                           " has " + std::to_string(rawBytes(tensor).size() / size) + " values");
     }
 }
 
-// I64 tensors go first in the data so that, with the data section starting 8-aligned, every
+// Wider elements go first in the data so that, with the data section starting 8-aligned, every
 // tensor is aligned to its element size; the reference writer orders by alignment for the same
 // reason, and leaves no gaps (its reader refuses gaps).
 std::vector<const TensorToWrite*> dataOrder(const std::vector<TensorToWrite>& tensors) {
     std::vector<const TensorToWrite*> order;
     for (const auto& tensor : tensors)
         order.push_back(&tensor);
-    std::stable_partition(order.begin(), order.end(),
-                          [](const TensorToWrite* t) { return isI64(*t); });
+    std::stable_sort(order.begin(), order.end(),
+                     [](const TensorToWrite* a, const TensorToWrite* b) {
+                         return dtypeSize(dtypeOf(*a)) > dtypeSize(dtypeOf(*b));
+                     });
     return order;
 }
 
@@ -504,7 +515,7 @@ std::string headerJson(const std::vector<const TensorToWrite*>& order,
         for (int64_t d : tensor->shape)
             shape += (shape.empty() ? "" : ",") + std::to_string(d);
         json += std::string(json.size() > 1 ? "," : "") + jsonString(tensor->name) +
-                ":{\"dtype\":\"" + (isI64(*tensor) ? "I64" : "F32") + "\",\"shape\":[" + shape +
+                ":{\"dtype\":\"" + dtypeName(dtypeOf(*tensor)) + "\",\"shape\":[" + shape +
                 "],\"data_offsets\":[" + std::to_string(offset) + "," + std::to_string(end) + "]}";
         offset = end;
     }

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -37,6 +38,7 @@ public:
 
     // The tensor widened to f32 (F32, F16, BF16, F64, integer types). Throws CheckpointError.
     Tensor loadF32(const std::string& name) const override;
+    std::vector<std::byte> storedBytes(const std::string& name) const override;
     // Integer tensors (I64, I32, ...) as int64.
     std::vector<int64_t> loadI64(const std::string& name) const;
     // The raw bytes of a tensor, inside the mapping.
@@ -53,12 +55,17 @@ private:
     std::map<std::string, std::string> metadata_;
 };
 
-// A tensor to write: f32 values or int64 values, with a shape.
+// A tensor to write: f32 values, int64 values, or elements already in a stored dtype, with a
+// shape.
 struct TensorToWrite {
     std::string name;
     std::vector<int64_t> shape;
-    std::vector<float> f32;   // used when i64 is empty
+    std::vector<float> f32;   // used when i64 is empty and storedDType unset
     std::vector<int64_t> i64; // written as I64
+    // When set, `stored` holds the elements in this dtype's little-endian bytes, written as they
+    // are (convert copies F16 and BF16 weights without widening them).
+    std::optional<DType> storedDType;
+    std::vector<std::byte> stored;
 };
 
 // Writes a safetensors file atomically (a temporary file renamed over `path` on success; nothing

@@ -5,6 +5,7 @@
 
 #include "tensor/tensor.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <stdexcept>
@@ -46,5 +47,7 @@ public:
     virtual const TensorInfo& info(const std::string& name) const = 0; // throws CheckpointError
     // The tensor widened to f32 (every float and integer dtype). Throws CheckpointError.
     virtual Tensor loadF32(const std::string& name) const = 0;
+    // The tensor's elements in row-major order, in its stored dtype (what convert writes).
+    virtual std::vector<std::byte> storedBytes(const std::string& name) const = 0;
 };
 } // namespace headlight::io

@@ -148,7 +148,7 @@ const TensorInfo& TorchCheckpointFile::info(const std::string& name) const {
     return found->second;
 }
 
-std::vector<std::byte> TorchCheckpointFile::contiguousBytes(const std::string& name) const {
+std::vector<std::byte> TorchCheckpointFile::storedBytes(const std::string& name) const {
     const TensorInfo& tensor = info(name);
     const View& view = views_.at(name);
     archive_->checkCrc(*view.storage);
@@ -178,7 +178,7 @@ std::vector<std::byte> TorchCheckpointFile::contiguousBytes(const std::string& n
 
 Tensor TorchCheckpointFile::loadF32(const std::string& name) const {
     const TensorInfo& tensor = info(name);
-    const std::vector<std::byte> bytes = contiguousBytes(name);
+    const std::vector<std::byte> bytes = storedBytes(name);
     std::vector<float> values(bytes.size() / dtypeSize(tensor.dtype));
     widenToF32(tensor.dtype, bytes, values.data());
     return Tensor(tensor.shape, std::move(values));

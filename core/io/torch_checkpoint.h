@@ -39,8 +39,8 @@ public:
     const std::map<std::string, TensorInfo>& tensors() const override { return tensors_; }
     const TensorInfo& info(const std::string& name) const override;
     Tensor loadF32(const std::string& name) const override;
-    // The tensor's elements in row-major order, in its stored dtype (copied out of the view).
-    std::vector<std::byte> contiguousBytes(const std::string& name) const;
+    // Copied out of the view (a storage's CRC-32 is checked on each read).
+    std::vector<std::byte> storedBytes(const std::string& name) const override;
 
 private:
     struct View {
