@@ -56,10 +56,8 @@ std::vector<io::TensorToWrite> storedTensors(const io::Checkpoint& checkpoint) {
     }
     return tensors;
 }
-} // namespace
 
-int runConvertCommand(const QStringList& args) {
-    const CliArgs parsed(args, {}, {"--model", "--out"});
+int runConvert(const CliArgs& parsed) {
     const QString model = parsed.required("--model");
     const QString out = parsed.required("--out");
     const io::Checkpoint checkpoint(model.toStdString());
@@ -81,5 +79,21 @@ int runConvertCommand(const QStringList& args) {
                         << " tensors); copied "
                         << (copied.isEmpty() ? "nothing" : copied.join(", ")) << "\n";
     return 0;
+}
+} // namespace
+
+CliCommand convertCommand() {
+    return {
+        QStringLiteral("convert"),
+        QStringLiteral("write a checkpoint folder's weights (e.g. pytorch_model.bin) as "
+                       "model.safetensors in a new folder, with its config and tokenizer files"),
+        {QStringLiteral("--model DIR --out DIR2")},
+        {},
+        {{"--model", "DIR",
+          "the checkpoint folder (pytorch_model.bin, its shards, or safetensors)"},
+         {"--out", "DIR2", "the folder to write model.safetensors and the copied files into"}},
+        {QStringLiteral("headlight convert --model ~/hub/gpt2 --out ~/hub/gpt2-safetensors")},
+        &runConvert,
+    };
 }
 } // namespace headlight::app

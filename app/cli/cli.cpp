@@ -1,0 +1,177 @@
+#include "cli.h"
+
+#include "cli_args.h"
+#include "cli_help.h"
+#include "export/figure_export.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QGuiApplication>
+#include <QTextStream>
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace headlight::app {
+namespace {
+
+// Messages quote names taken from the files being read; a control character in one (a tensor
+// named "a\nb") must not break the one-line contract that scripts and tests rely on.
+std::string oneLine(const char* message) {
+    std::string line;
+    for (const char* at = message; *at; ++at) {
+        const auto byte = static_cast<unsigned char>(*at);
+        if (*at == '\n')
+            line += "\\n";
+        else if (*at == '\r')
+            line += "\\r";
+        else if (byte < 0x20 && *at != '\t') {
+            char escaped[8];
+            std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
+            line += escaped;
+        } else
+            line += *at;
+    }
+    return line;
+}
+
+// Qt's offscreen platform wants a runtime folder and warns on stderr when XDG_RUNTIME_DIR is
+// unset (a CI job, ssh, cron), which breaks the one-line contract: give it a private one, as the
+// XDG spec asks (owned by the user, mode 0700), or leave the variable unset if that fails.
+void ensureRuntimeFolder() {
+    if (!qEnvironmentVariableIsEmpty("XDG_RUNTIME_DIR")) return;
+    const QByteArray folder =
+        QDir::tempPath().toLocal8Bit() + "/headlight-runtime-" + QByteArray::number(getuid());
+    if (mkdir(folder.constData(), 0700) != 0 && errno != EEXIST) return;
+    struct stat info {};
+    if (lstat(folder.constData(), &info) != 0 || !S_ISDIR(info.st_mode) ||
+        info.st_uid != getuid() || (info.st_mode & 0777) != 0700)
+        return;
+    qputenv("XDG_RUNTIME_DIR", folder);
+}
+
+// Why: `export` and `figures` paint text, which needs a QGuiApplication; with no platform named
+// they take the offscreen one, so figures render with no display. The other commands need no GUI.
+std::unique_ptr<QCoreApplication> makeApplication(int& argc, char** argv) {
+    const bool paints =
+        argc >= 2 && (std::strcmp(argv[1], "export") == 0 || std::strcmp(argv[1], "figures") == 0);
+    if (!paints) return std::make_unique<QCoreApplication>(argc, argv);
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    ensureRuntimeFolder();
+    return std::make_unique<QGuiApplication>(argc, argv);
+}
+
+const CliCommand* findCommand(const QString& word) {
+    const std::vector<CliCommand>& commands = cliCommands();
+    const auto found =
+        std::find_if(commands.begin(), commands.end(),
+                     [&word](const CliCommand& command) { return command.name == word; });
+    return found == commands.end() ? nullptr : &*found;
+}
+
+int runCommand(const CliCommand& command, const QStringList& words) {
+    const QByteArray who = "headlight " + command.name.toUtf8();
+    try {
+        const CliArgs args(words, command);
+        if (args.helpAsked()) {
+            QTextStream(stdout) << commandHelp(command);
+            return 0;
+        }
+        return command.run(args);
+    } catch (const CliUsageError& error) {
+        std::fprintf(stderr, "%s: %s\n%s", who.constData(), oneLine(error.what()).c_str(),
+                     qPrintable(usageLines(command)));
+    } catch (const std::exception& error) {
+        std::fprintf(stderr, "%s: %s\n", who.constData(), oneLine(error.what()).c_str());
+    }
+    return 1;
+}
+
+// `headlight help [COMMAND | --man]`.
+int runHelp(const QStringList& words) {
+    QTextStream out(stdout);
+    if (words.isEmpty()) {
+        out << programHelp();
+        return 0;
+    }
+    if (words.size() == 1 && words.first() == QLatin1String("--man")) {
+        out << manPage();
+        return 0;
+    }
+    const CliCommand* command = findCommand(words.first());
+    if (words.size() == 1 && command) {
+        out << commandHelp(*command);
+        return 0;
+    }
+    const QString wrong = command ? words.at(1) : words.first();
+    std::fprintf(stderr,
+                 "headlight help: unknown %s '%s'\nusage: headlight help [COMMAND | --man]\n",
+                 command ? "argument" : "command", oneLine(qPrintable(wrong)).c_str());
+    return 1;
+}
+} // namespace
+
+CliOption backendOption() {
+    return {QStringLiteral("--backend"), QStringLiteral("cpu|vulkan"),
+            QStringLiteral("force the compute backend (default: the faster one here)")};
+}
+
+CliOption vulkanDeviceOption() {
+    return {QStringLiteral("--vulkan-device"), QStringLiteral("SEL"),
+            QStringLiteral("the Vulkan device: its index or part of its name")};
+}
+
+CliOption dpiOption() {
+    return {QStringLiteral("--dpi"), QStringLiteral("N"),
+            QStringLiteral("PNG resolution in dots per inch, %1 to %2 (default %3)")
+                .arg(render::kMinDpi)
+                .arg(render::kMaxDpi)
+                .arg(render::ExportOptions{}.dpi)};
+}
+
+const std::vector<CliCommand>& cliCommands() {
+    static const std::vector<CliCommand> commands = {
+        convertCommand(), devicesCommand(),  exportCommand(),  figuresCommand(),
+        inspectCommand(), tokenizeCommand(), variantsCommand()};
+    return commands;
+}
+
+const std::vector<CliOption>& windowOptions() {
+    static const std::vector<CliOption> options = {
+        {QStringLiteral("--model"), QStringLiteral("DIR"),
+         QStringLiteral("open this checkpoint folder at start (default: the zoo's default model)")},
+        {QStringLiteral("--open"), QStringLiteral("FILE"),
+         QStringLiteral("open this scene or lesson file at start (docs/scenes.md)")},
+        {QStringLiteral("--present"), {}, QStringLiteral("start in presentation mode (F5)")},
+        backendOption(),
+        vulkanDeviceOption(),
+    };
+    return options;
+}
+
+bool isCliCommand(const QString& word) {
+    if (word == "help" || word == "--help" || word == "-h" || word == "--version") return true;
+    return findCommand(word) != nullptr;
+}
+
+int runCli(int argc, char** argv) {
+    const std::unique_ptr<QCoreApplication> app = makeApplication(argc, argv);
+    QCoreApplication::setApplicationVersion(QStringLiteral(HEADLIGHT_VERSION));
+    QStringList args = QCoreApplication::arguments().mid(1);
+    const QString word = args.takeFirst();
+    if (word == "--version") {
+        QTextStream(stdout) << "headlight " << HEADLIGHT_VERSION << "\n";
+        return 0;
+    }
+    if (word == "help" || word == "--help" || word == "-h") return runHelp(args);
+    if (const CliCommand* command = findCommand(word)) return runCommand(*command, args);
+    std::fprintf(stderr, "headlight: unknown command '%s'\n", oneLine(qPrintable(word)).c_str());
+    return 1;
+}
+} // namespace headlight::app

@@ -1,0 +1,23 @@
+#pragma once
+// The command-line interface: `headlight COMMAND ...`. Every command prints one line on stderr and
+// exits non-zero on bad input (a mistake in the arguments themselves adds the usage lines);
+// nothing it writes is left half-done. The commands and their options are data (cli_command.h).
+
+#include "cli_command.h"
+
+#include <QStringList>
+
+namespace headlight::app {
+
+bool isCliCommand(const QString& word);
+int runCli(int argc, char** argv);
+
+// Each command's declaration, with the function that runs it (one file per command).
+CliCommand convertCommand();
+CliCommand devicesCommand();
+CliCommand exportCommand();
+CliCommand figuresCommand();
+CliCommand inspectCommand();
+CliCommand tokenizeCommand();
+CliCommand variantsCommand();
+} // namespace headlight::app
