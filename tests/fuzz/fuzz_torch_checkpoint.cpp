@@ -40,8 +40,9 @@ std::vector<std::byte> storedZip(const std::vector<std::pair<std::string, std::s
             appendLittle(*part, data.size(), 4);
             appendLittle(*part, data.size(), 4);
             appendLittle(*part, name.size(), 2);
-            appendLittle(*part, 0, 2);                          // extra length
-            if (central) appendLittle(*part, 0, 2 + 2 + 2 + 4); // comment, disk, attributes
+            appendLittle(*part, 0, 2);                      // extra length
+            if (central) appendLittle(*part, 0, 2 + 2 + 2); // comment, disk, internal attributes
+            if (central) appendLittle(*part, 0, 4);         // external attributes
             if (central) appendLittle(*part, offset, 4);
             appendText(*part, name);
         }
