@@ -136,9 +136,9 @@ CliOption dpiOption() {
 }
 
 const std::vector<CliCommand>& cliCommands() {
-    static const std::vector<CliCommand> commands = {devicesCommand(),  exportCommand(),
-                                                     figuresCommand(),  inspectCommand(),
-                                                     tokenizeCommand(), variantsCommand()};
+    static const std::vector<CliCommand> commands = {
+        convertCommand(), devicesCommand(),  exportCommand(),  figuresCommand(),
+        inspectCommand(), tokenizeCommand(), variantsCommand()};
     return commands;
 }
 

@@ -2,6 +2,8 @@
 
 #include "io/json_reader.h"
 #include "io/legacy_names.h"
+#include "io/safetensors.h"
+#include "io/torch_checkpoint.h"
 
 #include <QDir>
 #include <QFile>
@@ -13,6 +15,9 @@ namespace {
 constexpr const char* kSingleFile = "model.safetensors";
 constexpr const char* kIndexFile = "model.safetensors.index.json";
 constexpr const char* kSafetensorsSuffix = ".safetensors";
+constexpr const char* kTorchFile = "pytorch_model.bin";
+constexpr const char* kTorchIndexFile = "pytorch_model.bin.index.json";
+constexpr const char* kTorchSuffix = ".bin";
 // An index lists tensor names and file names; even the largest models' are a few hundred KB.
 constexpr qint64 kMaxIndexBytes = 100'000'000;
 // Suffixes of PyTorch pickle formats, refused without ever being opened.
@@ -53,10 +58,10 @@ bool endsWith(const std::string& text, const std::string& suffix) {
            text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// A shard must be a plain .safetensors file name: no directory part (so no "../", no absolute
-// path, no drive letter) and nothing that could name a pickle.
-bool isPlainShardName(const std::string& name) {
-    return endsWith(name, kSafetensorsSuffix) && name != kSafetensorsSuffix &&
+// A shard must be a plain file name with the index's suffix: no directory part (so no "../", no
+// absolute path, no drive letter), and no other kind of file.
+bool isPlainShardName(const std::string& name, const std::string& suffix) {
+    return endsWith(name, suffix) && name != suffix &&
            name.find_first_of(std::string("/\\:\0", 4)) == std::string::npos;
 }
 
@@ -84,7 +89,8 @@ std::vector<std::string> filesWithSuffix(const QDir& dir,
 }
 
 // The weight_map of an index: tensor name → shard file name, each name checked.
-std::map<std::string, std::string> readWeightMap(const std::string& indexPath) {
+std::map<std::string, std::string> readWeightMap(const std::string& indexPath,
+                                                 const std::string& suffix) {
     QFile file(QString::fromStdString(indexPath));
     if (!file.open(QIODevice::ReadOnly))
         fail(indexPath, "cannot open (" + file.errorString().toStdString() + ")");
@@ -106,9 +112,10 @@ std::map<std::string, std::string> readWeightMap(const std::string& indexPath) {
                     fail(indexPath,
                          "weight_map entry for " + quoted(tensor) + " is not a file name");
                 const std::string shard = reader.readString();
-                if (!isPlainShardName(shard))
+                if (!isPlainShardName(shard, suffix))
                     fail(indexPath, "weight_map entry for " + quoted(tensor) + " names " +
-                                        quoted(shard) + ", not a .safetensors file in the folder");
+                                        quoted(shard) + ", not a " + suffix +
+                                        " file in the folder");
                 if (!weightMap.emplace(tensor, shard).second)
                     fail(indexPath, "tensor " + quoted(tensor) + " is listed twice in weight_map");
             });
@@ -147,21 +154,34 @@ Checkpoint::Checkpoint(const std::string& folder)
     if (!folderInfo.isDir()) fail(folder, "not a folder");
     const std::string single = joinPath(folder, kSingleFile);
     const std::string index = joinPath(folder, kIndexFile);
-    // The order Hugging Face resolves weights in: one file first, then an index. Why exists()
-    // and not isFile(): a weights name that is a FIFO, a device or a folder must be refused as
-    // such ("not a regular file"), not reported as missing weights; SafetensorsFile refuses it
-    // before opening, and an index is checked here, since opening a FIFO would block.
+    const std::string torchFile = joinPath(folder, kTorchFile);
+    const std::string torchIndex = joinPath(folder, kTorchIndexFile);
+    // The order Hugging Face resolves weights in: safetensors before torch.save files, one file
+    // before an index. Why exists() and not isFile(): a weights name that is a FIFO, a device or
+    // a folder must be refused as such ("not a regular file"), not reported as missing weights;
+    // the file readers refuse it before opening, and an index is checked here, since opening a
+    // FIFO would block.
+    const auto openIndex = [&](const std::string& path, const char* suffix) {
+        if (!isRegularFile(path)) fail(path, "not a regular file");
+        openShards(path, suffix);
+    };
     if (exists(single))
         addFile(single);
-    else if (exists(index)) {
-        if (!isRegularFile(index)) fail(index, "not a regular file");
-        openShards(index);
-    } else
+    else if (exists(index))
+        openIndex(index, kSafetensorsSuffix);
+    else if (exists(torchFile))
+        addFile(torchFile);
+    else if (exists(torchIndex))
+        openIndex(torchIndex, kTorchSuffix);
+    else
         refuseFolderWithoutSafetensors(folder, QDir(folderInfo.absoluteFilePath()));
 }
 
 void Checkpoint::addFile(const std::string& path) {
-    files_.push_back(std::make_unique<SafetensorsFile>(path));
+    if (endsWith(path, kTorchSuffix))
+        files_.push_back(std::make_unique<TorchCheckpointFile>(path));
+    else
+        files_.push_back(std::make_unique<SafetensorsFile>(path));
     const std::size_t fileNumber = files_.size() - 1;
     for (const auto& [name, info] : files_.back()->tensors()) {
         const auto [at, added] =
@@ -176,8 +196,8 @@ void Checkpoint::addFile(const std::string& path) {
     }
 }
 
-void Checkpoint::openShards(const std::string& indexPath) {
-    const auto weightMap = readWeightMap(indexPath);
+void Checkpoint::openShards(const std::string& indexPath, const std::string& suffix) {
+    const auto weightMap = readWeightMap(indexPath, suffix);
     std::set<std::string> shards;
     for (const auto& [tensor, shard] : weightMap)
         shards.insert(shard);
@@ -223,5 +243,10 @@ const TensorInfo& Checkpoint::info(const std::string& name) const {
 Tensor Checkpoint::loadF32(const std::string& name) const {
     const Stored& stored = storedAs(name);
     return files_[stored.file]->loadF32(stored.name);
+}
+
+std::vector<std::byte> Checkpoint::storedBytes(const std::string& name) const {
+    const Stored& stored = storedAs(name);
+    return files_[stored.file]->storedBytes(stored.name);
 }
 } // namespace headlight::io

@@ -1,11 +1,13 @@
 #pragma once
 // A Hugging Face checkpoint folder: config.json plus model.safetensors, or sharded
-// model-0000x-of-0000n.safetensors listed by model.safetensors.index.json. PyTorch pickles
-// (pytorch_model.bin, *.pt, *.pth, *.ckpt) are never opened: a folder that has only those is
-// refused with a message saying to convert it to safetensors. Tensors are known by the names
-// Hugging Face loads them under (io/legacy_names.h): a stored LayerNorm.gamma is LayerNorm.weight.
+// model-0000x-of-0000n.safetensors listed by model.safetensors.index.json; failing those, as
+// Hugging Face falls back, pytorch_model.bin or the shards pytorch_model.bin.index.json lists,
+// read by the restricted torch.save reader (io/torch_checkpoint.h), which executes nothing.
+// Other pickles (*.pt, *.pth, *.ckpt) are never opened: a folder that has only those is refused
+// with a message saying to convert it to safetensors. Tensors are known by the names Hugging Face
+// loads them under (io/legacy_names.h): a stored LayerNorm.gamma is LayerNorm.weight.
 
-#include "io/safetensors.h"
+#include "io/tensor_file.h"
 
 #include <map>
 #include <memory>
@@ -25,17 +27,19 @@ public:
     // Both throw CheckpointError: "<folder>: missing tensor 'name'" for an unknown name.
     const TensorInfo& info(const std::string& name) const;
     Tensor loadF32(const std::string& name) const;
+    std::vector<std::byte> storedBytes(const std::string& name) const; // in the stored dtype
 
 private:
-    void addFile(const std::string& path);         // opens one file; a name seen before is an error
-    void openShards(const std::string& indexPath); // every shard the index names, cross-checked
+    void addFile(const std::string& path); // opens one file; a name seen before is an error
+    // Every shard the index names (each ending in `suffix`), cross-checked.
+    void openShards(const std::string& indexPath, const std::string& suffix);
     struct Stored {
         std::size_t file; // files_ index
         std::string name; // the name in that file (a legacy name before its rename)
     };
     const Stored& storedAs(const std::string& name) const;
     std::string folder_;
-    std::vector<std::unique_ptr<SafetensorsFile>> files_;
+    std::vector<std::unique_ptr<TensorFile>> files_;
     std::map<std::string, Stored> fileIndex_; // tensor name, as loaded → where it is stored
 };
 } // namespace headlight::io

@@ -1,5 +1,6 @@
 #include "io/safetensors.h"
 
+#include "io/dtype_widening.h"
 #include "io/json_reader.h"
 
 #include <QFile>
@@ -97,64 +98,6 @@ uint64_t readU64LittleEndian(const std::byte* at) {
     uint64_t value = 0;
     std::memcpy(&value, at, sizeof value);
     return value;
-}
-
-template <typename T> T loadUnaligned(const std::byte* at) {
-    T value;
-    std::memcpy(&value, at, sizeof value);
-    return value;
-}
-
-// IEEE 754 binary16 → binary32, exact for every input: normals rebias the exponent, subnormals
-// (exponent 0) are mantissa × 2^-24, and the all-ones exponent keeps inf and NaN (payload too).
-float halfToFloat(uint16_t half) {
-    const uint32_t sign = static_cast<uint32_t>(half & 0x8000u) << 16;
-    const uint32_t exponent = (half >> 10) & 0x1Fu;
-    const uint32_t mantissa = half & 0x3FFu;
-    if (exponent == 0) {
-        const float magnitude = std::ldexp(static_cast<float>(mantissa), -24);
-        return sign ? -magnitude : magnitude;
-    }
-    if (exponent == 0x1F) return std::bit_cast<float>(sign | 0x7F800000u | (mantissa << 13));
-    return std::bit_cast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
-}
-
-// bfloat16 is the top half of a binary32, so widening is a shift.
-float bfloat16ToFloat(uint16_t bits) {
-    return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16);
-}
-
-template <typename Stored, typename Out, typename Convert>
-void widen(std::span<const std::byte> raw, Out* out, Convert convert) {
-    const std::size_t count = raw.size() / sizeof(Stored);
-    for (std::size_t i = 0; i < count; ++i)
-        out[i] = convert(loadUnaligned<Stored>(raw.data() + i * sizeof(Stored)));
-}
-
-template <typename Out> void widenInteger(DType dtype, std::span<const std::byte> raw, Out* out) {
-    const auto cast = [](auto value) { return static_cast<Out>(value); };
-    switch (dtype) {
-    case DType::I64:
-        widen<int64_t>(raw, out, cast);
-        return;
-    case DType::I32:
-        widen<int32_t>(raw, out, cast);
-        return;
-    case DType::I16:
-        widen<int16_t>(raw, out, cast);
-        return;
-    case DType::I8:
-        widen<int8_t>(raw, out, cast);
-        return;
-    case DType::U8:
-        widen<uint8_t>(raw, out, cast);
-        return;
-    case DType::Bool:
-        widen<uint8_t>(raw, out, [](uint8_t b) { return static_cast<Out>(b != 0); });
-        return;
-    default:
-        throw std::logic_error("not an integer dtype");
-    }
 }
 
 // Reads the JSON header straight into TensorInfo records, checking each entry as it goes.
@@ -459,26 +402,13 @@ Tensor SafetensorsFile::loadF32(const std::string& name) const {
     const TensorInfo& tensor = info(name);
     const auto raw = bytes(name);
     std::vector<float> values(raw.size() / dtypeSize(tensor.dtype));
-    float* out = values.data();
-    const auto same = [](auto value) { return static_cast<float>(value); };
-    switch (tensor.dtype) {
-    case DType::F32:
-        widen<float>(raw, out, same);
-        break;
-    case DType::F64:
-        widen<double>(raw, out, same);
-        break;
-    case DType::F16:
-        widen<uint16_t>(raw, out, halfToFloat);
-        break;
-    case DType::BF16:
-        widen<uint16_t>(raw, out, bfloat16ToFloat);
-        break;
-    default:
-        widenInteger(tensor.dtype, raw, out);
-        break;
-    }
+    widenToF32(tensor.dtype, raw, values.data());
     return Tensor(tensor.shape, std::move(values));
+}
+
+std::vector<std::byte> SafetensorsFile::storedBytes(const std::string& name) const {
+    const auto raw = bytes(name);
+    return {raw.begin(), raw.end()};
 }
 
 std::vector<int64_t> SafetensorsFile::loadI64(const std::string& name) const {
@@ -488,7 +418,7 @@ std::vector<int64_t> SafetensorsFile::loadI64(const std::string& name) const {
                         ", not an integer tensor");
     const auto raw = bytes(name);
     std::vector<int64_t> values(raw.size() / dtypeSize(tensor.dtype));
-    widenInteger(tensor.dtype, raw, values.data());
+    widenToI64(tensor.dtype, raw, values.data());
     return values;
 }
 
@@ -514,11 +444,14 @@ bool isI64(const TensorToWrite& tensor) {
     return !tensor.i64.empty();
 }
 
-std::size_t valueCount(const TensorToWrite& tensor) {
-    return isI64(tensor) ? tensor.i64.size() : tensor.f32.size();
+DType dtypeOf(const TensorToWrite& tensor) {
+    if (tensor.storedDType) return *tensor.storedDType;
+    return isI64(tensor) ? DType::I64 : DType::F32;
 }
 
 std::span<const char> rawBytes(const TensorToWrite& tensor) {
+    if (tensor.storedDType)
+        return {reinterpret_cast<const char*>(tensor.stored.data()), tensor.stored.size()};
     if (isI64(tensor))
         return {reinterpret_cast<const char*>(tensor.i64.data()),
                 tensor.i64.size() * sizeof(int64_t)};
@@ -536,29 +469,32 @@ void checkTensorsToWrite(const std::string& path, const std::vector<TensorToWrit
         if (tensor.name == kMetadataKey) fail(path, "a tensor may not be named __metadata__");
         if (!names.insert(tensor.name).second)
             fail(path, "duplicate tensor name " + quoted(tensor.name));
-        if (!tensor.f32.empty() && !tensor.i64.empty())
-            fail(path, "tensor " + quoted(tensor.name) + " has both f32 and i64 values");
+        if (int(!tensor.f32.empty()) + int(!tensor.i64.empty()) + int(!tensor.stored.empty()) > 1)
+            fail(path, "tensor " + quoted(tensor.name) + " has values of more than one kind");
         int64_t expected = 0;
         try {
             expected = elementCount(tensor.shape);
         } catch (const std::exception& error) {
             fail(path, "tensor " + quoted(tensor.name) + ": " + error.what());
         }
-        if (static_cast<uint64_t>(expected) != valueCount(tensor))
+        const std::size_t size = dtypeSize(dtypeOf(tensor));
+        if (static_cast<uint64_t>(expected) * size != rawBytes(tensor).size())
             fail(path, "tensor " + quoted(tensor.name) + " of shape " + shapeString(tensor.shape) +
-                           " has " + std::to_string(valueCount(tensor)) + " values");
+                           " has " + std::to_string(rawBytes(tensor).size() / size) + " values");
     }
 }
 
-// I64 tensors go first in the data so that, with the data section starting 8-aligned, every
+// Wider elements go first in the data so that, with the data section starting 8-aligned, every
 // tensor is aligned to its element size; the reference writer orders by alignment for the same
 // reason, and leaves no gaps (its reader refuses gaps).
 std::vector<const TensorToWrite*> dataOrder(const std::vector<TensorToWrite>& tensors) {
     std::vector<const TensorToWrite*> order;
     for (const auto& tensor : tensors)
         order.push_back(&tensor);
-    std::stable_partition(order.begin(), order.end(),
-                          [](const TensorToWrite* t) { return isI64(*t); });
+    std::stable_sort(order.begin(), order.end(),
+                     [](const TensorToWrite* a, const TensorToWrite* b) {
+                         return dtypeSize(dtypeOf(*a)) > dtypeSize(dtypeOf(*b));
+                     });
     return order;
 }
 
@@ -579,7 +515,7 @@ std::string headerJson(const std::vector<const TensorToWrite*>& order,
         for (int64_t d : tensor->shape)
             shape += (shape.empty() ? "" : ",") + std::to_string(d);
         json += std::string(json.size() > 1 ? "," : "") + jsonString(tensor->name) +
-                ":{\"dtype\":\"" + (isI64(*tensor) ? "I64" : "F32") + "\",\"shape\":[" + shape +
+                ":{\"dtype\":\"" + dtypeName(dtypeOf(*tensor)) + "\",\"shape\":[" + shape +
                 "],\"data_offsets\":[" + std::to_string(offset) + "," + std::to_string(end) + "]}";
         offset = end;
     }

@@ -6,36 +6,19 @@
 // range lies inside the data and no two overlap, shape × dtype size equals the range, and no
 // arithmetic overflows. Any failure throws CheckpointError naming the file and the problem.
 
-#include "tensor/tensor.h"
+#include "io/tensor_file.h"
 
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace headlight::io {
 
-class CheckpointError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
-
-enum class DType { F64, F32, F16, BF16, I64, I32, I16, I8, U8, Bool };
-const char* dtypeName(DType dtype); // as safetensors spells it: "F32", "BF16", ...
-std::size_t dtypeSize(DType dtype);
-
-struct TensorInfo {
-    std::string name;
-    DType dtype = DType::F32;
-    std::vector<int64_t> shape;
-    uint64_t begin = 0; // byte range relative to the start of the data section
-    uint64_t end = 0;
-};
-
-class SafetensorsFile {
+class SafetensorsFile : public TensorFile {
 public:
     // Maps and validates `path`; throws CheckpointError.
     explicit SafetensorsFile(const std::string& path);
@@ -47,14 +30,15 @@ public:
     SafetensorsFile(const SafetensorsFile&) = delete;
     SafetensorsFile& operator=(const SafetensorsFile&) = delete;
 
-    const std::string& path() const { return path_; }
-    const std::map<std::string, TensorInfo>& tensors() const { return tensors_; }
+    const std::string& path() const override { return path_; }
+    const std::map<std::string, TensorInfo>& tensors() const override { return tensors_; }
     const std::map<std::string, std::string>& metadata() const { return metadata_; }
     bool contains(const std::string& name) const { return tensors_.count(name) != 0; }
-    const TensorInfo& info(const std::string& name) const; // throws CheckpointError
+    const TensorInfo& info(const std::string& name) const override; // throws CheckpointError
 
     // The tensor widened to f32 (F32, F16, BF16, F64, integer types). Throws CheckpointError.
-    Tensor loadF32(const std::string& name) const;
+    Tensor loadF32(const std::string& name) const override;
+    std::vector<std::byte> storedBytes(const std::string& name) const override;
     // Integer tensors (I64, I32, ...) as int64.
     std::vector<int64_t> loadI64(const std::string& name) const;
     // The raw bytes of a tensor, inside the mapping.
@@ -71,12 +55,17 @@ private:
     std::map<std::string, std::string> metadata_;
 };
 
-// A tensor to write: f32 values or int64 values, with a shape.
+// A tensor to write: f32 values, int64 values, or elements already in a stored dtype, with a
+// shape.
 struct TensorToWrite {
     std::string name;
     std::vector<int64_t> shape;
-    std::vector<float> f32;   // used when i64 is empty
+    std::vector<float> f32;   // used when i64 is empty and storedDType unset
     std::vector<int64_t> i64; // written as I64
+    // When set, `stored` holds the elements in this dtype's little-endian bytes, written as they
+    // are (convert copies F16 and BF16 weights without widening them).
+    std::optional<DType> storedDType;
+    std::vector<std::byte> stored;
 };
 
 // Writes a safetensors file atomically (a temporary file renamed over `path` on success; nothing

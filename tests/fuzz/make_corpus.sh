@@ -7,7 +7,7 @@ set -euo pipefail
 data=$1
 out=$2
 rm -rf "$out"
-mkdir -p "$out"/{safetensors,shard_index,model_config,wordpiece_vocab,bpe_files,tokenizer_json,variant_spec,scene,lesson}
+mkdir -p "$out"/{safetensors,shard_index,model_config,wordpiece_vocab,bpe_files,tokenizer_json,variant_spec,scene,lesson,torch_checkpoint}
 
 # Seeds above this size slow every execution (libFuzzer sizes max_len from the corpus) without
 # adding structure the small files lack.
@@ -68,6 +68,20 @@ for dir in "$data"/models/* "$data"/tokenizers/*; do
   seed shard_index < "$dir/tokenizer.json"
   [[ -f $dir/tokenizer_config.json ]] || continue
   { cat "$dir/tokenizer.json"; printf '\0'; cat "$dir/tokenizer_config.json"; } | seed tokenizer_json
+done
+
+# torch.save archives (tests/data/torch, valid and hostile), and each one's data.pkl alone, which
+# the target stores in an archive itself.
+for file in "$data"/torch/*.bin "$data"/torch/*/*.bin; do
+  [[ $(stat -c %s "$file") -le $max_seed ]] || continue
+  seed torch_checkpoint < "$file"
+  python3 -c 'import sys, zipfile
+try:
+    archive = zipfile.ZipFile(sys.argv[1])
+    name = next(n for n in archive.namelist() if n.endswith("data.pkl"))
+    sys.stdout.buffer.write(archive.read(name))
+except Exception:
+    pass' "$file" | seed torch_checkpoint
 done
 
 # Variant specs: the hand-written seeds, and the zoo configs (their `headlight` sections are specs).

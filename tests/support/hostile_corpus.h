@@ -356,15 +356,31 @@ inline std::vector<HostileCase> hostileCases() {
          {"config.json: file does not exist"}},
 
         // Weights in other forms.
-        {"pickle-only folder",
+        {"legacy torch.save pickle",
          "bert",
          [](const QDir& folder) {
              QFile::remove(folder.filePath("model.safetensors"));
-             // A pickle header (protocol 2): it must never be opened, let alone unpickled.
+             // A bare pickle (protocol 2), torch's pre-1.6 format: refused, never unpickled.
              writeFile(folder.filePath("pytorch_model.bin"), QByteArray("\x80\x02}q\x00.", 6));
          },
-         {"only PyTorch pickle weights (pytorch_model.bin) found; Headlight never executes "
+         {"pytorch_model.bin: a legacy torch.save file (not a zip archive), which Headlight does "
+          "not read: re-save with a current torch"}},
+        {"pickle under a name Hugging Face does not load",
+         "bert",
+         [](const QDir& folder) {
+             QFile::remove(folder.filePath("model.safetensors"));
+             writeFile(folder.filePath("model.pt"), QByteArray("\x80\x02}q\x00.", 6));
+         },
+         {"only PyTorch pickle weights (model.pt) found; Headlight never executes "
           "pickles — convert them to safetensors"}},
+        {"pytorch_model.bin calling os.system",
+         "bert",
+         [](const QDir& folder) {
+             QFile::remove(folder.filePath("model.safetensors"));
+             QFile::copy(HEADLIGHT_TEST_DATA "/torch/hostile/os_system.bin",
+                         folder.filePath("pytorch_model.bin"));
+         },
+         {"pytorch_model.bin: archive/data.pkl byte 2: global 'os.system' is refused"}},
         {"shard index escapes the folder",
          "gpt2_plain",
          onFileBytes("model.safetensors.index.json",

@@ -1,7 +1,9 @@
 // Checkpoint folders: one model.safetensors, or shards listed by an index that is cross-checked
-// against the shards; pickles refused unopened; path tricks in the index refused.
+// against the shards; pickles other than pytorch_model.bin refused unopened; path tricks in the
+// index refused.
 #include "error_of.h"
 #include "io/checkpoint.h"
+#include "io/safetensors.h"
 #include "temp_files.h"
 
 #include <QDir>
@@ -123,15 +125,14 @@ private Q_SLOTS:
 
     void refusesPickleOnlyFolders() {
         const QString folder = freshFolder();
-        // A pickle header (protocol 2): it must never be opened, let alone unpickled.
+        // A bare pickle (protocol 2) is torch.save's legacy format: refused, never unpickled.
         test::writeFile(QDir(folder).filePath("pytorch_model.bin"),
                         QByteArray("\x80\x02}q\x00.", 6));
         test::writeFile(QDir(folder).filePath("config.json"), "{}");
         QCOMPARE(openError(folder),
-                 folder +
-                     ": only PyTorch pickle weights (pytorch_model.bin) found; Headlight never "
-                     "executes pickles — convert them to safetensors (e.g. with the "
-                     "safetensors convert script)");
+                 QDir(folder).filePath("pytorch_model.bin") +
+                     ": a legacy torch.save file (not a zip archive), which Headlight does not "
+                     "read: re-save with a current torch");
 
         const QString other = freshFolder();
         for (const char* name : {"model.pt", "last.ckpt", "weights.pth"})
@@ -148,7 +149,6 @@ private Q_SLOTS:
                                            "model.safetensors.index.json)");
         const QString unindexed = freshFolder();
         writeSafetensors(QDir(unindexed).filePath("adapter_model.safetensors").toStdString(), {});
-        test::writeFile(QDir(unindexed).filePath("pytorch_model.bin"), "pickle");
         QCOMPARE(openError(unindexed),
                  unindexed +
                      ": no model.safetensors or model.safetensors.index.json (found "

@@ -15,6 +15,7 @@ namespace {
 
 // Every option each command took before the table existed, with -h and --help added to all.
 const std::map<QString, QStringList> kOptions = {
+    {"convert", {"--model", "--out"}},
     {"devices", {"--backend", "--vulkan-device", "--json"}},
     {"export",
      {"--list-views", "--model", "--text", "--texts", "--variant", "--view", "--layer", "--head",
