@@ -35,7 +35,9 @@ constexpr Command kCommands[] = {
      &runInspectCommand},
     {"tokenize", "show the token ids and offsets a checkpoint's tokenizer gives for a text",
      &runTokenizeCommand},
-    {"variants", "list the X-former variant options (--json for a machine-readable list)",
+    {"variants",
+     "list the X-former variant options (--json for scripts, --markdown for the docs table, "
+     "--write-docs FILE to rewrite that table in FILE)",
      &runVariantsCommand},
 };
 
