@@ -20,17 +20,24 @@ const CatalogueEntry* vanillaEntry() {
     return nullptr;
 }
 
+// A choice's id: the value of the group's field, or else the group's own value: a string, or for
+// a toggle "true" (a flag) or "{}" (an object of settings).
+QString choiceId(const QJsonValue& value, const QString& field) {
+    if (!field.isEmpty()) return value.toObject().value(field).toString();
+    if (value.isString()) return value.toString();
+    return value.isBool() ? QStringLiteral("true") : QStringLiteral("{}");
+}
+
 // The group's choices after `off`: every catalogue entry with a panel label whose usage sets
-// `key`, in catalogue order; the id is the value of `field` there (or of `key` itself).
+// `key`, in catalogue order.
 OptionGroup group(const char* title, GroupStyle style, const char* key, const char* field,
                   OptionChoice off) {
     OptionGroup result{title, style, key, field, {std::move(off)}};
     for (const CatalogueEntry& entry : variants::catalogue()) {
         const QJsonValue value = usageOf(entry).value(result.key);
         if (!entry.panelLabel || value.isUndefined()) continue;
-        const QString id = result.field.isEmpty() ? value.toString()
-                                                  : value.toObject().value(result.field).toString();
-        result.choices.push_back({id, QString::fromUtf8(entry.panelLabel), &entry, entry.control});
+        result.choices.push_back({choiceId(value, result.field),
+                                  QString::fromUtf8(entry.panelLabel), &entry, entry.control});
     }
     return result;
 }
