@@ -39,10 +39,10 @@ QJsonObject entryJson(const variants::CatalogueEntry& e) {
 void printText(QTextStream& out) {
     for (const auto& e : variants::catalogue()) {
         out << "#" << e.item << "  " << e.name << "  [" << variants::needsName(e.needs) << "]\n"
-            << "    family: " << e.family << "\n    spec:   " << e.usage << "\n";
-        if (*e.parameters) out << "    params: " << e.parameters << "\n";
+            << "    family:  " << e.family << "\n    spec:    " << e.usage << "\n";
+        if (*e.parameters) out << "    params:  " << e.parameters << "\n";
         if (*e.formula) out << "    formula: " << e.formula << "\n";
-        out << "    cite:   " << e.citation << "\n";
+        out << "    cite:    " << e.citation << "\n";
     }
 }
 
