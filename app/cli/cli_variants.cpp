@@ -62,10 +62,8 @@ void writeDocs(const QString& path) {
         !out.commit())
         throw CliError("cannot write " + path.toStdString());
 }
-} // namespace
 
-int runVariantsCommand(const QStringList& rawArgs) {
-    const CliArgs args(rawArgs, {"--json", "--markdown"}, {"--write-docs"});
+int runVariants(const CliArgs& args) {
     QTextStream out(stdout);
     if (args.has("--write-docs")) {
         writeDocs(args.value("--write-docs"));
@@ -84,5 +82,26 @@ int runVariantsCommand(const QStringList& rawArgs) {
     }
     printText(out);
     return 0;
+}
+} // namespace
+
+CliCommand variantsCommand() {
+    return {
+        QStringLiteral("variants"),
+        QStringLiteral("list the X-former variant options (--json for a machine-readable list, "
+                       "--markdown for the docs table)"),
+        {QStringLiteral("[--json | --markdown | --write-docs FILE]")},
+        {},
+        {{"--json",
+          {},
+          "print every option as JSON: item, family, name, spec usage, parameters, formula, "
+          "the panel's parameter control, citation and what it needs"},
+         {"--markdown", {}, "print the catalogue as the Markdown table docs/variants.md carries"},
+         {"--write-docs", "FILE",
+          "rewrite the generated catalogue table of FILE (docs/variants.md) in place"}},
+        {QStringLiteral("headlight variants --json"),
+         QStringLiteral("headlight variants --write-docs docs/variants.md")},
+        &runVariants,
+    };
 }
 } // namespace headlight::app
