@@ -99,8 +99,7 @@ CliCommand variantsCommand() {
          {"--markdown", {}, "print the catalogue as the Markdown table docs/variants.md carries"},
          {"--write-docs", "FILE",
           "rewrite the generated catalogue table of FILE (docs/variants.md) in place"}},
-        {QStringLiteral("headlight variants --json"),
-         QStringLiteral("headlight variants --write-docs docs/variants.md")},
+        {QStringLiteral("headlight variants --write-docs docs/variants.md")},
         &runVariants,
     };
 }
