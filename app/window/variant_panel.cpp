@@ -182,7 +182,7 @@ void VariantPanel::refreshControls() {
 
 void VariantPanel::showParameter(int group, int choice) {
     GroupControls& controls = groups_[std::size_t(group)];
-    const OptionParameter& p = groupAt(group).choices[std::size_t(choice)].parameter;
+    const variants::ParameterControl& p = groupAt(group).choices[std::size_t(choice)].parameter;
     controls.parameter->setVisible(p.key != nullptr);
     controls.parameterLabel->setVisible(p.key != nullptr);
     if (!p.key) return;

@@ -4,6 +4,7 @@
 #include "model/memory_budget.h"
 #include "variants/early_exit.h"
 #include "variants/position_bias.h"
+#include "variants/variant_merge.h"
 
 #include <algorithm>
 #include <chrono>
@@ -118,29 +119,7 @@ TransformerModel::Layer TransformerModel::upload(const HostLayer& host) const {
 // checkpoints run the request as it is.
 variants::VariantSpec TransformerModel::effectiveVariant(const variants::VariantSpec& requested) const {
     if (spec_.architecture != Architecture::Headlight) return requested;
-    variants::VariantSpec v = spec_.zoo;
-    const variants::VariantSpec vanilla;
-    if (requested.kernel != vanilla.kernel) {
-        const auto block = v.block;
-        const auto mask = v.mask;
-        const auto prior = v.prior;
-        const auto span = v.span;
-        const auto talking = v.talkingHeads;
-        const auto position = v.position;
-        v = requested;
-        v.block = block, v.mask = mask, v.prior = prior, v.span = span, v.talkingHeads = talking;
-        v.position = position;
-    }
-    if (requested.mask) v.mask = requested.mask;
-    if (requested.prior.kind != variants::Prior::Kind::None) v.prior = requested.prior;
-    if (requested.span.enabled) v.span = requested.span;
-    if (requested.talkingHeads.enabled) v.talkingHeads = requested.talkingHeads;
-    if (requested.position != variants::PositionKind::Checkpoint) v.position = requested.position;
-    if (requested.dropFfn) v.dropFfn = true;
-    if (requested.earlyExit.criterion != variants::EarlyExit::Criterion::None)
-        v.earlyExit = requested.earlyExit;
-    if (requested.recurrence) v.recurrence = requested.recurrence;
-    return v;
+    return variants::requestOverCheckpoint(spec_.zoo, requested);
 }
 
 bool TransformerModel::finalNormApplies() const {

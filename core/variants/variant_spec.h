@@ -51,12 +51,16 @@ struct MaskPart {
     int window = 0, dilation = 1, count = 0, size = 0, stride = 0;
     std::vector<int> tokens;  // Global; negative counts from the end
     std::vector<int> windows; // Band: one window per head, cycling; empty = `window` for all
+
+    bool operator==(const MaskPart&) const = default;
 };
 
 struct SparseMask {
     std::string preset; // the named model the parts came from, "" for a hand-made composition
     std::vector<MaskPart> parts;
     uint64_t seed = 0;
+
+    bool operator==(const SparseMask&) const = default;
 };
 
 // Item 8: a prior added to layer l's scores before the softmax (Lin et al. 2021, A Survey of Transformers, Eq. 22).
@@ -71,6 +75,8 @@ struct Prior {
     Kind kind = Kind::None;
     int every = 2;       // Share: group size
     float sigma = 4.0f;  // Gaussian: width in tokens
+
+    bool operator==(const Prior&) const = default;
 };
 
 // Item 9: adaptive attention span m_z(x) = clamp((R + z − x) / R, 0, 1), x = i − j
@@ -79,6 +85,8 @@ struct AdaptiveSpan {
     bool enabled = false;
     std::vector<float> spans; // z per head (one value = every head)
     float ramp = 32.0f;       // R
+
+    bool operator==(const AdaptiveSpan&) const = default;
 };
 
 // Item 10: talking-heads attention (Shazeer et al. 2020): scores and weights mixed across heads
@@ -86,6 +94,8 @@ struct AdaptiveSpan {
 struct TalkingHeads {
     bool enabled = false;
     std::vector<float> logitsMix, weightsMix;
+
+    bool operator==(const TalkingHeads&) const = default;
 };
 
 // Item 11: where positions enter. Learned, Rope, T5 and Xl name a zoo checkpoint's trained kind
@@ -101,6 +111,8 @@ struct Recurrence {
     int memory = 0;     // a multiple of segment
     int compressed = 0; // 0: no compressed memory
     int rate = 2;       // divides segment when compressed > 0
+
+    bool operator==(const Recurrence&) const = default;
 };
 
 // Item 16: stop at the first layer whose criterion passes (DeeBERT, PABEE, CALM), reading each
@@ -110,6 +122,8 @@ struct EarlyExit {
     Criterion criterion = Criterion::None;
     float threshold = 0.0f; // Entropy: nats; SoftmaxResponse: top probability; Saturation: cosine
     int patience = 2;       // Patience: layers with an unchanged argmax
+
+    bool operator==(const EarlyExit&) const = default;
 };
 
 // Item 18: kNN-LM (Khandelwal et al. 2020), the next-token distribution mixed with one read from
@@ -119,6 +133,8 @@ struct KnnLm {
     int k = 8;                // neighbours retrieved per token
     float lambda = 0.25f;     // weight of p_kNN in the mixture
     float temperature = 1.0f; // p_kNN ∝ Σ exp(−d / temperature), d the squared L2 distance
+
+    bool operator==(const KnnLm&) const = default;
 };
 
 // Items 12–15, 19, 20: the architecture keys of a zoo checkpoint (docs/zoo-format.md). They
@@ -146,6 +162,8 @@ struct BlockSpec {
     // `funnelStride` between blocks (model/transformer_funnel.cpp); empty: no pooling.
     std::vector<int> funnelBlocks;
     int funnelStride = 2;
+
+    bool operator==(const BlockSpec&) const = default;
 };
 
 struct VariantSpec {
@@ -172,6 +190,7 @@ struct VariantSpec {
 
     bool isVanilla() const;       // no option changes the checkpoint's own forward pass
     bool needsComposedPath() const; // attention cannot use the backend's fused kernel
+    bool operator==(const VariantSpec&) const = default;
 };
 
 // Parses the JSON text of a variant spec. Throws VariantError naming the offending key for an

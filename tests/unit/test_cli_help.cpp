@@ -13,7 +13,8 @@ using test::runHeadlight;
 
 namespace {
 
-// Every option each command took before the table existed, with -h and --help added to all.
+// Every option each command takes (what it took before the table existed, plus variants'
+// --markdown and --write-docs), with -h and --help added to all.
 const std::map<QString, QStringList> kOptions = {
     {"convert", {"--model", "--out"}},
     {"devices", {"--backend", "--vulkan-device", "--json"}},
@@ -27,7 +28,7 @@ const std::map<QString, QStringList> kOptions = {
       "--attention-mask", "--variant", "--backend", "--vulkan-device", "--repeat", "--dump",
       "--json"}},
     {"tokenize", {"--model", "--text", "--text-pair", "--no-special-tokens", "--json"}},
-    {"variants", {"--json"}},
+    {"variants", {"--json", "--markdown", "--write-docs"}},
 };
 
 // The lines of `text` from the one after `heading` to the next blank line.
