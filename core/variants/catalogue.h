@@ -4,9 +4,10 @@
 // (generated, checked by tests/unit/test_catalogue), the variant panel's choices, labels,
 // parameter spin boxes and tooltips (app/variant_options), and the compare dock's list.
 //
-// Each entry: item (the numbered options of docs/variants.md), family, JSON usage, parameters with their defaults, formula,
-// citation, what the option needs from a checkpoint (docs/variants.md) and, for the options the
-// panel offers, its short label and the parameter its spin box edits (range and default).
+// Each entry: item (the numbered options of docs/variants.md), family, JSON usage, parameters
+// with their defaults, formula, citation, what the option needs from a checkpoint (its tag in
+// docs/variants.md) and, for the options the panel offers, its short label and the parameter its
+// spin box edits (range and default).
 // Entries marked (zoo) are architecture keys: they select how a zoo checkpoint's trained weights
 // are wired (docs/zoo-format.md) and are read from its config, not toggled on other checkpoints.
 
