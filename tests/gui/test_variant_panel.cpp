@@ -7,7 +7,7 @@
 #include "figure_view.h"
 #include "golden.h"
 #include "main_window.h"
-#include "sparsity_view.h"
+#include "sparsity_figure.h"
 #include "text_input.h"
 #include "variant_dock.h"
 #include "variant_panel.h"

@@ -4,7 +4,7 @@
 // Transformer-XL shows its distance table.
 #include "forward_runner.h"
 #include "io/safetensors.h"
-#include "position_view.h"
+#include "position_figure.h"
 #include "variants/position_bias.h"
 #include "zoo_models.h"
 

@@ -3,7 +3,7 @@
 // shares, halting probability, ponder count), checked against the tensors independently, and a
 // model without experts or ACT gets a note naming which model has them.
 #include "forward_runner.h"
-#include "routing_views.h"
+#include "routing_figures.h"
 #include "zoo_models.h"
 
 #include <QTest>

@@ -1,9 +1,9 @@
 #include "figure_builders.h"
 
-#include "internals_views.h"
-#include "routing_views.h"
-#include "position_view.h"
-#include "sparsity_view.h"
+#include "internals_figures.h"
+#include "routing_figures.h"
+#include "position_figure.h"
+#include "sparsity_figure.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "sparsity_view.h"
+#include "sparsity_figure.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "position_view.h"
+#include "position_figure.h"
 
 #include "variants/position_bias.h"
 

@@ -1,6 +1,6 @@
-#include "routing_views.h"
+#include "routing_figures.h"
 
-#include "internals_views.h"
+#include "internals_figures.h"
 
 #include <algorithm>
 #include <numeric>

@@ -1,4 +1,4 @@
-#include "internals_views.h"
+#include "internals_figures.h"
 
 #include <algorithm>
 #include <numeric>
