@@ -6,7 +6,7 @@
 // holds its one JSON mapping (the scene keys of docs/scenes.md, less title and caption).
 //
 // View ids and colour map names stay strings here: which exist is the application's knowledge
-// (app/scene_files.cpp gives them as a SceneVocabulary), and the engine has no figures.
+// (app/figures/scene_files.cpp gives them as a SceneVocabulary), and the engine has no figures.
 
 #include "backend/backend_kind.h"
 #include "io/scene_fields.h"

@@ -1,5 +1,5 @@
 #pragma once
-// The view ids and colour maps the application gives the scene parsers (app/scene_files.cpp);
+// The view ids and colour maps the application gives the scene parsers (app/figures/scene_files.cpp);
 // written out here because the fuzzed library has no widgets and no figure code.
 #include "io/scene_file.h"
 
