@@ -10,6 +10,13 @@
 
 namespace {
 
+// The window's options as the CLI table declares them (`headlight --help` lists them too).
+void addWindowOptions(QCommandLineParser& parser) {
+    for (const headlight::app::CliOption& option : headlight::app::windowOptions())
+        parser.addOption(
+            QCommandLineOption(option.flag.mid(2), option.description, option.valueName));
+}
+
 int runGui(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setApplicationName("Headlight");
@@ -20,40 +27,29 @@ int runGui(int argc, char** argv) {
     parser.setApplicationDescription("Runs Transformer variants and shows what happens inside them.");
     parser.addHelpOption();
     parser.addVersionOption();
-    const QCommandLineOption backend("backend", "Force the compute backend: cpu or vulkan.", "name");
-    const QCommandLineOption device("vulkan-device", "Vulkan device index or part of its name.", "device");
-    const QCommandLineOption model("model", "Open this checkpoint folder at start (default: the zoo's default model).",
-                                   "folder");
-    parser.addOption(backend);
-    parser.addOption(device);
-    const QCommandLineOption open(
-        "open", "Open this scene or lesson file at start (docs/scenes.md).", "file");
-    const QCommandLineOption present("present", "Start in presentation mode (F5).");
-    parser.addOption(model);
-    parser.addOption(open);
-    parser.addOption(present);
+    addWindowOptions(parser);
     parser.process(app);
 
     headlight::app::LaunchOptions options;
-    if (parser.isSet(backend)) {
-        options.backend = headlight::parseBackend(parser.value(backend).toStdString());
+    if (parser.isSet("backend")) {
+        options.backend = headlight::parseBackend(parser.value("backend").toStdString());
         if (!options.backend) {
             std::fprintf(stderr, "headlight: --backend must be 'cpu' or 'vulkan'\n");
             return 2;
         }
     }
-    options.vulkanDevice = parser.value(device).toStdString();
+    options.vulkanDevice = parser.value("vulkan-device").toStdString();
     headlight::app::MainWindow window(options);
     window.show();
-    if (parser.isSet(open))
-        window.classroom()->openFile(parser.value(open));
-    else if (parser.isSet(model))
-        window.openCheckpoint(parser.value(model));
+    if (parser.isSet("open"))
+        window.classroom()->openFile(parser.value("open"));
+    else if (parser.isSet("model"))
+        window.openCheckpoint(parser.value("model"));
     else if (const auto zoo = headlight::app::defaultModel()) {
         if (!zoo->text.isEmpty()) window.workspace()->setText(zoo->text);
         window.openCheckpoint(zoo->folder);
     }
-    if (parser.isSet(present)) window.classroom()->present();
+    if (parser.isSet("present")) window.classroom()->present();
     return app.exec();
 }
 } // namespace

@@ -1,9 +1,14 @@
 #include "cli.h"
 
+#include "cli_args.h"
+#include "cli_help.h"
+#include "export/figure_export.h"
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QGuiApplication>
 #include <QTextStream>
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -15,29 +20,6 @@
 
 namespace headlight::app {
 namespace {
-
-struct Command {
-    const char* name;
-    const char* summary;
-    int (*run)(const QStringList&);
-};
-
-constexpr Command kCommands[] = {
-    {"devices", "list Vulkan devices and the backend Headlight would choose", &runDevicesCommand},
-    {"export",
-     "render a view to PNG, SVG or PDF (or its data to CSV or safetensors), no display needed",
-     &runExportCommand},
-    {"figures",
-     "the RealFormer paper's entropy and JSD figures for the zoo's Post-LN, Pre-LN and RealFormer "
-     "models over a corpus",
-     &runFiguresCommand},
-    {"inspect", "run a checkpoint on text or ids; dump attentions and their analysis",
-     &runInspectCommand},
-    {"tokenize", "show the token ids and offsets a checkpoint's tokenizer gives for a text",
-     &runTokenizeCommand},
-    {"variants", "list the X-former variant options (--json for a machine-readable list)",
-     &runVariantsCommand},
-};
 
 // Messages quote names taken from the files being read; a control character in one (a tensor
 // named "a\nb") must not break the one-line contract that scripts and tests rely on.
@@ -85,22 +67,97 @@ std::unique_ptr<QCoreApplication> makeApplication(int& argc, char** argv) {
     return std::make_unique<QGuiApplication>(argc, argv);
 }
 
-int printUsage() {
+const CliCommand* findCommand(const QString& word) {
+    const std::vector<CliCommand>& commands = cliCommands();
+    const auto found =
+        std::find_if(commands.begin(), commands.end(),
+                     [&word](const CliCommand& command) { return command.name == word; });
+    return found == commands.end() ? nullptr : &*found;
+}
+
+int runCommand(const CliCommand& command, const QStringList& words) {
+    const QByteArray who = "headlight " + command.name.toUtf8();
+    try {
+        const CliArgs args(words, command);
+        if (args.helpAsked()) {
+            QTextStream(stdout) << commandHelp(command);
+            return 0;
+        }
+        return command.run(args);
+    } catch (const CliUsageError& error) {
+        std::fprintf(stderr, "%s: %s\n%s", who.constData(), oneLine(error.what()).c_str(),
+                     qPrintable(usageLines(command)));
+    } catch (const std::exception& error) {
+        std::fprintf(stderr, "%s: %s\n", who.constData(), oneLine(error.what()).c_str());
+    }
+    return 1;
+}
+
+// `headlight help [COMMAND | --man]`.
+int runHelp(const QStringList& words) {
     QTextStream out(stdout);
-    out << "usage: headlight [--backend cpu|vulkan] [--vulkan-device INDEX|NAME]   (opens the "
-           "window)\n"
-        << "       headlight COMMAND [options]\n\ncommands:\n";
-    for (const Command& command : kCommands)
-        out << "  " << command.name << "\t" << command.summary << "\n";
-    return 0;
+    if (words.isEmpty()) {
+        out << programHelp();
+        return 0;
+    }
+    if (words.size() == 1 && words.first() == QLatin1String("--man")) {
+        out << manPage();
+        return 0;
+    }
+    const CliCommand* command = findCommand(words.first());
+    if (words.size() == 1 && command) {
+        out << commandHelp(*command);
+        return 0;
+    }
+    const QString wrong = command ? words.at(1) : words.first();
+    std::fprintf(stderr,
+                 "headlight help: unknown %s '%s'\nusage: headlight help [COMMAND | --man]\n",
+                 command ? "argument" : "command", oneLine(qPrintable(wrong)).c_str());
+    return 1;
 }
 } // namespace
 
+CliOption backendOption() {
+    return {QStringLiteral("--backend"), QStringLiteral("cpu|vulkan"),
+            QStringLiteral("force the compute backend (default: the faster one here)")};
+}
+
+CliOption vulkanDeviceOption() {
+    return {QStringLiteral("--vulkan-device"), QStringLiteral("SEL"),
+            QStringLiteral("the Vulkan device: its index or part of its name")};
+}
+
+CliOption dpiOption() {
+    return {QStringLiteral("--dpi"), QStringLiteral("N"),
+            QStringLiteral("PNG resolution in dots per inch, %1 to %2 (default %3)")
+                .arg(render::kMinDpi)
+                .arg(render::kMaxDpi)
+                .arg(render::ExportOptions{}.dpi)};
+}
+
+const std::vector<CliCommand>& cliCommands() {
+    static const std::vector<CliCommand> commands = {devicesCommand(),  exportCommand(),
+                                                     figuresCommand(),  inspectCommand(),
+                                                     tokenizeCommand(), variantsCommand()};
+    return commands;
+}
+
+const std::vector<CliOption>& windowOptions() {
+    static const std::vector<CliOption> options = {
+        {QStringLiteral("--model"), QStringLiteral("DIR"),
+         QStringLiteral("open this checkpoint folder at start (default: the zoo's default model)")},
+        {QStringLiteral("--open"), QStringLiteral("FILE"),
+         QStringLiteral("open this scene or lesson file at start (docs/scenes.md)")},
+        {QStringLiteral("--present"), {}, QStringLiteral("start in presentation mode (F5)")},
+        backendOption(),
+        vulkanDeviceOption(),
+    };
+    return options;
+}
+
 bool isCliCommand(const QString& word) {
     if (word == "help" || word == "--help" || word == "-h" || word == "--version") return true;
-    for (const Command& command : kCommands)
-        if (word == QLatin1String(command.name)) return true;
-    return false;
+    return findCommand(word) != nullptr;
 }
 
 int runCli(int argc, char** argv) {
@@ -112,16 +169,9 @@ int runCli(int argc, char** argv) {
         QTextStream(stdout) << "headlight " << HEADLIGHT_VERSION << "\n";
         return 0;
     }
-    if (word == "help" || word == "--help" || word == "-h") return printUsage();
-    for (const Command& command : kCommands) {
-        if (word != QLatin1String(command.name)) continue;
-        try {
-            return command.run(args);
-        } catch (const std::exception& error) {
-            std::fprintf(stderr, "headlight %s: %s\n", command.name, oneLine(error.what()).c_str());
-            return 1;
-        }
-    }
-    return printUsage();
+    if (word == "help" || word == "--help" || word == "-h") return runHelp(args);
+    if (const CliCommand* command = findCommand(word)) return runCommand(*command, args);
+    std::fprintf(stderr, "headlight: unknown command '%s'\n", oneLine(qPrintable(word)).c_str());
+    return 1;
 }
 } // namespace headlight::app

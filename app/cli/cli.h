@@ -1,7 +1,9 @@
 #pragma once
 // The command-line interface: `headlight COMMAND ...`. Every command prints one line on stderr and
-// exits non-zero on bad input; nothing it writes is left half-done.
+// exits non-zero on bad input (a mistake in the arguments themselves adds the usage lines);
+// nothing it writes is left half-done. The commands and their options are data (cli_command.h).
 
+#include "cli_command.h"
 #include "io/scenario.h"
 
 #include <QStringList>
@@ -11,13 +13,13 @@ namespace headlight::app {
 bool isCliCommand(const QString& word);
 int runCli(int argc, char** argv);
 
-// Each command takes its arguments (after the command word) and returns the exit code.
-int runDevicesCommand(const QStringList& args);
-int runExportCommand(const QStringList& args);
-int runFiguresCommand(const QStringList& args);
-int runInspectCommand(const QStringList& args);
-int runTokenizeCommand(const QStringList& args);
-int runVariantsCommand(const QStringList& args);
+// Each command's declaration, with the function that runs it (one file per command).
+CliCommand devicesCommand();
+CliCommand exportCommand();
+CliCommand figuresCommand();
+CliCommand inspectCommand();
+CliCommand tokenizeCommand();
+CliCommand variantsCommand();
 
 // The scenario `headlight export ARGS` draws, from its flags or its --scene file, checked as the
 // command checks them, with no model loaded. Throws CliError, io::SceneError or

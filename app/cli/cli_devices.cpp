@@ -1,5 +1,5 @@
-// `headlight devices [--json] [--vulkan-device SELECTOR]`: the Vulkan devices, their limits, and
-// which backend Headlight would use.
+// `headlight devices`: the Vulkan devices, their limits, and which backend Headlight would use.
+// Its options: devicesCommand() at the end, which `headlight devices --help` prints.
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -24,10 +24,8 @@ QJsonObject toJson(const vk::DeviceInfo& d) {
                        {"subgroup_size", int(d.subgroupSize)},
                        {"unified_memory", d.unifiedMemory}};
 }
-} // namespace
 
-int runDevicesCommand(const QStringList& args) {
-    CliArgs parsed(args, {"--json"}, {"--vulkan-device", "--backend"});
+int runDevices(const CliArgs& parsed) {
     std::optional<BackendKind> forced;
     if (parsed.has("--backend")) forced = parsed.backend();
     std::vector<vk::DeviceInfo> devices;
@@ -52,5 +50,20 @@ int runDevicesCommand(const QStringList& args) {
     if (devices.empty()) out << "no Vulkan device: " << QString::fromStdString(error) << "\n";
     out << "backend: " << backendName(choice.kind) << " (" << QString::fromStdString(choice.reason) << ")\n";
     return 0;
+}
+} // namespace
+
+CliCommand devicesCommand() {
+    return {
+        QStringLiteral("devices"),
+        QStringLiteral("list Vulkan devices and the backend Headlight would choose"),
+        {QStringLiteral("[--backend cpu|vulkan] [--vulkan-device SEL] [--json]")},
+        {},
+        {backendOption(),
+         vulkanDeviceOption(),
+         {"--json", {}, "print the devices, their limits and the choice as JSON"}},
+        {QStringLiteral("headlight devices --json")},
+        &runDevices,
+    };
 }
 } // namespace headlight::app

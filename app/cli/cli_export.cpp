@@ -1,13 +1,7 @@
 // `headlight export`: one view of a forward pass as PNG, SVG or PDF, or its numbers as CSV or
 // safetensors, painted by the same code as the window and with no display: the command runs on
 // Qt's offscreen platform unless QT_QPA_PLATFORM names another (app/cli.cpp).
-//
-//   headlight export --list-views
-//   headlight export --model DIR (--text STR | --texts FILE) [--variant SPEC.json] --view NAME
-//                    [--layer L] [--head H] [--dpi N] [--size WxH] [--backend cpu|vulkan]
-//                    [--vulkan-device SEL] --out FILE.{png,svg,pdf,csv,safetensors}
-//   headlight export --scene SCENE.json [--dpi N] [--size WxH] [--backend cpu|vulkan]
-//                    [--vulkan-device SEL] --out FILE.{png,svg,pdf}
+// Its options: exportCommand() at the end, which `headlight export --help` prints.
 //
 // --texts FILE takes one text per line (blank lines skipped) and pools the violins' per-token
 // values over all of them (core/analysis/corpus.h), with a progress line on stderr. Without
@@ -19,7 +13,6 @@
 #include "cli.h"
 #include "cli_args.h"
 #include "corpus_analysis.h"
-#include "corpus_runner.h"
 #include "export_files.h"
 #include "figure_builders.h"
 #include "model_session.h"
@@ -47,10 +40,6 @@ struct Request {
     QStringList texts;
     bool corpus = false; // --texts
 };
-
-const QStringList kExportFlags = {"--model",         "--text", "--texts", "--variant", "--view",
-                                  "--layer",         "--head", "--dpi",   "--size",    "--backend",
-                                  "--vulkan-device", "--out",  "--scene"};
 
 int listViews() {
     QTextStream out(stdout);
@@ -87,7 +76,7 @@ QSizeF parseSize(const QString& text) {
 QStringList readTexts(const QString& path) {
     QStringList texts;
     try {
-        texts = CorpusRunner::readCorpus(path);
+        texts = readCorpus(path);
     } catch (const std::runtime_error& error) {
         throw CliError("cannot read --texts " + path.toStdString() + ": " + error.what());
     }
@@ -292,15 +281,8 @@ int exportScene(const CliArgs& args) {
     exportToFile(out, rendered.content, options);
     return 0;
 }
-} // namespace
 
-io::Scenario exportScenario(const QStringList& rawArgs) {
-    const CliArgs args(rawArgs, {}, kExportFlags);
-    return args.has("--scene") ? sceneOf(args) : parseRequest(args).scenario;
-}
-
-int runExportCommand(const QStringList& rawArgs) {
-    const CliArgs args(rawArgs, {"--list-views"}, kExportFlags);
+int runExport(const CliArgs& args) {
     if (args.has("--list-views")) return listViews();
     if (args.has("--scene")) return exportScene(args);
     Request request = parseRequest(args);
@@ -311,5 +293,49 @@ int runExportCommand(const QStringList& rawArgs) {
     request.options.caption = captionFor(request, loaded->model->spec(), args);
     exportToFile(request.out, figure, request.options);
     return 0;
+}
+} // namespace
+
+io::Scenario exportScenario(const QStringList& rawArgs) {
+    const CliArgs args(rawArgs, exportCommand());
+    return args.has("--scene") ? sceneOf(args) : parseRequest(args).scenario;
+}
+
+CliCommand exportCommand() {
+    return {
+        QStringLiteral("export"),
+        QStringLiteral("render a view to PNG, SVG or PDF (or its data to CSV or safetensors), no "
+                       "display needed"),
+        {QStringLiteral("--model DIR (--text STR | --texts FILE) --view NAME --out FILE "
+                        "[--variant SPEC.json] [--layer L] [--head H] [--dpi N] [--size WxH] "
+                        "[--backend cpu|vulkan] [--vulkan-device SEL]"),
+         QStringLiteral("--scene SCENE.json --out FILE [--dpi N] [--size WxH] "
+                        "[--backend cpu|vulkan] [--vulkan-device SEL]"),
+         QStringLiteral("--list-views")},
+        {},
+        {{"--list-views", {}, "list the views with one line each, and exit"},
+         {"--model", "DIR", "the checkpoint folder (Hugging Face safetensors or the zoo's format)"},
+         {"--text", "STR", "the text to run"},
+         {"--texts", "FILE",
+          "a corpus, one text per line: entropy-violins and jsd-violins pool every text"},
+         {"--variant", "SPEC.json", "run these X-former options (docs/variants.md)"},
+         {"--view", "NAME", "the view to draw (--list-views names them)"},
+         {"--layer", "L",
+          "the layer to select (default 0; unless --layer or --head is given, none is outlined)"},
+         {"--head", "H", "the head to select (default 0)"},
+         dpiOption(),
+         {"--size", "WxH", "the figure's size in inches, each from 1 to 100, e.g. 7x4.5"},
+         backendOption(),
+         vulkanDeviceOption(),
+         {"--out", "FILE",
+          "where to write: .png, .svg, .pdf (the figure) or .csv, .safetensors (its numbers); "
+          "a scene writes a figure only"},
+         {"--scene", "SCENE.json",
+          "draw a saved scene (docs/scenes.md), which names the model, text, variant, view and "
+          "selection"}},
+        {QStringLiteral("headlight export --model resources/models/realformer --text 'The cat "
+                        "sat on the mat.' --view entropy-violins --out violins.pdf")},
+        &runExport,
+    };
 }
 } // namespace headlight::app

@@ -1,9 +1,7 @@
 // `headlight figures realformer`: the RealFormer paper's attention figures (He et al. 2021,
 // "RealFormer: Transformer Likes Residual Attention", Figs. 2 and 3) for the zoo's Post-LN,
-// Pre-LN and RealFormer models, over a corpus of texts, with no display:
-//
-//   headlight figures realformer --corpus FILE --out DIR [--models DIR] [--format pdf|svg|png]…
-//                    [--dpi N] [--backend cpu|vulkan] [--vulkan-device SEL]
+// Pre-LN and RealFormer models, over a corpus of texts, with no display. Its options:
+// figuresCommand() at the end, which `headlight figures --help` prints.
 //
 // For each model: MODEL-entropy.EXT (attention entropy per query token, one panel per layer,
 // heads sorted by median, coloured by the paper's 1.5 / 4.5 nat bands) and MODEL-jsd.EXT (JSD
@@ -14,7 +12,6 @@
 #include "cli.h"
 #include "cli_args.h"
 #include "corpus_analysis.h"
-#include "corpus_runner.h"
 #include "default_model.h"
 #include "export/figure_data.h"
 #include "export_files.h"
@@ -85,7 +82,7 @@ FiguresRequest parseRequest(const CliArgs& args) {
     request.models = modelsFolder(args);
     checkModels(request.models);
     try {
-        request.texts = CorpusRunner::readCorpus(corpus);
+        request.texts = readCorpus(corpus);
     } catch (const std::runtime_error& error) {
         throw CliError("cannot read --corpus " + corpus.toStdString() + ": " + error.what());
     }
@@ -170,15 +167,12 @@ QString layerMeans(const ViolinSet& set) {
         means << QString::number(sum.first / sum.second, 'f', 3);
     return means.join(' ');
 }
-} // namespace
 
-int runFiguresCommand(const QStringList& rawArgs) {
-    if (rawArgs.isEmpty() || rawArgs.first() != QLatin1String("realformer"))
-        throw CliError("usage: headlight figures realformer --corpus FILE --out DIR "
-                       "[--models DIR] [--format pdf|svg|png]... [--dpi N]");
-    const CliArgs args(
-        rawArgs.mid(1), {},
-        {"--corpus", "--out", "--models", "--format", "--dpi", "--backend", "--vulkan-device"});
+int runFigures(const CliArgs& args) {
+    if (args.operands().isEmpty()) throw CliUsageError("give the figure set: realformer");
+    if (args.operands().first() != QLatin1String("realformer"))
+        throw CliUsageError("unknown figure set '" + args.operands().first().toStdString() +
+                            "': the only one is realformer");
     const FiguresRequest request = parseRequest(args);
     render::DataTable medians;
     medians.header = {"model", "measure", "layer", "head", "q1", "median", "q3", "values", "texts"};
@@ -197,5 +191,29 @@ int runFiguresCommand(const QStringList& rawArgs) {
     out << "wrote " << request.formats.size() * kModels.size() * 2 + 1 << " files to "
         << request.out.absolutePath() << "\n";
     return 0;
+}
+} // namespace
+
+CliCommand figuresCommand() {
+    return {
+        QStringLiteral("figures"),
+        QStringLiteral("the RealFormer paper's entropy and JSD figures for the zoo's Post-LN, "
+                       "Pre-LN and RealFormer models over a corpus"),
+        {QStringLiteral("realformer --corpus FILE --out DIR [--models DIR] "
+                        "[--format pdf|svg|png]... [--dpi N] [--backend cpu|vulkan] "
+                        "[--vulkan-device SEL]")},
+        {{QStringLiteral("realformer"),
+          QStringLiteral("the figure set: He et al. 2021, Figs. 2 and 3 (the one there is)")}},
+        {{"--corpus", "FILE", "the texts, one per line"},
+         {"--out", "DIR", "the folder to write into (made if missing)"},
+         {"--models", "DIR", "the folder with post_ln, pre_ln and realformer (default: the zoo's)"},
+         {"--format", "pdf|svg|png", "a format to write, repeatable (default: pdf and png)"},
+         dpiOption(),
+         backendOption(),
+         vulkanDeviceOption()},
+        {QStringLiteral("headlight figures realformer --corpus resources/texts/jargon-heldout.txt "
+                        "--out figures/")},
+        &runFigures,
+    };
 }
 } // namespace headlight::app

@@ -1,10 +1,6 @@
 // `headlight inspect`: one forward pass of a checkpoint on text or ids, with the attention of every
-// layer and its analysis written to a safetensors dump and/or summarised as JSON.
-//
-//   headlight inspect --model DIR (--text STR [--text-pair STR] [--no-special-tokens]
-//                     | --ids 1,2,3 [--token-type-ids 0,0,1] [--attention-mask 1,1,0])
-//                     [--backend cpu|vulkan] [--vulkan-device SEL] [--repeat N]
-//                     [--variant SPEC.json] [--dump OUT.safetensors] [--json]
+// layer and its analysis written to a safetensors dump and/or summarised as JSON. Its options:
+// inspectCommand() at the end, which `headlight inspect --help` prints.
 // With --variant the pass runs the X-former options of the spec (docs/variants.md) and the dump
 // also holds the variant's internals: pass-wide ones by name, per-layer ones as "layer{l}.{name}".
 #include <QJsonArray>
@@ -160,12 +156,8 @@ Run runRepeated(const TransformerModel& model, const ModelInput& input, const va
     }
     return run;
 }
-} // namespace
 
-int runInspectCommand(const QStringList& rawArgs) {
-    const CliArgs args(rawArgs, {"--no-special-tokens", "--json"},
-                       {"--model", "--text", "--text-pair", "--ids", "--token-type-ids", "--attention-mask",
-                        "--backend", "--vulkan-device", "--repeat", "--dump", "--variant"});
+int runInspect(const CliArgs& args) {
     const std::string folder = args.required("--model").toStdString();
     if (!args.has("--dump") && !args.has("--json")) throw CliError("nothing to do: give --dump FILE and/or --json");
     const int repeat = args.integer("--repeat", 1, 1, 100000);
@@ -197,5 +189,36 @@ int runInspectCommand(const QStringList& rawArgs) {
         QTextStream(stdout) << QJsonDocument(summaryJson(folder, *model, input, run.trace, run.times, opened.note))
                                    .toJson(QJsonDocument::Indented);
     return 0;
+}
+} // namespace
+
+CliCommand inspectCommand() {
+    return {
+        QStringLiteral("inspect"),
+        QStringLiteral("run a checkpoint on text or ids; dump attentions and their analysis"),
+        {QStringLiteral("--model DIR (--text STR [--text-pair STR] [--no-special-tokens] | --ids "
+                        "1,2,3 [--token-type-ids 0,0,1] [--attention-mask 1,1,0]) "
+                        "[--variant SPEC.json] [--backend cpu|vulkan] [--vulkan-device SEL] "
+                        "[--repeat N] [--dump OUT.safetensors] [--json]")},
+        {},
+        {{"--model", "DIR", "the checkpoint folder (Hugging Face safetensors or the zoo's format)"},
+         {"--text", "STR", "the text to run, tokenized by the checkpoint's tokenizer"},
+         {"--text-pair", "STR", "a second segment, for models that take sentence pairs"},
+         {"--no-special-tokens", {}, "leave out the tokenizer's special tokens ([CLS], <s>, ...)"},
+         {"--ids", "1,2,3", "token ids to run instead of a text"},
+         {"--token-type-ids", "0,0,1", "the segment of each of --ids"},
+         {"--attention-mask", "1,1,0", "which of --ids are attended to (0: padding)"},
+         {"--variant", "SPEC.json",
+          "run these X-former options (docs/variants.md); the dump adds their internals"},
+         backendOption(),
+         vulkanDeviceOption(),
+         {"--repeat", "N", "run the pass N times, 1 to 100000, and report each time (default 1)"},
+         {"--dump", "OUT.safetensors",
+          "write every layer's attention with its entropy and adjacent-layer JSD (docs/engine.md)"},
+         {"--json", {}, "print a summary as JSON on stdout"}},
+        {QStringLiteral("headlight inspect --model resources/models/realformer --text 'The cat "
+                        "sat on the mat.' --dump out.safetensors --json")},
+        &runInspect,
+    };
 }
 } // namespace headlight::app

@@ -1,6 +1,6 @@
-// `headlight tokenize --model DIR --text STR [--text-pair STR] [--no-special-tokens] [--json]`: the
-// tokens Headlight's tokenizer gives for a text, as Hugging Face's would. Needs only the tokenizer
-// files of DIR, not the weights.
+// `headlight tokenize`: the tokens Headlight's tokenizer gives for a text, as Hugging Face's
+// would. Needs only the tokenizer files of the checkpoint, not the weights. Its options:
+// tokenizeCommand() at the end, which `headlight tokenize --help` prints.
 #include "cli.h"
 #include "cli_args.h"
 #include "tokenize/tokenizer.h"
@@ -39,11 +39,8 @@ void printPlain(QTextStream& out, const tokenize::Encoding& encoding) {
         out << encoding.ids[i] << "\t" << QString::fromStdString(encoding.tokens[i]) << "\t"
             << encoding.offsets[i].first << "-" << encoding.offsets[i].second << "\n";
 }
-} // namespace
 
-int runTokenizeCommand(const QStringList& args) {
-    const CliArgs parsed(args, {"--no-special-tokens", "--json"},
-                         {"--model", "--text", "--text-pair"});
+int runTokenize(const CliArgs& parsed) {
     const auto tokenizer = tokenize::Tokenizer::load(parsed.required("--model").toStdString());
     std::optional<std::string> pair;
     if (parsed.has("--text-pair")) pair = parsed.value("--text-pair").toStdString();
@@ -56,5 +53,23 @@ int runTokenizeCommand(const QStringList& args) {
     else
         printPlain(out, encoding);
     return 0;
+}
+} // namespace
+
+CliCommand tokenizeCommand() {
+    return {
+        QStringLiteral("tokenize"),
+        QStringLiteral("show the token ids and offsets a checkpoint's tokenizer gives for a text"),
+        {QStringLiteral("--model DIR --text STR [--text-pair STR] [--no-special-tokens] [--json]")},
+        {},
+        {{"--model", "DIR", "the checkpoint folder; only its tokenizer files are read"},
+         {"--text", "STR", "the text to tokenize"},
+         {"--text-pair", "STR", "a second segment, for tokenizers that take sentence pairs"},
+         {"--no-special-tokens", {}, "leave out the tokenizer's special tokens ([CLS], <s>, ...)"},
+         {"--json", {}, "print ids, tokens, type ids and offsets as one JSON object"}},
+        {QStringLiteral("headlight tokenize --model resources/models/realformer --text \"It's "
+                        "3.14\" --json")},
+        &runTokenize,
+    };
 }
 } // namespace headlight::app

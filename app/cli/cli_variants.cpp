@@ -1,4 +1,4 @@
-// `headlight variants [--json]`: every variant option, with its catalogue item, family, how to
+// `headlight variants`: every variant option, with its catalogue item, family, how to
 // select it in a spec, parameters and defaults, citation, and what it needs from a checkpoint.
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -21,10 +21,8 @@ QJsonObject entryJson(const variants::CatalogueEntry& e) {
             {"citation", e.citation},
             {"needs", variants::needsName(e.needs)}};
 }
-} // namespace
 
-int runVariantsCommand(const QStringList& rawArgs) {
-    const CliArgs args(rawArgs, {"--json"}, {});
+int runVariants(const CliArgs& args) {
     QTextStream out(stdout);
     if (args.has("--json")) {
         QJsonArray list;
@@ -39,5 +37,21 @@ int runVariantsCommand(const QStringList& rawArgs) {
         out << "    cite:   " << e.citation << "\n";
     }
     return 0;
+}
+} // namespace
+
+CliCommand variantsCommand() {
+    return {
+        QStringLiteral("variants"),
+        QStringLiteral("list the X-former variant options (--json for a machine-readable list)"),
+        {QStringLiteral("[--json]")},
+        {},
+        {{"--json",
+          {},
+          "print every option as JSON: item, family, name, spec usage, parameters, "
+          "citation and what it needs"}},
+        {QStringLiteral("headlight variants --json")},
+        &runVariants,
+    };
 }
 } // namespace headlight::app

@@ -3,11 +3,22 @@
 #include "analysis/divergence.h"
 #include "text_input.h"
 
+#include <QFile>
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
 namespace headlight::app {
+
+QStringList readCorpus(const QString& path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly | QIODevice::Text))
+        throw std::runtime_error(file.errorString().toStdString());
+    QStringList texts;
+    for (const QString& line : QString::fromUtf8(file.readAll()).split(QLatin1Char('\n')))
+        if (!line.trimmed().isEmpty()) texts << line.trimmed();
+    return texts;
+}
 
 PooledCorpus poolCorpus(const LoadedModel& model, const variants::VariantSpec& variant,
                         const QStringList& texts, const analysis::CorpusProgress& progress,

@@ -18,6 +18,9 @@ struct PooledCorpus {
     QStringList firstLabels;       // token labels of the first text that tokenized
 };
 
+// The non-empty lines of `path`, trimmed; throws std::runtime_error when it cannot be read.
+QStringList readCorpus(const QString& path);
+
 // Each text in order (a text the tokenizer or the model refuses is recorded and skipped), with
 // `progress` after each and `cancel` checked between texts (analysis::aggregateCorpus). The
 // entropy axis reaches ln of the longest text's token count: no query over T keys is more

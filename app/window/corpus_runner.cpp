@@ -4,7 +4,6 @@
 #include "workspace.h"
 
 #include <QAction>
-#include <QFile>
 #include <QFileDialog>
 #include <QFutureWatcher>
 #include <QMessageBox>
@@ -52,16 +51,6 @@ void CorpusRunner::chooseFile() {
 CorpusRunner::~CorpusRunner() {
     cancel_ = true;
     watcher_->waitForFinished();
-}
-
-QStringList CorpusRunner::readCorpus(const QString& path) {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly | QIODevice::Text))
-        throw std::runtime_error(file.errorString().toStdString());
-    QStringList texts;
-    for (const QString& line : QString::fromUtf8(file.readAll()).split(QLatin1Char('\n')))
-        if (!line.trimmed().isEmpty()) texts << line.trimmed();
-    return texts;
 }
 
 QProgressDialog* CorpusRunner::progress() const {

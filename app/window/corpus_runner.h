@@ -27,8 +27,6 @@ public:
     CorpusRunner(Workspace* workspace, QWidget* dialogParent);
     ~CorpusRunner() override;
 
-    // Non-empty lines of `path`; throws std::runtime_error when it cannot be read.
-    static QStringList readCorpus(const QString& path);
     // Starts the run; false when there is no model or no text (`why` says which).
     bool start(const QStringList& texts, QString* why = nullptr);
     bool running() const;

@@ -1,7 +1,7 @@
 #pragma once
 // The view ids and colour maps the application gives the scene parsers
-// (app/figures/scene_files.cpp); written out here because the fuzzed library has no widgets and
-// no figure code.
+// (app/figures/scene_files.cpp); written out here because the fuzzed library has no widgets and no
+// figure code.
 #include "io/scene_file.h"
 
 namespace headlight::fuzz {

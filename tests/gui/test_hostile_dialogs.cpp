@@ -24,8 +24,8 @@ namespace {
 
 constexpr int kLoadTimeoutMs = 30000;
 
-// The CLI prints control characters of a message escaped, to keep it one line (app/cli.cpp); the
-// dialog shows the message as it is. Escaping the dialog's text the same way compares the two.
+// The CLI prints control characters of a message escaped, to keep it one line (app/cli/cli.cpp);
+// the dialog shows the message as it is. Escaping the dialog's text the same way compares the two.
 QString escapedLikeTheCli(const QString& text) {
     QString line;
     for (const QChar c : text) {

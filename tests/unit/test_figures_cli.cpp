@@ -136,8 +136,8 @@ private Q_SLOTS:
         const QString out = dir.filePath("never");
         const QString models = test::zooModelsRoot();
         const QList<std::pair<QStringList, QString>> cases = {
-            {{"figures"}, "usage: headlight figures realformer --corpus FILE --out DIR"},
-            {{"figures", "bertology", "--corpus", corpus}, "usage: headlight figures realformer"},
+            {{"figures"}, "give the figure set: realformer"},
+            {{"figures", "bertology", "--corpus", corpus}, "unknown figure set 'bertology'"},
             {{"figures", "realformer", "--out", out}, "--corpus is required"},
             {{"figures", "realformer", "--corpus", corpus}, "--out is required"},
             {{"figures", "realformer", "--corpus", empty, "--out", out, "--models", models},
@@ -153,9 +153,10 @@ private Q_SLOTS:
         for (const auto& [args, message] : cases) {
             const test::CliResult run = runHeadlight(args);
             QCOMPARE(run.exitCode, 1);
-            QVERIFY2(run.err.startsWith("headlight figures: ") && run.err.count('\n') == 1,
+            const QString reason = test::refusalReason(run, "figures");
+            QVERIFY2(reason.startsWith("headlight figures: ") && !reason.contains('\n'),
                      qPrintable(run.err));
-            QVERIFY2(run.err.contains(message), qPrintable(run.err + " ≠ " + message));
+            QVERIFY2(reason.contains(message), qPrintable(run.err + " ≠ " + message));
         }
         QVERIFY(!QFileInfo::exists(out));
     }

@@ -1,5 +1,5 @@
-// The positions view of a T5 zoo model (app/position_view.h): the bias per head against the
-// distance is the trained table [buckets, H] read from model.safetensors at each distance's
+// The positions view of a T5 zoo model (app/figures/position_figure.h): the bias per head against
+// the distance is the trained table [buckets, H] read from model.safetensors at each distance's
 // bucket, and the selected head's query × key map is that head's bias; ALiBi's panels stay;
 // Transformer-XL shows its distance table.
 #include "forward_runner.h"

@@ -1,6 +1,6 @@
-// The mixture-of-experts and ACT views (app/routing_views.h) on zoo-format checkpoints run on
-// the CPU: every cell and bar is the pass's own internal (gate weight at the chosen expert, load
-// shares, halting probability, ponder count), checked against the tensors independently, and a
+// The mixture-of-experts and ACT views (app/figures/routing_figures.h) on zoo-format checkpoints
+// run on the CPU: every cell and bar is the pass's own internal (gate weight at the chosen expert,
+// load shares, halting probability, ponder count), checked against the tensors independently, and a
 // model without experts or ACT gets a note naming which model has them.
 #include "forward_runner.h"
 #include "routing_figures.h"

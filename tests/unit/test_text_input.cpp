@@ -1,5 +1,5 @@
-// Token labels for the views (app/text_input.h): the text each token covers, white space made
-// visible instead of a byte-level vocabulary's Ġ/Ċ spelling, special tokens by their spelling,
+// Token labels for the views (app/session/text_input.h): the text each token covers, white space
+// made visible instead of a byte-level vocabulary's Ġ/Ċ spelling, special tokens by their spelling,
 // and token ids for a checkpoint without a tokenizer.
 #include "golden.h"
 #include "text_input.h"

@@ -1,0 +1,176 @@
+// `headlight --help`, `COMMAND --help`, `--version` and argument mistakes, as a user runs them:
+// every command lists each of its options (the spellings scripts use) with a description and an
+// example, the usage lines name only declared options, and a mistake in the arguments prints a
+// one-line reason, then the usage lines, and exits non-zero.
+#include "cli_runner.h"
+
+#include <QRegularExpression>
+#include <QTest>
+#include <map>
+
+using namespace headlight;
+using test::runHeadlight;
+
+namespace {
+
+// Every option each command took before the table existed, with -h and --help added to all.
+const std::map<QString, QStringList> kOptions = {
+    {"devices", {"--backend", "--vulkan-device", "--json"}},
+    {"export",
+     {"--list-views", "--model", "--text", "--texts", "--variant", "--view", "--layer", "--head",
+      "--dpi", "--size", "--backend", "--vulkan-device", "--out", "--scene"}},
+    {"figures",
+     {"--corpus", "--out", "--models", "--format", "--dpi", "--backend", "--vulkan-device"}},
+    {"inspect",
+     {"--model", "--text", "--text-pair", "--no-special-tokens", "--ids", "--token-type-ids",
+      "--attention-mask", "--variant", "--backend", "--vulkan-device", "--repeat", "--dump",
+      "--json"}},
+    {"tokenize", {"--model", "--text", "--text-pair", "--no-special-tokens", "--json"}},
+    {"variants", {"--json"}},
+};
+
+// The lines of `text` from the one after `heading` to the next blank line.
+QStringList section(const QString& text, const QString& heading) {
+    const QStringList lines = text.split('\n');
+    const qsizetype start = lines.indexOf(heading);
+    if (start < 0) return {};
+    QStringList body;
+    for (qsizetype i = start + 1; i < lines.size() && !lines[i].isEmpty(); ++i)
+        body << lines[i];
+    return body;
+}
+
+// "  --model DIR   the checkpoint folder" -> {"--model", "the checkpoint folder"}.
+std::map<QString, QString> listedOptions(const QString& help) {
+    std::map<QString, QString> listed;
+    static const QRegularExpression row(R"(^  (-h, --help|--[a-z-]+)( [^ ]+)?\s{2,}(\S.*)$)");
+    for (const QString& line : section(help, "options:")) {
+        const QRegularExpressionMatch match = row.match(line);
+        if (match.hasMatch()) listed[match.captured(1)] = match.captured(3);
+    }
+    return listed;
+}
+
+QStringList usageLines(const QString& text, const QString& command) {
+    QStringList usage;
+    for (const QString& line : text.split('\n'))
+        if (line.startsWith("usage: headlight " + command + " ") ||
+            line.startsWith("       headlight " + command + " "))
+            usage << line;
+    return usage;
+}
+} // namespace
+
+class TestCliHelp : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void everyCommandListsItsOptions() {
+        for (const auto& [command, options] : kOptions) {
+            const test::CliResult run = runHeadlight({command, "--help"});
+            QCOMPARE(run.exitCode, 0);
+            QCOMPARE(run.err, QString());
+            const std::map<QString, QString> listed = listedOptions(run.out);
+            QStringList names;
+            for (const auto& [flag, description] : listed) {
+                names << flag;
+                QVERIFY2(description.size() > 8, qPrintable(command + " " + flag));
+            }
+            QStringList expected = options;
+            expected << "-h, --help";
+            std::sort(expected.begin(), expected.end());
+            QCOMPARE(names, expected);
+            QVERIFY2(!section(run.out, "example:").filter("  headlight " + command + " ").isEmpty(),
+                     qPrintable(run.out));
+            QCOMPARE(runHeadlight({command, "-h"}).out, run.out);
+            QCOMPARE(runHeadlight({"help", command}).out, run.out);
+        }
+    }
+
+    // The usage lines are written by hand beside the options: they must name only declared ones.
+    void usageNamesOnlyDeclaredOptions() {
+        static const QRegularExpression flag("--[a-z][a-z-]*");
+        for (const auto& [command, options] : kOptions) {
+            const QStringList usage = usageLines(runHeadlight({command, "--help"}).out, command);
+            QVERIFY2(!usage.isEmpty(), qPrintable(command));
+            for (const QString& line : usage)
+                for (const QRegularExpressionMatch& m : flag.globalMatch(line))
+                    QVERIFY2(options.contains(m.captured()),
+                             qPrintable(command + ": " + m.captured()));
+        }
+    }
+
+    void programHelpListsEveryCommand() {
+        for (const QStringList& args : {QStringList{"--help"}, QStringList{"-h"}, {"help"}}) {
+            const test::CliResult run = runHeadlight(args);
+            QCOMPARE(run.exitCode, 0);
+            const QStringList commands = section(run.out, "commands (headlight COMMAND --help "
+                                                          "lists a command's options):");
+            QCOMPARE(commands.size(), qsizetype(kOptions.size()));
+            for (const auto& [command, options] : kOptions)
+                QVERIFY2(!commands.filter(QRegularExpression("^  " + command + " +\\S")).isEmpty(),
+                         qPrintable(command));
+            for (const char* window : {"--model DIR", "--open FILE", "--present", "--backend"})
+                QVERIFY2(run.out.contains(QString("  ") + window), window);
+        }
+    }
+
+    void versionIsOneLine() {
+        const test::CliResult run = runHeadlight({"--version"});
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(run.out, QStringLiteral("headlight " HEADLIGHT_VERSION "\n"));
+    }
+
+    void manPageHasEveryCommand() {
+        const test::CliResult run = runHeadlight({"help", "--man"});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY(run.out.startsWith(".TH HEADLIGHT 1 "));
+        for (const auto& [command, options] : kOptions) {
+            QVERIFY2(run.out.contains("\n.SS " + command + "\n"), qPrintable(command));
+            for (QString option : options)
+                QVERIFY2(run.out.contains("\\fB" + option.replace("-", "\\-") + "\\fR"),
+                         qPrintable(option));
+        }
+    }
+
+    void mistakesPrintTheReasonThenTheUsage_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("nothing") << QStringList{"export"}
+                                 << "headlight export: --model is required";
+        QTest::newRow("unknown") << QStringList{"tokenize", "--colour"}
+                                 << "headlight tokenize: unknown argument '--colour'";
+        QTest::newRow("no value") << QStringList{"inspect", "--model"}
+                                  << "headlight inspect: --model needs a value";
+        QTest::newRow("stray word")
+            << QStringList{"devices", "gpu"} << "headlight devices: unknown argument 'gpu'";
+        QTest::newRow("no figure set")
+            << QStringList{"figures"} << "headlight figures: give the figure set: realformer";
+    }
+
+    void mistakesPrintTheReasonThenTheUsage() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, reason);
+        const QString command = args.first();
+        const test::CliResult run = runHeadlight(args);
+        QCOMPARE(run.exitCode, 1);
+        QCOMPARE(run.out, QString());
+        const QStringList usage = usageLines(runHeadlight({command, "--help"}).out, command);
+        QCOMPARE(run.err, reason + "\n" + usage.join('\n') + "\n");
+    }
+
+    void helpWinsOverAMistake() {
+        const test::CliResult run = runHeadlight({"export", "--colour", "--help"});
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(run.out, runHeadlight({"export", "--help"}).out);
+    }
+
+    void helpForAnUnknownCommandFails() {
+        const test::CliResult run = runHeadlight({"help", "frobnicate"});
+        QCOMPARE(run.exitCode, 1);
+        QCOMPARE(run.err, QString("headlight help: unknown command 'frobnicate'\n"
+                                  "usage: headlight help [COMMAND | --man]\n"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliHelp)
+#include "test_cli_help.moc"
