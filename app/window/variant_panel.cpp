@@ -1,6 +1,6 @@
 #include "variant_panel.h"
 
-#include "variants/applicability.h"
+#include "variants/forward_plan.h"
 
 #include <QButtonGroup>
 #include <QCheckBox>
@@ -214,7 +214,7 @@ void VariantPanel::refreshAvailability() {
 QString VariantPanel::checkCandidate(const QJsonObject& candidate) const {
     if (!model_) return {};
     try {
-        variants::checkApplies(
+        variants::planForward(
             variants::parseVariantSpec(QJsonDocument(candidate).toJson().toStdString()), *model_);
     } catch (const variants::VariantError& error) {
         return QString::fromUtf8(error.what());

@@ -2,7 +2,7 @@
 // The variant panel: every option of optionGroups() as a control (a combo box, radio buttons or
 // a check box, and a spin box for the choice's main parameter), each with a tooltip quoting its
 // catalogue entry. Choices the loaded checkpoint cannot run are disabled, with the engine's
-// reason (variants::checkApplies) in their tooltip.
+// reason (variants::planForward) in their tooltip.
 //
 // The panel holds no state of its own beyond the spec it shows: an edit emits edited(next spec)
 // and the owner decides (the dock pushes it on the undo stack and calls setSpec back).

@@ -2,7 +2,6 @@
 
 #include "io/checkpoint.h"
 #include "model/memory_budget.h"
-#include "variants/applicability.h"
 #include "variants/early_exit.h"
 #include "variants/position_bias.h"
 
@@ -45,9 +44,10 @@ TransformerModel::TransformerModel(ModelSpec spec, const HostWeights& weights, B
     if (!weights.positionEmbedding.empty()) positionEmbedding_ = backend.upload(weights.positionEmbedding);
     if (!weights.tokenTypeEmbedding.empty()) tokenTypeEmbedding_ = backend.upload(weights.tokenTypeEmbedding);
     relativeBias_ = weights.relativeBias;
-    halting_ = upload(weights.halting);
-    ones_ = backend.upload(Tensor({spec_.hidden}, 1.0f));
-    zeros_ = backend.upload(Tensor({spec_.hidden}, 0.0f));
+    const Linear halting = upload(weights.halting);
+    act_ = {block_.actSteps, block_.actThreshold, halting.weight, halting.bias};
+    normalization_ = {block_.norm, spec_.normEps, backend.upload(Tensor({spec_.hidden}, 1.0f)),
+                      backend.upload(Tensor({spec_.hidden}, 0.0f))};
     embeddingNorm_ = upload(weights.embeddingNorm);
     finalNorm_ = upload(weights.finalNorm);
     for (const HostLayer& host : weights.layers) layers_.push_back(upload(host));
@@ -324,8 +324,8 @@ variants::AttentionShape TransformerModel::attentionShape(const ModelInput& inpu
 // Multi-head (grouped-query) self-attention of one layer: x [T, D] → [T, D].
 DeviceTensor TransformerModel::attend(const Layer& layer, int index, const DeviceTensor& x,
                                       Pass& pass, PendingCapture& capture) const {
-    if (pass.segments) return attendRecurrent(layer, index, x, pass, capture);
-    if (pass.funnelKeys.valid()) return attendPooled(layer, x, pass.funnelKeys, capture);
+    if (pass.plan.attention == variants::AttentionRoute::Segmented)
+        return attendRecurrent(layer, index, x, pass, capture);
     const int64_t tokens = x.dim(0), heads = spec_.heads, d = spec_.headDim;
     DeviceTensor q = backend_.allocate({tokens, heads * d});
     DeviceTensor k = backend_.allocate({tokens, spec_.kvHeads * d});
@@ -337,10 +337,10 @@ DeviceTensor TransformerModel::attend(const Layer& layer, int index, const Devic
         backend_.rope(q, spec_.heads, spec_.headDim, pass.positions, spec_.ropeTheta);
         backend_.rope(k, spec_.kvHeads, spec_.headDim, pass.positions, spec_.ropeTheta);
     }
-    DeviceTensor context = pass.variant.needsComposedPath()
-                               ? attendComposed(layer, index, q, k, v, pass, capture)
-                               : backend_.allocate({tokens, heads * d});
-    if (!pass.variant.needsComposedPath()) {
+    const bool composed = pass.plan.attention == variants::AttentionRoute::Composed;
+    DeviceTensor context = composed ? attendComposed(layer, index, q, k, v, pass, capture)
+                                    : backend_.allocate({tokens, heads * d});
+    if (!composed) {
         AttentionParams params;
         params.heads = spec_.heads;
         params.kvHeads = spec_.kvHeads;
@@ -383,8 +383,8 @@ DeviceTensor TransformerModel::attendComposed(const Layer& layer, int index, Dev
     variants::AttentionWants wants = pass.wants;
     wants.scores = capture.wantScores;
     wants.probabilities = capture.wantProbabilities;
-    variants::AttentionOutputs out =
-        variants::attendComposed(backend_, attention, pass.variant, pass.plan, pass.memory, wants);
+    variants::AttentionOutputs out = variants::attendComposed(
+        backend_, attention, pass.variant, pass.attentionPlan, pass.memory, wants);
     if (wants.scores) capture.scores = out.scores;
     if (wants.probabilities) capture.probabilities = out.probabilities;
     if (wants.internals) capture.internals = std::move(out.internals);
@@ -393,20 +393,15 @@ DeviceTensor TransformerModel::attendComposed(const Layer& layer, int index, Dev
     return context;
 }
 
-Trace TransformerModel::forward(const ModelInput& input, const CaptureRequest& capture,
-                                const variants::VariantSpec& requested) const {
-    if (requested.knn)
-        throw variants::VariantError("kNN-LM needs its datastore: run the pass through variants::forwardKnn");
-    if (capture.logits && !(spec_.causal && spec_.tieEmbeddings))
-        throw ModelError("logits are read through a causal model's tied LM head, which this "
-                         "checkpoint does not have");
-    const variants::VariantSpec variant = effectiveVariant(requested);
-    validate(input, variant);
-    variants::checkApplies(variant, spec_);
+// The trained tables a requested position kind reads.
+void TransformerModel::checkTrainedPositions(const variants::VariantSpec& variant) const {
     if (variant.position == variants::PositionKind::T5 && relativeBias_.empty())
         throw variants::VariantError("this checkpoint has no trained T5 bias table to run T5 positions with");
     if (variant.position == variants::PositionKind::Learned && !positionEmbedding_.valid())
         throw variants::VariantError("this checkpoint has no learned position table");
+}
+
+void TransformerModel::checkCapture(const ModelInput& input, const CaptureRequest& capture) const {
     for (int l : capture.layers)
         if (l < 0 || l >= capturedLayers())
             throw ModelError("layer " + std::to_string(l) + " does not exist (the model has " +
@@ -418,15 +413,31 @@ Trace TransformerModel::forward(const ModelInput& input, const CaptureRequest& c
     checkForwardBudget(spec_, int64_t(input.ids.size()), capture, backend_.kind() == BackendKind::Cpu);
     if (const auto device = backend_.deviceMemory())
         checkDeviceForwardBudget(spec_, int64_t(input.ids.size()), capture, *device);
+}
+
+Trace TransformerModel::forward(const ModelInput& input, const CaptureRequest& capture,
+                                const variants::VariantSpec& requested) const {
+    if (requested.knn)
+        throw variants::VariantError(
+            "kNN-LM needs its datastore: run the pass through variants::forwardKnn");
+    if (capture.logits && !(spec_.causal && spec_.tieEmbeddings))
+        throw ModelError("logits are read through a causal model's tied LM head, which this "
+                         "checkpoint does not have");
+    const variants::VariantSpec variant = effectiveVariant(requested);
+    validate(input, variant);
+    const variants::ForwardPlan plan = variants::planForward(variant, spec_);
+    checkTrainedPositions(variant);
+    checkCapture(input, capture);
     const auto start = std::chrono::steady_clock::now();
     Trace trace;
     trace.ids = input.ids;
     trace.valid = input.attentionMask.empty() ? std::vector<uint8_t>(input.ids.size(), 1) : input.attentionMask;
     trace.layers.resize(std::size_t(capturedLayers()));
-    Pass pass{input, variant, positionIds(input), {}, {}, {}};
+    Pass pass{input, variant, plan, positionIds(input), {}, {}, {}};
     pass.wants.internals = capture.internals;
-    if (variant.needsComposedPath())
-        pass.plan = variants::planAttention(backend_, attentionShape(input, variant), variant);
+    if (plan.attention == variants::AttentionRoute::Composed)
+        pass.attentionPlan =
+            variants::planAttention(backend_, attentionShape(input, variant), variant);
     // Why: captured tensors stay on the device until the pass is recorded, so that a Vulkan
     // backend runs the whole pass as one submission and reads back only what was asked for.
     std::vector<PendingCapture> pending(trace.layers.size());
@@ -436,21 +447,11 @@ Trace TransformerModel::forward(const ModelInput& input, const CaptureRequest& c
     }
     std::vector<DeviceTensor> hidden;
     std::optional<variants::ExitTracker> exits;
-    if (variant.earlyExit.criterion != variants::EarlyExit::Criterion::None)
-        exits.emplace(variant.earlyExit, int64_t(input.ids.size()), spec_.layers);
+    if (plan.earlyExit) exits.emplace(variant.earlyExit, int64_t(input.ids.size()), spec_.layers);
 
     DeviceTensor x = embed(pass);
     if (capture.hiddenStates) hidden.push_back(x);
-    if (block_.actSteps > 0)
-        x = runAdaptiveComputation(x, pass, pending, trace);
-    else if (variant.recurrence || variant.position == variants::PositionKind::Xl)
-        x = runSegments(x, pass, pending, capture.hiddenStates ? &hidden : nullptr, trace);
-    else if (block_.reversible)
-        x = runReversible(x, pass, pending, capture.internals, trace);
-    else if (!block_.funnelBlocks.empty())
-        x = runFunnel(x, pass, pending, capture.hiddenStates ? &hidden : nullptr, trace);
-    else
-        x = runStack(x, pass, pending, capture.hiddenStates ? &hidden : nullptr, exits, trace);
+    x = runDepth(x, pass, pending, capture.hiddenStates ? &hidden : nullptr, exits, trace);
     const bool pre = block_.placement == variants::BlockSpec::Placement::Pre;
     // Why: like HF, pre-norm models report the last layer's state only after the final norm.
     if (capture.hiddenStates && pre && hidden.size() > 1 && finalNormApplies()) hidden.pop_back();
@@ -467,7 +468,7 @@ Trace TransformerModel::forward(const ModelInput& input, const CaptureRequest& c
         trace.logits = backend_.download(logits);
     }
     for (std::size_t l = 0; l < pending.size(); ++l) collect(pending[l], capture, trace.layers[l]);
-    if (capture.internals) collectPlan(pass.plan, trace);
+    if (capture.internals) collectPlan(pass.attentionPlan, trace);
     if (exits) {
         trace.internals["exit_layer"] = exits->exitLayers();
         trace.internals["exit_signal"] = exits->signals();

@@ -8,19 +8,25 @@
 // positions: learned absolute embeddings added to the token embeddings (BERT family, GPT-2), or
 // rotary embeddings applied to q and k inside attention (Llama family).
 //
-// A VariantSpec (core/variants) changes the pass per call: attention goes through the composed
-// path (variants/composed_attention.h) whenever an option needs it, else through the backend's
-// fused kernel; positions, the FFN and the depth follow the spec's other options.
+// A VariantSpec (core/variants) changes the pass per call. Before anything runs, a ForwardPlan
+// (variants/forward_plan.h) names the depth loop and the attention route (the backend's fused
+// kernel, the composed path of variants/composed_attention.h, or segment attention), refusing
+// what no loop can run; positions and the FFN follow the spec's other options.
 
 #include "backend/backend.h"
 #include "model/checkpoint_layout.h"
 #include "model/model_spec.h"
 #include "model/trace.h"
+#include "variants/adaptive_computation_time.h"
 #include "variants/attention_plan.h"
 #include "variants/composed_attention.h"
 #include "variants/early_exit.h"
+#include "variants/forward_plan.h"
+#include "variants/norms.h"
+#include "variants/sublayer_order.h"
 #include "variants/variant_spec.h"
 
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <optional>
@@ -62,10 +68,7 @@ private:
     struct Linear {
         DeviceTensor weight, bias; // bias invalid when absent
     };
-    struct Norm {
-        DeviceTensor gamma, beta; // beta invalid for RMSNorm; both invalid for AdaNorm
-        float scale = 0.0f;       // ScaleNorm's g
-    };
+    using Norm = variants::NormWeights;
     struct Ffn {
         Linear up, gate, down; // gate invalid unless the FFN is gated
     };
@@ -107,20 +110,17 @@ private:
     struct Pass {
         const ModelInput& input;
         const variants::VariantSpec& variant;
+        const variants::ForwardPlan& plan;
         std::vector<int32_t> positions;
-        variants::AttentionPlan plan; // empty unless the variant needs the composed path
+        variants::AttentionPlan attentionPlan; // empty unless attention takes the composed route
         variants::AttentionMemory memory;
         variants::AttentionWants wants;
-        SegmentState* segments = nullptr; // set while a recurrent pass runs its segments
-        DeviceTensor funnelKeys; // set while a funnel's pooling attention runs: the unpooled rows
+        SegmentState* segments = nullptr; // the segment loop's state (AttentionRoute::Segmented)
     };
-    // One residual sub-layer of the stack: which function, and whose weights.
-    enum class SublayerKind { Attention, Ffn, FfnPre };
-    struct Sublayer {
-        SublayerKind kind;
-        int layer;
-        bool endsLayer; // hidden states, early exit and captures count layers here
-    };
+    using SublayerKind = variants::SublayerKind;
+    using Sublayer = variants::Sublayer;
+    // F(N(x)) of one sub-layer, given the normed input (the residual wiring is applySublayer's).
+    using SublayerFunction = std::function<DeviceTensor(const DeviceTensor& normed)>;
 
     // [SECTION] loading (transformer.cpp)
     Linear upload(const HostLinear& linear) const;
@@ -138,6 +138,8 @@ private:
     DeviceTensor attend(const Layer& layer, int index, const DeviceTensor& x, Pass& pass,
                         PendingCapture& capture) const;
     void validateLearnedProjections(int64_t tokens, const variants::VariantSpec& variant) const;
+    void checkTrainedPositions(const variants::VariantSpec& variant) const;
+    void checkCapture(const ModelInput& input, const CaptureRequest& capture) const;
     DeviceTensor attendComposed(const Layer& layer, int index, DeviceTensor q, DeviceTensor k,
                                 DeviceTensor v, Pass& pass, PendingCapture& capture) const;
     variants::AttentionShape attentionShape(const ModelInput& input, const variants::VariantSpec& variant) const;
@@ -172,31 +174,37 @@ private:
     // [SECTION] Funnel Transformer: pooled blocks (transformer_funnel.cpp)
     DeviceTensor runFunnel(DeviceTensor x, Pass& pass, std::vector<PendingCapture>& pending,
                            std::vector<DeviceTensor>* hidden, Trace& trace) const;
+    DeviceTensor poolingSublayer(int layer, const DeviceTensor& x, PendingCapture& capture) const;
     DeviceTensor attendPooled(const Layer& layer, const DeviceTensor& x, const DeviceTensor& source,
                               PendingCapture& capture) const;
     DeviceTensor pool(const DeviceTensor& x) const;
     DeviceTensor upsample(const DeviceTensor& x, const Tensor& merge, int64_t block) const;
 
-    // [SECTION] sub-layers: norms, residuals, FFN, experts (transformer_sublayers.cpp)
-    std::vector<Sublayer> sublayerPlan(const variants::VariantSpec& variant) const;
+    // [SECTION] sub-layers: residual wiring, FFN, experts (transformer_sublayers.cpp)
     DeviceTensor applySublayer(const Sublayer& sublayer, const DeviceTensor& x, Pass& pass,
                                PendingCapture& capture) const;
+    DeviceTensor residual(const Sublayer& sublayer, const DeviceTensor& x,
+                          const SublayerFunction& function) const;
+    bool normsSublayerInput() const; // pre placement (and GTrXL): F reads N(x)
+    const Norm& sublayerNorm(const Sublayer& sublayer) const;
     DeviceTensor sublayerFunction(const Sublayer& sublayer, const DeviceTensor& x, Pass& pass,
                                   PendingCapture& capture) const;
     void normalize(const Norm& norm, const DeviceTensor& x, DeviceTensor& out) const;
     DeviceTensor gate(const Gate& gate, const DeviceTensor& x, const DeviceTensor& y) const;
     DeviceTensor feedForward(const Ffn& ffn, const DeviceTensor& x) const;
-    DeviceTensor mixtureOfExperts(const Layer& layer, const DeviceTensor& x, const Pass& pass,
-                                  PendingCapture& capture) const;
 
-    // [SECTION] depth: the layer stack, ACT, reversible layers (transformer_depth.cpp)
+    // [SECTION] depth: the loop the ForwardPlan names (transformer_depth.cpp)
+    DeviceTensor runDepth(DeviceTensor x, Pass& pass, std::vector<PendingCapture>& pending,
+                          std::vector<DeviceTensor>* hidden,
+                          std::optional<variants::ExitTracker>& exits, Trace& trace) const;
     DeviceTensor runStack(DeviceTensor x, Pass& pass, std::vector<PendingCapture>& pending,
-                          std::vector<DeviceTensor>* hidden, std::optional<variants::ExitTracker>& exits,
-                          Trace& trace) const;
-    DeviceTensor runAdaptiveComputation(DeviceTensor x, Pass& pass, std::vector<PendingCapture>& pending,
-                                        Trace& trace) const;
-    DeviceTensor runReversible(DeviceTensor x, Pass& pass, std::vector<PendingCapture>& pending,
-                               bool internals, Trace& trace) const;
+                          std::vector<DeviceTensor>* hidden,
+                          std::optional<variants::ExitTracker>& exits) const;
+    DeviceTensor runAdaptiveComputation(const DeviceTensor& x, Pass& pass,
+                                        std::vector<PendingCapture>& pending, Trace& trace) const;
+    DeviceTensor runReversible(const DeviceTensor& x, Pass& pass,
+                               std::vector<PendingCapture>& pending, Trace& trace) const;
+    std::vector<Sublayer> sublayerOrder(const variants::VariantSpec& variant) const;
     int capturedLayers() const; // trace layers: the model's layers, or ACT's steps
     void trackExits(variants::ExitTracker& exits, int layer, const DeviceTensor& before, DeviceTensor& after) const;
     void collect(const PendingCapture& pending, const CaptureRequest& capture, LayerTrace& layer) const;
@@ -208,8 +216,8 @@ private:
     std::string prefix_;
     DeviceTensor tokenEmbedding_, positionEmbedding_, tokenTypeEmbedding_;
     Tensor relativeBias_; // zoo T5 buckets [buckets, H], kept on the host for the attention plan
-    Linear halting_;      // zoo ACT halting unit
-    DeviceTensor ones_, zeros_; // [D], AdaNorm's plain normalisation
+    variants::AdaptiveComputation act_; // zoo ACT: max steps, threshold, halting unit
+    variants::Normalization normalization_;
     Norm embeddingNorm_, finalNorm_;
     std::vector<Layer> layers_;
 };

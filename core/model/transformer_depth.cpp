@@ -1,20 +1,44 @@
-// Depth: the layer stack (with early exit), the Universal Transformer's adaptive computation time
-// and reversible residual layers. Formulas: docs/zoo-format.md.
-#include <algorithm>
-#include <cmath>
-
+// Depth: the loop the ForwardPlan names. The plain stack (with early exit) lives here; ACT and
+// reversible layers are core/variants/adaptive_computation_time.cpp and reversible_layers.cpp,
+// the segment recurrence and the funnel transformer_recurrence.cpp and transformer_funnel.cpp.
 #include "model/transformer.h"
-#include "variants/position_bias.h"
+#include "variants/reversible_layers.h"
 
 namespace headlight {
 
 int TransformerModel::capturedLayers() const { return block_.actSteps > 0 ? block_.actSteps : spec_.layers; }
 
-DeviceTensor TransformerModel::runStack(DeviceTensor x, Pass& pass, std::vector<PendingCapture>& pending,
+std::vector<TransformerModel::Sublayer>
+TransformerModel::sublayerOrder(const variants::VariantSpec& variant) const {
+    return variants::sublayerOrder(block_, int(layers_.size()), variant.dropFfn);
+}
+
+DeviceTensor TransformerModel::runDepth(DeviceTensor x, Pass& pass,
+                                        std::vector<PendingCapture>& pending,
                                         std::vector<DeviceTensor>* hidden,
-                                        std::optional<variants::ExitTracker>& exits, Trace&) const {
+                                        std::optional<variants::ExitTracker>& exits,
+                                        Trace& trace) const {
+    switch (pass.plan.depth) {
+    case variants::DepthLoop::Stack:
+        return runStack(x, pass, pending, hidden, exits);
+    case variants::DepthLoop::AdaptiveComputation:
+        return runAdaptiveComputation(x, pass, pending, trace);
+    case variants::DepthLoop::Reversible:
+        return runReversible(x, pass, pending, trace);
+    case variants::DepthLoop::SegmentRecurrence:
+        return runSegments(x, pass, pending, hidden, trace);
+    case variants::DepthLoop::Funnel:
+        return runFunnel(x, pass, pending, hidden, trace);
+    }
+    return x;
+}
+
+DeviceTensor TransformerModel::runStack(DeviceTensor x, Pass& pass,
+                                        std::vector<PendingCapture>& pending,
+                                        std::vector<DeviceTensor>* hidden,
+                                        std::optional<variants::ExitTracker>& exits) const {
     DeviceTensor layerInput = x;
-    for (const Sublayer& sublayer : sublayerPlan(pass.variant)) {
+    for (const Sublayer& sublayer : sublayerOrder(pass.variant)) {
         x = applySublayer(sublayer, x, pass, pending[std::size_t(sublayer.layer)]);
         if (!sublayer.endsLayer) continue;
         if (exits) trackExits(*exits, sublayer.layer, layerInput, x);
@@ -24,115 +48,43 @@ DeviceTensor TransformerModel::runStack(DeviceTensor x, Pass& pass, std::vector<
     return x;
 }
 
-// Universal Transformer with ACT (Dehghani et al. 2019; Graves 2016), as tensor2tensor runs it
-// with a forced stop at the last step: every step adds the position and timestep signals, asks
-// the halting unit for p, applies the shared layer and blends the new state into the output with
-// the token's weight for this step (p while running, the remainder when halting).
-DeviceTensor TransformerModel::runAdaptiveComputation(DeviceTensor x, Pass& pass, std::vector<PendingCapture>& pending,
+// Step t runs layer 0's sub-layers in their order and counts as attention layer t − 1.
+DeviceTensor TransformerModel::runAdaptiveComputation(const DeviceTensor& x, Pass& pass,
+                                                      std::vector<PendingCapture>& pending,
                                                       Trace& trace) const {
-    const int64_t tokens = x.dim(0), steps = block_.actSteps;
-    const float threshold = block_.actThreshold;
-    const DeviceTensor positions = backend_.upload(variants::sinusoidalTable(tokens, spec_.hidden));
-    const Tensor timing = variants::sinusoidalTable(steps + 1, spec_.hidden);
-    std::vector<float> halted(std::size_t(tokens), 0.0f), remainder(std::size_t(tokens), 0.0f),
-        updates(std::size_t(tokens), 0.0f);
-    Tensor probabilities({steps, tokens}), weights({steps, tokens});
-    DeviceTensor out = backend_.allocate(x.shape());
-    backend_.map(x, MapOp::Affine, 0.0f, 0.0f, out);
-    DeviceTensor state = x;
-    int64_t run = 0;
-    for (int64_t t = 1; t <= steps; ++t) {
-        if (std::all_of(halted.begin(), halted.end(), [](float p) { return p >= 1.0f; })) break;
-        run = t;
-        DeviceTensor signal = backend_.allocate(x.shape());
-        backend_.add(state, positions, signal);
-        const std::vector<float> row(timing.values().begin() + t * spec_.hidden,
-                                     timing.values().begin() + (t + 1) * spec_.hidden);
-        backend_.add(signal, backend_.upload(Tensor({1, spec_.hidden}, row)), signal);
-        DeviceTensor logit = backend_.allocate({tokens, 1});
-        project(halting_, signal, logit);
-        backend_.map(logit, MapOp::Sigmoid, 1.0f, 0.0f, logit);
-        const Tensor p = backend_.download(logit);
-        Tensor w({tokens, 1});
-        for (int64_t i = 0; i < tokens; ++i) {
-            const std::size_t k = std::size_t(i);
-            const float pi = p.values()[k];
-            const bool running = halted[k] < 1.0f;
-            const bool halts = running && (halted[k] + pi > threshold || t == steps);
-            const bool continues = running && !halts;
-            if (continues) halted[k] += pi;
-            if (halts) remainder[k] = 1.0f - halted[k], halted[k] = 1.0f;
-            updates[k] += float(continues || halts);
-            w.values()[k] = continues ? pi : halts ? remainder[k] : 0.0f;
-            probabilities.values()[std::size_t((t - 1) * tokens + i)] = running ? pi : 0.0f;
-            weights.values()[std::size_t((t - 1) * tokens + i)] = w.values()[k];
-        }
-        PendingCapture& capture = pending[std::size_t(t - 1)];
-        state = signal;
-        for (const Sublayer& sublayer : sublayerPlan(pass.variant)) state = applySublayer(sublayer, state, pass, capture);
-        DeviceTensor change = backend_.allocate(x.shape());
-        backend_.binary(state, out, BinaryOp::Sub, change);
-        backend_.binary(change, backend_.upload(w), BinaryOp::Mul, change);
-        backend_.add(out, change, out);
-    }
-    // Only the steps that ran are layers of the trace (every token may halt before max_steps).
-    pending.resize(std::size_t(run));
-    trace.layers.resize(std::size_t(run));
-    const auto firstRows = [&](const Tensor& t) {
-        return Tensor({run, tokens}, std::vector<float>(t.values().begin(), t.values().begin() + run * tokens));
+    const std::vector<Sublayer> order = sublayerOrder(pass.variant);
+    const auto step = [&](int t, DeviceTensor state) {
+        for (const Sublayer& sublayer : order)
+            state = applySublayer(sublayer, state, pass, pending[std::size_t(t)]);
+        return state;
     };
-    trace.internals["halting_probability"] = firstRows(probabilities);
-    trace.internals["update_weight"] = firstRows(weights);
-    Tensor ponder({tokens}), rest({tokens});
-    for (int64_t i = 0; i < tokens; ++i) {
-        ponder.values()[std::size_t(i)] = updates[std::size_t(i)] + remainder[std::size_t(i)];
-        rest.values()[std::size_t(i)] = remainder[std::size_t(i)];
-    }
-    trace.internals["ponder"] = ponder;
-    trace.internals["remainder"] = rest;
-    return out;
+    variants::AdaptiveOutcome outcome = variants::adaptiveComputation(backend_, act_, x, step);
+    // Only the steps that ran are layers of the trace (every token may halt before max_steps).
+    pending.resize(std::size_t(outcome.steps));
+    trace.layers.resize(std::size_t(outcome.steps));
+    trace.internals.merge(outcome.internals);
+    return outcome.out;
 }
 
-// Reversible residual layers (RevNet, Gomez et al. 2017; Reformer): y₁ = x₁ + Attn(N₁(x₂)),
-// y₂ = x₂ + FFN(N₂(y₁)); the output is (y₁ + y₂)/2. With internals, each layer's inputs are
-// recomputed from its outputs and the largest difference reported (exact in theory).
-DeviceTensor TransformerModel::runReversible(DeviceTensor x, Pass& pass, std::vector<PendingCapture>& pending,
-                                             bool internals, Trace& trace) const {
-    DeviceTensor x1 = x, x2 = x;
-    Tensor errors({spec_.layers});
-    const auto branch = [&](SublayerKind kind, int l, const DeviceTensor& input, PendingCapture& capture) {
-        const Layer& layer = layers_[std::size_t(l)];
+// Each branch is its sub-layer's F(N(·)); the inverse recomputation captures nothing and must not
+// advance the attention prior's memory.
+DeviceTensor TransformerModel::runReversible(const DeviceTensor& x, Pass& pass,
+                                             std::vector<PendingCapture>& pending,
+                                             Trace& trace) const {
+    const auto branch = [&](int l, bool attention, const DeviceTensor& input, bool inverse) {
+        const Sublayer sublayer{attention ? SublayerKind::Attention : SublayerKind::Ffn, l, true};
         DeviceTensor normed = backend_.allocate(input.shape());
-        normalize(kind == SublayerKind::Attention ? layer.attentionNorm : layer.ffnNorm, input, normed);
-        return sublayerFunction({kind, l, true}, normed, pass, capture);
+        normalize(sublayerNorm(sublayer), input, normed);
+        if (!inverse) return sublayerFunction(sublayer, normed, pass, pending[std::size_t(l)]);
+        PendingCapture scratch;
+        const variants::AttentionMemory kept = pass.memory;
+        DeviceTensor y = sublayerFunction(sublayer, normed, pass, scratch);
+        pass.memory = kept;
+        return y;
     };
-    for (int l = 0; l < spec_.layers; ++l) {
-        PendingCapture& capture = pending[std::size_t(l)];
-        DeviceTensor y1 = backend_.allocate(x.shape()), y2 = backend_.allocate(x.shape());
-        backend_.add(x1, branch(SublayerKind::Attention, l, x2, capture), y1);
-        backend_.add(x2, branch(SublayerKind::Ffn, l, y1, capture), y2);
-        if (internals) {
-            PendingCapture scratch;
-            variants::AttentionMemory memory = pass.memory; // the inverse must not advance the prior
-            std::swap(memory, pass.memory);
-            DeviceTensor back2 = backend_.allocate(x.shape()), back1 = backend_.allocate(x.shape());
-            backend_.binary(y2, branch(SublayerKind::Ffn, l, y1, scratch), BinaryOp::Sub, back2);
-            backend_.binary(y1, branch(SublayerKind::Attention, l, back2, scratch), BinaryOp::Sub, back1);
-            std::swap(memory, pass.memory);
-            const Tensor a1 = backend_.download(x1), a2 = backend_.download(x2), b1 = backend_.download(back1),
-                         b2 = backend_.download(back2);
-            float worst = 0.0f;
-            for (std::size_t i = 0; i < a1.size(); ++i)
-                worst = std::max({worst, std::abs(a1.values()[i] - b1.values()[i]), std::abs(a2.values()[i] - b2.values()[i])});
-            errors.values()[std::size_t(l)] = worst;
-        }
-        x1 = y1;
-        x2 = y2;
-    }
-    if (internals) trace.internals["reconstruction_error"] = errors;
-    DeviceTensor out = backend_.allocate(x.shape());
-    backend_.add(x1, x2, out);
-    backend_.map(out, MapOp::Affine, 0.5f, 0.0f, out);
-    return out;
+    variants::ReversibleOutcome outcome =
+        variants::reversibleLayers(backend_, spec_.layers, x, pass.wants.internals, branch);
+    if (pass.wants.internals) trace.internals["reconstruction_error"] = outcome.reconstructionError;
+    return outcome.out;
 }
 } // namespace headlight

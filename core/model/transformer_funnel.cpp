@@ -53,11 +53,9 @@ DeviceTensor TransformerModel::runFunnel(DeviceTensor x, Pass& pass,
     for (int64_t b = 0; b <= last; ++b) {
         for (int i = 0; i < blocks[std::size_t(b)]; ++i, ++layer) {
             PendingCapture& capture = pending[std::size_t(layer)];
-            const bool pools = b > 0 && i == 0;
-            if (pools) pass.funnelKeys = x;
-            x = applySublayer({SublayerKind::Attention, layer, false}, pools ? pool(x) : x, pass,
-                              capture);
-            pass.funnelKeys = {};
+            x = b > 0 && i == 0
+                    ? poolingSublayer(layer, x, capture)
+                    : applySublayer({SublayerKind::Attention, layer, false}, x, pass, capture);
             if (!pass.variant.dropFfn)
                 x = applySublayer({SublayerKind::Ffn, layer, true}, x, pass, capture);
             lengths.values()[std::size_t(layer)] = float(x.dim(0));
@@ -91,6 +89,21 @@ DeviceTensor TransformerModel::upsample(const DeviceTensor& x, const Tensor& mer
     DeviceTensor out = backend_.allocate({tokens, x.dim(1)});
     backend_.gatherRows(x, rows, out);
     return out;
+}
+
+// The block's first attention sub-layer, its residual stream continuing from the pooled rows; the
+// unpooled keys and values pass through the same norm as the queries where the sub-layer reads
+// N(·).
+DeviceTensor TransformerModel::poolingSublayer(int layer, const DeviceTensor& x,
+                                               PendingCapture& capture) const {
+    const Sublayer sublayer{SublayerKind::Attention, layer, false};
+    return residual(sublayer, pool(x), [&](const DeviceTensor& queries) {
+        if (!normsSublayerInput())
+            return attendPooled(layers_[std::size_t(layer)], queries, x, capture);
+        DeviceTensor keys = backend_.allocate(x.shape());
+        normalize(sublayerNorm(sublayer), x, keys);
+        return attendPooled(layers_[std::size_t(layer)], queries, keys, capture);
+    });
 }
 
 // The pooling attention: queries from the pooled rows x [T', D], keys and values from the

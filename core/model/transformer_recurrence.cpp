@@ -9,6 +9,7 @@
 //
 // R the sinusoid table. On a checkpoint with absolute positions the memory keeps the positions it
 // was embedded with (the INF-APPROX KV-memory demo on GPT-2). Mirrors tools/zoo/transformer_xl.py.
+#include "backend/key_mask.h"
 #include "model/transformer.h"
 #include "variants/position_bias.h"
 
@@ -43,8 +44,7 @@ DeviceTensor TransformerModel::runSegments(DeviceTensor x, Pass& pass,
         DeviceTensor piece = backend_.allocate({rows, d});
         backend_.copyRows(x, start, rows, piece, 0);
         std::vector<DeviceTensor> pieceStates;
-        DeviceTensor y =
-            runStack(piece, pass, pending, hidden ? &pieceStates : nullptr, noExits, trace);
+        DeviceTensor y = runStack(piece, pass, pending, hidden ? &pieceStates : nullptr, noExits);
         backend_.copyRows(y, 0, rows, out, start);
         for (std::size_t l = 0; l < pieceStates.size(); ++l) {
             if (layerStates.size() <= l) layerStates.push_back(backend_.allocate(x.shape()));
@@ -136,19 +136,18 @@ DeviceTensor TransformerModel::relativeScores(const Layer& layer, const DeviceTe
     return shifted.reshaped({heads, rows, keys});
 }
 
-// Query i of the segment sees every compressed slot, and a memory or segment row j when it lies
-// at or before i and is not padding.
+// Query i of the segment sees every compressed slot, and a memory or segment row when the
+// masking rule allows its position for the query's.
 Tensor TransformerModel::segmentMask(const SegmentState& state, const ModelInput& input,
                                      int64_t rows, int64_t front, int64_t keys) const {
     Tensor mask({rows, keys});
+    const KeyMask rule{spec_.causal, spec_.slidingWindow.value_or(0), input.attentionMask};
     const int64_t first =
         state.start + rows - (keys - front); // the position of the oldest memory row
     for (int64_t i = 0; i < rows; ++i)
         for (int64_t j = 0; j < keys; ++j) {
-            const int64_t position = first + (j - front);
-            const bool valid = j < front || input.attentionMask.empty() ||
-                               input.attentionMask[std::size_t(position)];
-            mask.values()[std::size_t(i * keys + j)] = float(j <= keys - rows + i && valid);
+            const bool allowed = j < front || rule.allows(state.start + i, first + (j - front));
+            mask.values()[std::size_t(i * keys + j)] = float(allowed);
         }
     return mask;
 }

@@ -16,14 +16,11 @@ Tensor effectiveMask(const AttentionShape& shape, const Tensor& nominal) {
     Tensor mask = nominal.empty() ? Tensor({1, t, t}, 1.0f) : nominal;
     const int64_t maskHeads = mask.shape()[0];
     float* m = mask.values().data();
+    const KeyMask rule = shape.keyMask();
     for (int64_t h = 0; h < maskHeads; ++h)
         for (int64_t i = 0; i < t; ++i)
-            for (int64_t j = 0; j < t; ++j) {
-                const bool future = shape.causal && j > i;
-                const bool outside = shape.slidingWindow > 0 && i - j >= shape.slidingWindow;
-                const bool padding = !shape.keyValid.empty() && !shape.keyValid[std::size_t(j)];
-                if (future || outside || padding) m[(h * t + i) * t + j] = 0.0f;
-            }
+            for (int64_t j = 0; j < t; ++j)
+                if (!rule.allows(i, j)) m[(h * t + i) * t + j] = 0.0f;
     return mask;
 }
 
@@ -63,12 +60,8 @@ bool runsSparse(const VariantSpec& spec) {
 }
 
 SparsePattern sparsePattern(const AttentionShape& shape, const SparseMask& mask) {
-    const auto keep = [&shape](int64_t i, int64_t j) {
-        const bool future = shape.causal && j > i;
-        const bool outside = shape.slidingWindow > 0 && i - j >= shape.slidingWindow;
-        const bool padding = !shape.keyValid.empty() && !shape.keyValid[std::size_t(j)];
-        return !(future || outside || padding);
-    };
+    const KeyMask rule = shape.keyMask();
+    const auto keep = [&rule](int64_t i, int64_t j) { return rule.allows(i, j); };
     return buildSparsePattern(mask, shape.tokens, shape.heads, keep);
 }
 } // namespace

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "backend/key_mask.h"
 #include "tensor/tensor.h"
 #include "variants/variant_spec.h"
 
@@ -22,6 +23,8 @@ struct AttentionShape {
     std::vector<uint8_t> keyValid; // [T] or empty
     Tensor t5Table;                // [buckets, H]: a zoo model's trained T5 bias, when it has one
     int t5Buckets = 32, t5MaxDistance = 128;
+
+    KeyMask keyMask() const { return {causal, slidingWindow, keyValid}; }
 };
 
 // Up to this many tokens the plan also keeps the dense masks and biases for the views and the

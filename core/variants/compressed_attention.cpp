@@ -32,7 +32,7 @@ namespace {
 std::vector<int64_t> keptPositions(const AttentionShape& shape) {
     std::vector<int64_t> kept;
     for (int64_t t = 0; t < shape.tokens; ++t)
-        if (shape.keyValid.empty() || shape.keyValid[std::size_t(t)]) kept.push_back(t);
+        if (shape.keyMask().valid(t)) kept.push_back(t);
     if (kept.empty())
         for (int64_t t = 0; t < shape.tokens; ++t)
             kept.push_back(t);
@@ -74,7 +74,7 @@ Tensor learnedProjection(const Tensor& full, const AttentionShape& shape) {
     const int64_t slots = full.dim(0), positions = full.dim(1), tokens = shape.tokens;
     Tensor cut({slots, tokens}, 0.0f);
     for (int64_t t = 0; t < tokens; ++t) {
-        if (!shape.keyValid.empty() && !shape.keyValid[std::size_t(t)]) continue;
+        if (!shape.keyMask().valid(t)) continue;
         for (int64_t s = 0; s < slots; ++s)
             cut.values()[std::size_t(s * tokens + t)] =
                 full.values()[std::size_t(s * positions + t)];

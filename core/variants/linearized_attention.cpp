@@ -194,8 +194,7 @@ void dropPaddingKeys(Backend& backend, const AttentionShape& shape, DeviceTensor
     const int64_t tokens = shape.tokens, f = phiK.dim(2);
     Tensor valid({tokens, f});
     for (int64_t t = 0; t < tokens; ++t)
-        std::fill_n(valid.values().begin() + t * f, f,
-                    shape.keyValid[std::size_t(t)] ? 1.0f : 0.0f);
+        std::fill_n(valid.values().begin() + t * f, f, shape.keyMask().valid(t) ? 1.0f : 0.0f);
     backend.binary(phiK, backend.upload(valid), BinaryOp::Mul, phiK);
 }
 

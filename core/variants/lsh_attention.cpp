@@ -147,16 +147,11 @@ Windows windowIds(const Round& r, const Geometry& g, int64_t kvHeads, bool share
     return w;
 }
 
-bool keyAllowed(const AttentionShape& shape, int32_t i, int32_t j) {
-    if (!shape.keyValid.empty() && !shape.keyValid[std::size_t(j)]) return false;
-    if (shape.causal && j > i) return false;
-    return shape.slidingWindow <= 0 || i - j < shape.slidingWindow;
-}
-
 // Mask [H · chunks, c, width]: same bucket ∧ allowed (∧ not itself when sharedQk); a query left
 // with no key gets its own key, which always sits in its window.
 Tensor windowMask(const Round& r, const Geometry& g, const AttentionShape& shape, bool sharedQk) {
     Tensor mask({g.heads * g.chunks, g.chunk, g.width}, 0.0f);
+    const KeyMask rule = shape.keyMask();
     for (int64_t h = 0; h < g.heads; ++h)
         for (int64_t slot = 0; slot < g.slots(); ++slot) {
             const int32_t i = positionAt(r, g, h, slot);
@@ -170,7 +165,7 @@ Tensor windowMask(const Round& r, const Geometry& g, const AttentionShape& shape
                 if (j == i) self = column;
                 const bool sameBucket = r.keyBuckets[std::size_t(h * g.tokens + j)] ==
                                         r.queryBuckets[std::size_t(h * g.tokens + i)];
-                const bool ok = sameBucket && keyAllowed(shape, i, j) && !(sharedQk && j == i);
+                const bool ok = sameBucket && rule.allows(i, j) && !(sharedQk && j == i);
                 row[column] = ok ? 1.0f : 0.0f;
                 count += ok;
             }

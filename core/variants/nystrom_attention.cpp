@@ -26,7 +26,7 @@ namespace {
 Tensor landmarkProjection(const AttentionShape& shape, int landmarks, int64_t heads) {
     std::vector<int64_t> kept;
     for (int64_t t = 0; t < shape.tokens; ++t)
-        if (shape.keyValid.empty() || shape.keyValid[std::size_t(t)]) kept.push_back(t);
+        if (shape.keyMask().valid(t)) kept.push_back(t);
     if (kept.empty()) throw VariantError("Nyström attention needs at least one non-padding token");
     const int64_t n = int64_t(kept.size()), m = std::min<int64_t>(landmarks, n),
                   tokens = shape.tokens;
@@ -46,7 +46,7 @@ DeviceTensor keyMask(Backend& backend, const AttentionShape& shape) {
     if (shape.keyValid.empty()) return {};
     Tensor mask({1, shape.tokens});
     for (int64_t t = 0; t < shape.tokens; ++t)
-        mask.values()[std::size_t(t)] = shape.keyValid[std::size_t(t)] ? 1.0f : 0.0f;
+        mask.values()[std::size_t(t)] = shape.keyMask().valid(t) ? 1.0f : 0.0f;
     return backend.upload(mask);
 }
 

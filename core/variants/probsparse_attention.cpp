@@ -56,14 +56,6 @@ DeviceTensor gathered(Backend& backend, const DeviceTensor& table, const std::ve
     return rows.reshaped(std::move(shape));
 }
 
-bool validKey(const AttentionShape& shape, int64_t key) {
-    return shape.keyValid.empty() || shape.keyValid[std::size_t(key)];
-}
-
-bool allowed(const AttentionShape& shape, int64_t query, int64_t key) {
-    return validKey(shape, key) && (!shape.causal || key <= query);
-}
-
 // M̄ [H·T, 1] from the scores against the sampled keys, masked per query.
 DeviceTensor sparsityMeasure(Backend& backend, const LayerAttention& layer,
                              const AttentionShape& shape, const std::vector<int32_t>& sample) {
@@ -81,10 +73,11 @@ DeviceTensor sparsityMeasure(Backend& backend, const LayerAttention& layer,
 
     const float lowest = std::numeric_limits<float>::lowest();
     Tensor mask({tokens, count}), fill({tokens, count}), seen({heads * tokens, 1});
+    const KeyMask rule = shape.keyMask();
     for (int64_t i = 0; i < tokens; ++i) {
         float visible = 0.0f;
         for (int64_t s = 0; s < count; ++s) {
-            const bool ok = allowed(shape, i, sample[std::size_t(s)]);
+            const bool ok = rule.allows(i, sample[std::size_t(s)]);
             mask.values()[std::size_t(i * count + s)] = ok ? 1.0f : 0.0f;
             fill.values()[std::size_t(i * count + s)] = ok ? 0.0f : lowest;
             visible += ok ? 1.0f : 0.0f;
@@ -137,12 +130,13 @@ DeviceTensor lazyContext(Backend& backend, const LayerAttention& layer,
     const int64_t heads = layer.q.dim(0), kvHeads = layer.v.dim(0), tokens = shape.tokens,
                   d = layer.v.dim(2);
     Tensor validity({kvHeads, tokens, 1});
+    const KeyMask rule = shape.keyMask();
     float valid = 0.0f;
     for (int64_t t = 0; t < tokens; ++t)
-        valid += validKey(shape, t) ? 1.0f : 0.0f;
+        valid += rule.valid(t) ? 1.0f : 0.0f;
     for (int64_t g = 0; g < kvHeads; ++g)
         for (int64_t t = 0; t < tokens; ++t)
-            validity.values()[std::size_t(g * tokens + t)] = validKey(shape, t) ? 1.0f : 0.0f;
+            validity.values()[std::size_t(g * tokens + t)] = rule.valid(t) ? 1.0f : 0.0f;
     if (shape.causal) {
         DeviceTensor lazy = backend.allocate({kvHeads, tokens, d});
         backend.causalLinearAttention(backend.upload(Tensor({kvHeads, tokens, 1}, 1.0f)),

@@ -1,5 +1,7 @@
 #include "cpu_backend.h"
 
+#include "backend/key_mask.h"
+
 #include <cmath>
 #include <limits>
 #include <omp.h>
@@ -35,14 +37,14 @@ void maskedScores(const RowMatrix& qh, const RowMatrix& kh, const AttentionParam
     const int64_t tokens = qh.rows();
     scores.noalias() = p.scale * (qh * kh.transpose());
     const float lowest = std::numeric_limits<float>::lowest();
+    const KeyMask mask{p.causal, p.slidingWindow, p.keyValid};
     for (int64_t i = 0; i < tokens; ++i) {
-        const int64_t first = p.slidingWindow > 0 ? std::max<int64_t>(0, i - p.slidingWindow + 1) : 0;
-        const int64_t last = p.causal ? i : tokens - 1;
+        const int64_t first = mask.firstKey(i), last = mask.lastKey(i, tokens);
         scores.row(i).head(first).setConstant(lowest);
         scores.row(i).tail(tokens - 1 - last).setConstant(lowest);
     }
-    for (std::size_t j = 0; j < p.keyValid.size(); ++j)
-        if (!p.keyValid[j]) scores.col(Eigen::Index(j)).setConstant(lowest);
+    for (int64_t j = 0; j < tokens; ++j)
+        if (!mask.valid(j)) scores.col(Eigen::Index(j)).setConstant(lowest);
 }
 } // namespace
 
