@@ -145,7 +145,8 @@ const std::vector<CliCommand>& cliCommands() {
 const std::vector<CliOption>& windowOptions() {
     static const std::vector<CliOption> options = {
         {QStringLiteral("--model"), QStringLiteral("DIR"),
-         QStringLiteral("open this checkpoint folder at start (default: the zoo's default model)")},
+         QStringLiteral("open this checkpoint folder, Hugging Face cache folder or cached "
+                        "ORG/NAME id at start (default: the zoo's default model)")},
         {QStringLiteral("--open"), QStringLiteral("FILE"),
          QStringLiteral("open this scene or lesson file at start (docs/scenes.md)")},
         {QStringLiteral("--present"), {}, QStringLiteral("start in presentation mode (F5)")},

@@ -314,7 +314,9 @@ CliCommand exportCommand() {
          QStringLiteral("--list-views")},
         {},
         {{"--list-views", {}, "list the views with one line each, and exit"},
-         {"--model", "DIR", "the checkpoint folder (Hugging Face safetensors or the zoo's format)"},
+         {"--model", "DIR",
+          "the checkpoint folder (Hugging Face safetensors or the zoo's format), or a Hugging Face "
+          "cache folder or cached ORG/NAME id, read offline"},
          {"--text", "STR", "the text to run"},
          {"--texts", "FILE",
           "a corpus, one text per line: entropy-violins and jsd-violins pool every text"},

@@ -14,6 +14,7 @@
 #include "backend/vulkan/vk_error.h"
 #include "cli.h"
 #include "cli_args.h"
+#include "io/hub_cache.h"
 #include "io/safetensors.h"
 #include "model/transformer.h"
 #include "tokenize/tokenizer.h"
@@ -158,7 +159,7 @@ Run runRepeated(const TransformerModel& model, const ModelInput& input, const va
 }
 
 int runInspect(const CliArgs& args) {
-    const std::string folder = args.required("--model").toStdString();
+    const std::string folder = io::resolveModel(args.required("--model").toStdString()).folder;
     if (!args.has("--dump") && !args.has("--json")) throw CliError("nothing to do: give --dump FILE and/or --json");
     const int repeat = args.integer("--repeat", 1, 1, 100000);
     const PreparedInput input = prepareInput(args, folder);
@@ -201,7 +202,9 @@ CliCommand inspectCommand() {
                         "[--variant SPEC.json] [--backend cpu|vulkan] [--vulkan-device SEL] "
                         "[--repeat N] [--dump OUT.safetensors] [--json]")},
         {},
-        {{"--model", "DIR", "the checkpoint folder (Hugging Face safetensors or the zoo's format)"},
+        {{"--model", "DIR",
+          "the checkpoint folder (Hugging Face safetensors or the zoo's format), or a Hugging Face "
+          "cache folder or cached ORG/NAME id, read offline"},
          {"--text", "STR", "the text to run, tokenized by the checkpoint's tokenizer"},
          {"--text-pair", "STR", "a second segment, for models that take sentence pairs"},
          {"--no-special-tokens", {}, "leave out the tokenizer's special tokens ([CLS], <s>, ...)"},

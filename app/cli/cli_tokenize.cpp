@@ -3,6 +3,7 @@
 // tokenizeCommand() at the end, which `headlight tokenize --help` prints.
 #include "cli.h"
 #include "cli_args.h"
+#include "io/hub_cache.h"
 #include "tokenize/tokenizer.h"
 
 #include <QJsonArray>
@@ -41,7 +42,8 @@ void printPlain(QTextStream& out, const tokenize::Encoding& encoding) {
 }
 
 int runTokenize(const CliArgs& parsed) {
-    const auto tokenizer = tokenize::Tokenizer::load(parsed.required("--model").toStdString());
+    const auto tokenizer = tokenize::Tokenizer::load(
+        io::resolveModel(parsed.required("--model").toStdString()).folder);
     std::optional<std::string> pair;
     if (parsed.has("--text-pair")) pair = parsed.value("--text-pair").toStdString();
     const tokenize::Encoding encoding = tokenizer->encode(parsed.required("--text").toStdString(),
@@ -62,7 +64,9 @@ CliCommand tokenizeCommand() {
         QStringLiteral("show the token ids and offsets a checkpoint's tokenizer gives for a text"),
         {QStringLiteral("--model DIR --text STR [--text-pair STR] [--no-special-tokens] [--json]")},
         {},
-        {{"--model", "DIR", "the checkpoint folder; only its tokenizer files are read"},
+        {{"--model", "DIR",
+          "the checkpoint folder, or a Hugging Face cache folder or cached ORG/NAME id; only its "
+          "tokenizer files are read"},
          {"--text", "STR", "the text to tokenize"},
          {"--text-pair", "STR", "a second segment, for tokenizers that take sentence pairs"},
          {"--no-special-tokens", {}, "leave out the tokenizer's special tokens ([CLS], <s>, ...)"},

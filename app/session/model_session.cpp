@@ -2,7 +2,9 @@
 
 #include "backend/backend_factory.h"
 #include "backend/vulkan/vk_error.h"
+#include "io/hub_cache.h"
 
+#include <QFileInfo>
 #include <QtConcurrent/QtConcurrentRun>
 #include <exception>
 
@@ -24,10 +26,18 @@ QString LoadedModel::summary() const {
         .arg(QString::fromLatin1(backendName(backend->kind())));
 }
 
-std::unique_ptr<LoadedModel> loadCheckpoint(const QString& folder, const BackendChoice& choice,
+QString LoadedModel::name() const {
+    return repoId.isEmpty() ? QFileInfo(folder).fileName() : repoId;
+}
+
+std::unique_ptr<LoadedModel> loadCheckpoint(const QString& source, const BackendChoice& choice,
                                             const std::string& deviceSelector) {
+    const io::ResolvedModel resolved = io::resolveModel(source.toStdString());
+    const QString folder = QString::fromStdString(resolved.folder);
     auto loaded = std::make_unique<LoadedModel>();
     loaded->folder = folder;
+    loaded->source = source;
+    loaded->repoId = QString::fromStdString(resolved.repoId);
     OpenedBackend opened = openBackend(choice, deviceSelector);
     loaded->backend = std::move(opened.backend);
     loaded->backendNote = QString::fromStdString(opened.note);

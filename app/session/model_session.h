@@ -15,18 +15,23 @@
 namespace headlight::app {
 
 struct LoadedModel {
-    QString folder;
+    QString folder; // the folder read: as opened, or the snapshot a Hugging Face cache id names
+    QString source; // what was opened: a folder, or an ORG/NAME id of the Hugging Face cache
+    QString repoId; // the cache id when the model came from the cache, else empty
     std::unique_ptr<Backend> backend;
     std::unique_ptr<TransformerModel> model;
     std::unique_ptr<tokenize::Tokenizer> tokenizer; // null when the folder has no tokenizer files
     QString backendNote;                            // why the CPU backend is used, if it is
     Tensor positionTable;    // the learned position table [P, D], empty when there is none
     QString summary() const; // "bert · 12 layers × 12 heads · hidden 768 · cpu"
+    QString name() const;    // the cache id, else the folder's name
 };
 
-// Opens the backend `choice` names and loads `folder` on it (on the CPU when Vulkan fails while
-// uploading; backendNote says so). Throws std::exception with a one-line reason.
-std::unique_ptr<LoadedModel> loadCheckpoint(const QString& folder, const BackendChoice& choice,
+// Opens the backend `choice` names and loads `source` on it (on the CPU when Vulkan fails while
+// uploading; backendNote says so): a checkpoint folder, or what io::resolveModel accepts (a
+// Hugging Face cache snapshot, models--ORG--NAME folder or ORG/NAME id). Throws std::exception
+// with a one-line reason.
+std::unique_ptr<LoadedModel> loadCheckpoint(const QString& source, const BackendChoice& choice,
                                             const std::string& deviceSelector);
 
 class ModelSession : public QObject {
@@ -35,7 +40,8 @@ public:
     explicit ModelSession(QObject* parent = nullptr);
     ~ModelSession() override;
 
-    // Starts loading `folder` with the backend `choice` names; emits loaded() or failed().
+    // Starts loading `folder` (or a Hugging Face cache id, as loadCheckpoint takes) with the
+    // backend `choice` names; emits loaded() or failed().
     void load(const QString& folder, const BackendChoice& choice,
               const std::string& deviceSelector);
     bool busy() const;

@@ -7,6 +7,7 @@
 #include "corpus_runner.h"
 #include "default_model.h"
 #include "export_actions.h"
+#include "hub_cache_dialog.h"
 #include "lesson_dock.h"
 #include "variant_dock.h"
 #include "zoo_dialog.h"
@@ -93,6 +94,7 @@ void MainWindow::createMenus() {
     open->setShortcut(QKeySequence::Open);
     QAction* zoo = file->addAction(tr("Open &zoo model…"), this, &MainWindow::chooseZooModel);
     zoo->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    file->addAction(tr("Open from &Hugging Face cache…"), this, &MainWindow::chooseCachedModel);
     recentMenu_ = file->addMenu(tr("Open &recent"));
     rebuildRecentMenu();
     file->addSeparator();
@@ -228,35 +230,42 @@ void MainWindow::chooseZooModel() {
     dialog->open();
 }
 
+void MainWindow::chooseCachedModel() {
+    auto* dialog = new HubCacheDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &HubCacheDialog::modelChosen, this, &MainWindow::openCheckpoint);
+    dialog->open();
+}
+
 void MainWindow::chooseCheckpoint() {
     const QString folder = QFileDialog::getExistingDirectory(this, tr("Open checkpoint folder"));
     if (!folder.isEmpty()) openCheckpoint(folder);
 }
 
 void MainWindow::openCheckpoint(const QString& path) {
-    const QString folder = QFileInfo(path).absoluteFilePath();
-    modelLabel_->setText(tr("Loading %1…").arg(QDir::toNativeSeparators(folder)));
+    // Why: a path that does not exist may be a Hugging Face cache id (ORG/NAME), kept as written.
+    const QString source = QFileInfo::exists(path) ? QFileInfo(path).absoluteFilePath() : path;
+    modelLabel_->setText(tr("Loading %1…").arg(QDir::toNativeSeparators(source)));
     loadProgress_->show();
-    session_->load(folder, backend_, options_.vulkanDevice);
+    session_->load(source, backend_, options_.vulkanDevice);
 }
 
 void MainWindow::onModelLoaded(const QString& summary) {
     loadProgress_->hide();
     const LoadedModel* model = session_->current();
-    rememberRecent(model->folder);
-    QString text = QFileInfo(model->folder).fileName() + "  ·  " + summary;
+    rememberRecent(model->source);
+    QString text = model->name() + "  ·  " + summary;
     if (!model->tokenizer) text += tr("  ·  no tokenizer files: ids only");
     if (!model->backendNote.isEmpty()) text += "  ·  " + model->backendNote;
     modelLabel_->setText(text);
-    setWindowTitle(tr("Headlight — %1").arg(QFileInfo(model->folder).fileName()));
+    setWindowTitle(tr("Headlight — %1").arg(model->name()));
     workspace_->setModel(session_->shared());
 }
 
 void MainWindow::onModelFailed(const QString& folder, const QString& reason) {
     loadProgress_->hide();
     const LoadedModel* previous = session_->current();
-    modelLabel_->setText(previous ? QFileInfo(previous->folder).fileName() + "  ·  " +
-                                        previous->summary()
+    modelLabel_->setText(previous ? previous->name() + "  ·  " + previous->summary()
                                   : tr("No model: File ▸ Open checkpoint folder… (Ctrl+O)"));
     showError(tr("Cannot open checkpoint"),
               tr("Headlight cannot open %1.").arg(QDir::toNativeSeparators(folder)), reason);
@@ -278,11 +287,11 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     QMainWindow::closeEvent(event);
 }
 
-void MainWindow::rememberRecent(const QString& folder) {
+void MainWindow::rememberRecent(const QString& source) {
     QSettings settings;
     QStringList recent = settings.value("recentFolders").toStringList();
-    recent.removeAll(folder);
-    recent.prepend(folder);
+    recent.removeAll(source);
+    recent.prepend(source);
     settings.setValue("recentFolders", recent.mid(0, 8));
     rebuildRecentMenu();
 }

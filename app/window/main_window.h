@@ -1,7 +1,8 @@
 #pragma once
 // Headlight's main window: menu bar, the workspace (text box, token strip, attention views and
 // the Vulkan canvas as its last tab), and a status bar that names the compute device and backend
-// (and why that backend was chosen). Window geometry and recent folders persist in QSettings.
+// (and why that backend was chosen). Window geometry and recent folders and Hugging Face cache ids
+// persist in QSettings.
 
 #include "backend/backend_choice.h"
 #include "canvas/canvas_window.h"
@@ -53,7 +54,9 @@ public:
 
 public Q_SLOTS:
     void setBackend(std::optional<BackendKind> forced);
-    void openCheckpoint(const QString& folder); // loads on a worker thread
+    // Loads on a worker thread: a checkpoint folder, or a Hugging Face cache snapshot,
+    // models--ORG--NAME folder or ORG/NAME id (io::resolveModel).
+    void openCheckpoint(const QString& folder);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -62,10 +65,11 @@ protected:
 
 private:
     void chooseCheckpoint();
-    void chooseZooModel(); // File ▸ Open zoo model…
+    void chooseZooModel();    // File ▸ Open zoo model…
+    void chooseCachedModel(); // File ▸ Open from Hugging Face cache…
     void onModelLoaded(const QString& summary);
     void onModelFailed(const QString& folder, const QString& reason);
-    void rememberRecent(const QString& folder);
+    void rememberRecent(const QString& source); // a folder or a cache id
     void rebuildRecentMenu();
     void createMenus();
     void createViewMenu();

@@ -1,6 +1,7 @@
 #include "io/checkpoint.h"
 
 #include "io/json_reader.h"
+#include "io/legacy_names.h"
 
 #include <QDir>
 #include <QFile>
@@ -163,10 +164,15 @@ void Checkpoint::addFile(const std::string& path) {
     files_.push_back(std::make_unique<SafetensorsFile>(path));
     const std::size_t fileNumber = files_.size() - 1;
     for (const auto& [name, info] : files_.back()->tensors()) {
-        const auto [at, added] = fileIndex_.emplace(name, fileNumber);
-        if (!added)
-            fail(folder_, "tensor " + quoted(name) + " is in both " + files_[at->second]->path() +
-                              " and " + path);
+        const auto [at, added] =
+            fileIndex_.emplace(modernTensorName(name), Stored{fileNumber, name});
+        if (added) continue;
+        const Stored& first = at->second;
+        if (first.name != name)
+            fail(folder_, "tensors " + quoted(first.name) + " and " + quoted(name) +
+                              " both load as " + quoted(at->first));
+        fail(folder_, "tensor " + quoted(name) + " is in both " + files_[first.file]->path() +
+                          " and " + path);
     }
 }
 
@@ -183,8 +189,9 @@ void Checkpoint::openShards(const std::string& indexPath) {
         shardNumber[shard] = files_.size() - 1;
     }
     for (const auto& [tensor, shard] : weightMap) {
-        const auto found = fileIndex_.find(tensor);
-        if (found == fileIndex_.end() || found->second != shardNumber.at(shard))
+        const auto found = fileIndex_.find(modernTensorName(tensor));
+        if (found == fileIndex_.end() || found->second.file != shardNumber.at(shard) ||
+            found->second.name != tensor)
             fail(indexPath, "tensor " + quoted(tensor) + " is listed in " + quoted(shard) +
                                 " but that shard does not contain it");
     }
@@ -193,7 +200,7 @@ void Checkpoint::openShards(const std::string& indexPath) {
 std::vector<std::string> Checkpoint::names() const {
     std::vector<std::string> names;
     names.reserve(fileIndex_.size());
-    for (const auto& [name, file] : fileIndex_)
+    for (const auto& [name, stored] : fileIndex_)
         names.push_back(name); // std::map: already sorted
     return names;
 }
@@ -202,17 +209,19 @@ bool Checkpoint::contains(const std::string& name) const {
     return fileIndex_.count(name) != 0;
 }
 
-const SafetensorsFile& Checkpoint::fileOf(const std::string& name) const {
+const Checkpoint::Stored& Checkpoint::storedAs(const std::string& name) const {
     const auto found = fileIndex_.find(name);
     if (found == fileIndex_.end()) fail(folder_, "missing tensor " + quoted(name));
-    return *files_[found->second];
+    return found->second;
 }
 
 const TensorInfo& Checkpoint::info(const std::string& name) const {
-    return fileOf(name).info(name);
+    const Stored& stored = storedAs(name);
+    return files_[stored.file]->info(stored.name);
 }
 
 Tensor Checkpoint::loadF32(const std::string& name) const {
-    return fileOf(name).loadF32(name);
+    const Stored& stored = storedAs(name);
+    return files_[stored.file]->loadF32(stored.name);
 }
 } // namespace headlight::io

@@ -1,5 +1,6 @@
 #include "checkpoint_layout.h"
 
+#include "model/unexpected_tensors.h"
 #include "model/weight_reader.h"
 
 namespace headlight {
@@ -7,12 +8,14 @@ namespace {
 
 // The first prefix under which `probe` exists.
 WeightReader readerFor(const io::Checkpoint& checkpoint, const std::vector<std::string>& prefixes,
-                       const std::string& probe) {
+                       const std::string& probe, std::set<std::string>& read) {
     for (const std::string& prefix : prefixes)
-        if (checkpoint.contains(prefix + probe)) return WeightReader(checkpoint, prefix);
+        if (checkpoint.contains(prefix + probe)) return WeightReader(checkpoint, prefix, read);
     std::string tried;
-    for (const std::string& prefix : prefixes) tried += (tried.empty() ? "'" : ", '") + prefix + probe + "'";
-    throw io::CheckpointError(checkpoint.folder() + ": no tensor " + tried + " — is this the architecture config.json names?");
+    for (const std::string& prefix : prefixes)
+        tried += (tried.empty() ? "'" : ", '") + prefix + probe + "'";
+    throw io::CheckpointError(checkpoint.folder() + ": no tensor " + tried +
+                              " — is this the architecture config.json names?");
 }
 
 Tensor transposed(const Tensor& t) {
@@ -22,8 +25,10 @@ Tensor transposed(const Tensor& t) {
 
 Tensor rowsOf(const Tensor& t, int64_t begin, int64_t count) {
     const int64_t cols = t.rank() == 2 ? t.dim(1) : 1;
-    std::vector<float> values(t.values().begin() + begin * cols, t.values().begin() + (begin + count) * cols);
-    return t.rank() == 2 ? Tensor({count, cols}, std::move(values)) : Tensor({count}, std::move(values));
+    std::vector<float> values(t.values().begin() + begin * cols,
+                              t.values().begin() + (begin + count) * cols);
+    return t.rank() == 2 ? Tensor({count, cols}, std::move(values))
+                         : Tensor({count}, std::move(values));
 }
 
 // Where a BERT-style encoder keeps the weights of layer N, under "<layer>N.". BERT and RoBERTa
@@ -54,9 +59,10 @@ constexpr EncoderLayerNames kDistilBertLayer{
 // config has them (DistilBERT has none), post-LN layers; the whole model optionally under the
 // model type's prefix ("bert.", "roberta.", "distilbert."), as task heads save it.
 HostWeights readEncoder(const io::Checkpoint& checkpoint, const ModelSpec& s,
-                        const EncoderLayerNames& names) {
+                        const EncoderLayerNames& names, std::set<std::string>& read) {
     const std::string root = std::string(architectureName(s.architecture)) + ".";
-    const WeightReader r = readerFor(checkpoint, {"", root}, "embeddings.word_embeddings.weight");
+    const WeightReader r =
+        readerFor(checkpoint, {"", root}, "embeddings.word_embeddings.weight", read);
     const int64_t d = s.hidden, f = s.intermediate;
     HostWeights w;
     w.prefix = r.prefix();
@@ -87,8 +93,9 @@ HostLinear conv1d(const WeightReader& r, const std::string& name, int64_t in, in
     return {transposed(r.get(name + ".weight", {in, out})), r.get(name + ".bias", {out})};
 }
 
-HostWeights readGpt2(const io::Checkpoint& checkpoint, const ModelSpec& s) {
-    const WeightReader r = readerFor(checkpoint, {"", "transformer."}, "wte.weight");
+HostWeights readGpt2(const io::Checkpoint& checkpoint, const ModelSpec& s,
+                     std::set<std::string>& read) {
+    const WeightReader r = readerFor(checkpoint, {"", "transformer."}, "wte.weight", read);
     const int64_t d = s.hidden, f = s.intermediate;
     HostWeights w;
     w.prefix = r.prefix();
@@ -112,8 +119,9 @@ HostWeights readGpt2(const io::Checkpoint& checkpoint, const ModelSpec& s) {
     return w;
 }
 
-HostWeights readLlamaFamily(const io::Checkpoint& checkpoint, const ModelSpec& s) {
-    const WeightReader r = readerFor(checkpoint, {"model.", ""}, "embed_tokens.weight");
+HostWeights readLlamaFamily(const io::Checkpoint& checkpoint, const ModelSpec& s,
+                            std::set<std::string>& read) {
+    const WeightReader r = readerFor(checkpoint, {"model.", ""}, "embed_tokens.weight", read);
     const int64_t d = s.hidden, f = s.intermediate, qd = int64_t(s.heads) * s.headDim,
                   kvd = int64_t(s.kvHeads) * s.headDim;
     const bool qkvBias = s.attentionBias;
@@ -139,19 +147,32 @@ HostWeights readLlamaFamily(const io::Checkpoint& checkpoint, const ModelSpec& s
     }
     return w;
 }
+
+HostWeights readArchitecture(const io::Checkpoint& checkpoint, const ModelSpec& spec,
+                             std::set<std::string>& read) {
+    switch (spec.architecture) {
+    case Architecture::Bert:
+    case Architecture::Roberta:
+        return readEncoder(checkpoint, spec, kBertLayer, read);
+    case Architecture::DistilBert:
+        return readEncoder(checkpoint, spec, kDistilBertLayer, read);
+    case Architecture::Gpt2:
+        return readGpt2(checkpoint, spec, read);
+    case Architecture::Llama:
+    case Architecture::Qwen2:
+    case Architecture::Mistral:
+        return readLlamaFamily(checkpoint, spec, read);
+    case Architecture::Headlight:
+        return readZooWeights(checkpoint, spec, read);
+    }
+    throw io::CheckpointError(checkpoint.folder() + ": unsupported architecture");
+}
 } // namespace
 
 HostWeights readWeights(const io::Checkpoint& checkpoint, const ModelSpec& spec) {
-    switch (spec.architecture) {
-    case Architecture::Bert:
-    case Architecture::Roberta: return readEncoder(checkpoint, spec, kBertLayer);
-    case Architecture::DistilBert: return readEncoder(checkpoint, spec, kDistilBertLayer);
-    case Architecture::Gpt2: return readGpt2(checkpoint, spec);
-    case Architecture::Llama:
-    case Architecture::Qwen2:
-    case Architecture::Mistral: return readLlamaFamily(checkpoint, spec);
-    case Architecture::Headlight: return readZooWeights(checkpoint, spec);
-    }
-    throw io::CheckpointError(checkpoint.folder() + ": unsupported architecture");
+    std::set<std::string> read;
+    HostWeights weights = readArchitecture(checkpoint, spec, read);
+    rejectUnexpectedTensors(checkpoint, spec.architecture, weights.prefix, read);
+    return weights;
 }
 } // namespace headlight

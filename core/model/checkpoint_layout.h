@@ -3,21 +3,29 @@
 // host-side layout. Every tensor's shape is checked against what config.json implies, and every
 // value must be finite, so a wrong or corrupted checkpoint fails here with the tensor's name.
 //
-//   BERT / RoBERTa  [bert.|roberta.]embeddings.*, encoder.layer.N.{attention.self.{query,key,value},
-//                   attention.output.{dense,LayerNorm}, intermediate.dense, output.{dense,LayerNorm}}
+//   BERT / RoBERTa  [bert.|roberta.]embeddings.*,
+//   encoder.layer.N.{attention.self.{query,key,value},
+//                   attention.output.{dense,LayerNorm}, intermediate.dense,
+//                   output.{dense,LayerNorm}}
 //   DistilBERT      [distilbert.]embeddings.*, transformer.layer.N.{attention.{q,k,v,out}_lin,
 //                   sa_layer_norm, ffn.lin{1,2}, output_layer_norm}
-//   GPT-2           [transformer.]{wte,wpe,ln_f}, h.N.{ln_1, attn.c_attn (fused q|k|v), attn.c_proj,
-//                   ln_2, mlp.c_fc, mlp.c_proj}; Conv1D weights are [in, out] and are transposed here
+//   GPT-2           [transformer.]{wte,wpe,ln_f}, h.N.{ln_1, attn.c_attn (fused q|k|v),
+//   attn.c_proj,
+//                   ln_2, mlp.c_fc, mlp.c_proj}; Conv1D weights are [in, out] and are transposed
+//                   here
 //   Llama family    [model.]{embed_tokens, norm}, layers.N.{input_layernorm,
 //                   self_attn.{q,k,v,o}_proj, post_attention_layernorm, mlp.{gate,up,down}_proj}
 //   Headlight zoo   docs/zoo-format.md (core/model/zoo_layout.cpp)
-
-#include <vector>
+//
+// Legacy names load under their modern ones (LayerNorm.gamma is LayerNorm.weight,
+// io/legacy_names.h). A tensor the layout does not read is refused unless Hugging Face ignores it
+// on load too (model/unexpected_tensors.h).
 
 #include "io/checkpoint.h"
 #include "model/model_spec.h"
 #include "tensor/tensor.h"
+
+#include <vector>
 
 namespace headlight {
 
@@ -43,18 +51,19 @@ struct HostGate {
 
 struct HostLayer {
     HostLinear query, key, value, output;
-    HostNorm attentionNorm, ffnNorm; // post-LN: after each residual add; pre-LN: before each sub-layer
-    HostLinear up, gate, down;       // gate is empty unless the FFN is gated (SwiGLU)
+    HostNorm attentionNorm,
+        ffnNorm;               // post-LN: after each residual add; pre-LN: before each sub-layer
+    HostLinear up, gate, down; // gate is empty unless the FFN is gated (SwiGLU)
     // Zoo only (docs/zoo-format.md); empty elsewhere.
-    HostFfn ffnPre;                              // Macaron's first half-step FFN
+    HostFfn ffnPre; // Macaron's first half-step FFN
     HostNorm ffnPreNorm;
-    std::vector<HostFfn> experts;                // mixture of experts, replacing up/gate/down
-    Tensor router;                               // [E, D]
+    std::vector<HostFfn> experts;                    // mixture of experts, replacing up/gate/down
+    Tensor router;                                   // [E, D]
     Tensor rezeroAttention, rezeroFfn, rezeroFfnPre; // ReZero α, [1] each
-    HostGate gateAttention, gateFfn;             // GTrXL
-    HostLinear relative;                         // Transformer-XL W_R [D, D], no bias
-    Tensor relativeU, relativeV;                 // Transformer-XL u, v [D]
-    Tensor linformerE, linformerF;               // Linformer's learned E, F [k, P]
+    HostGate gateAttention, gateFfn;                 // GTrXL
+    HostLinear relative;                             // Transformer-XL W_R [D, D], no bias
+    Tensor relativeU, relativeV;                     // Transformer-XL u, v [D]
+    Tensor linformerE, linformerF;                   // Linformer's learned E, F [k, P]
 };
 
 struct HostWeights {
@@ -64,11 +73,13 @@ struct HostWeights {
     HostNorm embeddingNorm;    // BERT family only
     HostNorm finalNorm;        // GPT-2 and Llama family only
     std::vector<HostLayer> layers;
-    Tensor relativeBias;  // zoo, T5 position buckets: [buckets, H]
-    HostLinear halting;   // zoo, ACT halting unit: [1, D] and [1]
-    std::string prefix; // the prefix the checkpoint used ("", "bert.", "transformer.", "model.", ...)
+    Tensor relativeBias; // zoo, T5 position buckets: [buckets, H]
+    HostLinear halting;  // zoo, ACT halting unit: [1, D] and [1]
+    std::string
+        prefix; // the prefix the checkpoint used ("", "bert.", "transformer.", "model.", ...)
 };
 
-// Throws io::CheckpointError naming the tensor and the problem.
+// Throws io::CheckpointError naming the tensor and the problem: missing, misshapen, not finite
+// or unexpected.
 HostWeights readWeights(const io::Checkpoint& checkpoint, const ModelSpec& spec);
 } // namespace headlight

@@ -1,14 +1,16 @@
 #pragma once
 // WeightReader: reads a checkpoint's tensors under one name prefix, checking each shape against
 // what config.json implies and every value for finiteness, so a wrong or corrupted checkpoint
-// fails with the tensor's name.
-
-#include <cmath>
-#include <string>
-#include <vector>
+// fails with the tensor's name. Every name it reads goes into a set, so that the tensors nobody
+// read can be refused afterwards (model/unexpected_tensors.h).
 
 #include "io/checkpoint.h"
 #include "model/checkpoint_layout.h"
+
+#include <cmath>
+#include <set>
+#include <string>
+#include <vector>
 
 namespace headlight {
 
@@ -16,19 +18,24 @@ using Shape = std::vector<int64_t>;
 
 class WeightReader {
 public:
-    WeightReader(const io::Checkpoint& checkpoint, std::string prefix)
-        : checkpoint_(checkpoint), prefix_(std::move(prefix)) {}
+    WeightReader(const io::Checkpoint& checkpoint, std::string prefix, std::set<std::string>& read)
+        : checkpoint_(checkpoint)
+        , prefix_(std::move(prefix))
+        , read_(read) {}
 
     Tensor get(const std::string& name, const Shape& shape) const {
         const std::string full = prefix_ + name;
         const io::TensorInfo& info = checkpoint_.info(full); // throws "missing tensor"
+        read_.insert(full);
         if (info.shape != shape)
             throw io::CheckpointError(checkpoint_.folder() + ": tensor '" + full + "' has shape " +
-                                      shapeString(info.shape) + " but config.json implies " + shapeString(shape));
+                                      shapeString(info.shape) + " but config.json implies " +
+                                      shapeString(shape));
         Tensor tensor = checkpoint_.loadF32(full);
         for (float v : tensor.values())
             if (!std::isfinite(v))
-                throw io::CheckpointError(checkpoint_.folder() + ": tensor '" + full + "' contains NaN or Inf values");
+                throw io::CheckpointError(checkpoint_.folder() + ": tensor '" + full +
+                                          "' contains NaN or Inf values");
         return tensor;
     }
     Tensor optional(const std::string& name, const Shape& shape) const {
@@ -40,14 +47,19 @@ public:
     HostNorm layerNorm(const std::string& name, int64_t d) const {
         return {get(name + ".weight", {d}), get(name + ".bias", {d})};
     }
-    HostNorm rmsNorm(const std::string& name, int64_t d) const { return {get(name + ".weight", {d}), Tensor()}; }
+    HostNorm rmsNorm(const std::string& name, int64_t d) const {
+        return {get(name + ".weight", {d}), Tensor()};
+    }
     const std::string& prefix() const { return prefix_; }
 
 private:
     const io::Checkpoint& checkpoint_;
     std::string prefix_;
+    std::set<std::string>& read_; // every full name get() has read
 };
 
-// The zoo's layout (docs/zoo-format.md), in core/model/zoo_layout.cpp.
-HostWeights readZooWeights(const io::Checkpoint& checkpoint, const ModelSpec& spec);
+// The zoo's layout (docs/zoo-format.md), in core/model/zoo_layout.cpp; adds the names it reads
+// to `read`.
+HostWeights readZooWeights(const io::Checkpoint& checkpoint, const ModelSpec& spec,
+                           std::set<std::string>& read);
 } // namespace headlight

@@ -17,10 +17,14 @@ HostNorm norm(const WeightReader& r, const std::string& name, const ModelSpec& s
     const BlockSpec& block = *s.zoo.block;
     if (block.residual == BlockSpec::Residual::ReZero) return {};
     switch (block.norm) {
-    case BlockSpec::Norm::Layer: return r.layerNorm(name, s.hidden);
-    case BlockSpec::Norm::Rms: return r.rmsNorm(name, s.hidden);
-    case BlockSpec::Norm::Scale: return {r.get(name + ".weight", {1}), Tensor()};
-    case BlockSpec::Norm::Ada: return {};
+    case BlockSpec::Norm::Layer:
+        return r.layerNorm(name, s.hidden);
+    case BlockSpec::Norm::Rms:
+        return r.rmsNorm(name, s.hidden);
+    case BlockSpec::Norm::Scale:
+        return {r.get(name + ".weight", {1}), Tensor()};
+    case BlockSpec::Norm::Ada:
+        return {};
     }
     return {};
 }
@@ -46,7 +50,8 @@ HostGate gate(const WeightReader& r, const std::string& name, int64_t d) {
     return g;
 }
 
-void readFeedForward(const WeightReader& r, const std::string& l, const ModelSpec& s, HostLayer& layer) {
+void readFeedForward(const WeightReader& r, const std::string& l, const ModelSpec& s,
+                     HostLayer& layer) {
     const BlockSpec& block = *s.zoo.block;
     if (block.experts == 0) {
         const HostFfn dense = ffn(r, l + "ffn", s);
@@ -55,8 +60,10 @@ void readFeedForward(const WeightReader& r, const std::string& l, const ModelSpe
         layer.down = dense.down;
         return;
     }
-    for (int e = 0; e < block.experts; ++e) layer.experts.push_back(ffn(r, l + "experts." + std::to_string(e), s));
-    if (block.routing != BlockSpec::Routing::Hash) layer.router = r.get(l + "router.weight", {block.experts, s.hidden});
+    for (int e = 0; e < block.experts; ++e)
+        layer.experts.push_back(ffn(r, l + "experts." + std::to_string(e), s));
+    if (block.routing != BlockSpec::Routing::Hash)
+        layer.router = r.get(l + "router.weight", {block.experts, s.hidden});
 }
 
 HostLayer readLayer(const WeightReader& r, int index, const ModelSpec& s) {
@@ -98,8 +105,9 @@ HostLayer readLayer(const WeightReader& r, int index, const ModelSpec& s) {
 }
 } // namespace
 
-HostWeights readZooWeights(const io::Checkpoint& checkpoint, const ModelSpec& s) {
-    const WeightReader r(checkpoint, "");
+HostWeights readZooWeights(const io::Checkpoint& checkpoint, const ModelSpec& s,
+                           std::set<std::string>& read) {
+    const WeightReader r(checkpoint, "", read);
     const BlockSpec& block = *s.zoo.block;
     HostWeights w;
     w.tokenEmbedding = r.get("embeddings.token.weight", {s.vocabSize, s.hidden});
@@ -108,9 +116,11 @@ HostWeights readZooWeights(const io::Checkpoint& checkpoint, const ModelSpec& s)
     if (s.zoo.position == variants::PositionKind::T5)
         w.relativeBias = r.get("embeddings.relative_bias.weight", {block.t5Buckets, s.heads});
     const int stored = block.actSteps > 0 ? 1 : s.layers;
-    for (int i = 0; i < stored; ++i) w.layers.push_back(readLayer(r, i, s));
+    for (int i = 0; i < stored; ++i)
+        w.layers.push_back(readLayer(r, i, s));
     if (block.actSteps > 0) w.halting = r.linear("act.halting", 1, s.hidden);
-    if (block.placement == BlockSpec::Placement::Pre && block.residual != BlockSpec::Residual::ReZero)
+    if (block.placement == BlockSpec::Placement::Pre &&
+        block.residual != BlockSpec::Residual::ReZero)
         w.finalNorm = norm(r, "final_norm", s);
     return w;
 }

@@ -96,6 +96,23 @@ private Q_SLOTS:
         QCOMPARE(Checkpoint(folder.toStdString()).names(), std::vector<std::string>{"only"});
     }
 
+    // TensorFlow-era names load under the names Hugging Face gives them; a checkpoint holding
+    // both spellings of one tensor is ambiguous and refused.
+    void loadsLegacyNormNamesAsHuggingFaceRenamesThem() {
+        const QString folder = freshFolder();
+        const QString file = QDir(folder).filePath("model.safetensors");
+        writeSafetensors(file.toStdString(), {f32("embeddings.LayerNorm.gamma", {1, 2}),
+                                              f32("embeddings.LayerNorm.beta", {3, 4})});
+        const Checkpoint checkpoint(folder.toStdString());
+        QCOMPARE(checkpoint.names(), (std::vector<std::string>{"embeddings.LayerNorm.bias",
+                                                               "embeddings.LayerNorm.weight"}));
+        QCOMPARE(checkpoint.loadF32("embeddings.LayerNorm.bias").values()[1], 4.0f);
+        QVERIFY(!checkpoint.contains("embeddings.LayerNorm.gamma"));
+        writeSafetensors(file.toStdString(), {f32("ln.gamma", {1}), f32("ln.weight", {2})});
+        QCOMPARE(openError(folder),
+                 folder + ": tensors 'ln.gamma' and 'ln.weight' both load as 'ln.weight'");
+    }
+
     void reportsMissingTensor() {
         const QString folder = shardedFolder(goodIndex());
         const Checkpoint checkpoint(folder.toStdString());

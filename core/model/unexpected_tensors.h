@@ -1,0 +1,33 @@
+#pragma once
+// Tensors of a checkpoint that its layout did not read. Hugging Face drops some of them silently
+// when it loads the base model (AutoModel): non-persistent buffers that old versions saved, the
+// pooler, and task heads (BertModel from a BertForMaskedLM checkpoint drops cls.*). Headlight
+// runs the base model, so it drops the same ones; any other tensor means the checkpoint is not
+// what config.json says, and loading it is refused with the tensor's name.
+//
+//   every family    task heads (top level): lm_head.*, score.*, classifier.*, qa_outputs.*
+//   BERT            cls.*; [bert.]pooler.*; [bert.]embeddings.{position_ids,token_type_ids}
+//   RoBERTa         [roberta.]pooler.*; [roberta.]embeddings.{position_ids,token_type_ids}
+//   DistilBERT      vocab_transform.*, vocab_layer_norm.*, vocab_projector.*, pre_classifier.*;
+//                   [distilbert.]embeddings.position_ids
+//   GPT-2           [transformer.]h.N.attn.{bias,masked_bias} (the causal-mask buffers)
+//   Llama family    [model.]layers.N.self_attn.rotary_emb.inv_freq, [model.]rotary_emb.inv_freq
+//   Headlight zoo   nothing: the zoo's own format has no extra tensors
+
+#include "io/checkpoint.h"
+#include "model/model_spec.h"
+
+#include <set>
+#include <string>
+
+namespace headlight {
+
+// Whether Hugging Face drops `name` when it loads an `architecture` model whose weights sit under
+// `prefix` ("", "bert.", "transformer.", "model.", ...).
+bool ignoredOnLoad(Architecture architecture, const std::string& prefix, const std::string& name);
+
+// Throws io::CheckpointError naming the first tensor (and how many more) that is neither in
+// `read` nor ignored on load.
+void rejectUnexpectedTensors(const io::Checkpoint& checkpoint, Architecture architecture,
+                             const std::string& prefix, const std::set<std::string>& read);
+} // namespace headlight
