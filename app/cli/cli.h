@@ -4,6 +4,7 @@
 // nothing it writes is left half-done. The commands and their options are data (cli_command.h).
 
 #include "cli_command.h"
+#include "io/scenario.h"
 
 #include <QStringList>
 
@@ -20,4 +21,9 @@ CliCommand figuresCommand();
 CliCommand inspectCommand();
 CliCommand tokenizeCommand();
 CliCommand variantsCommand();
+
+// The scenario `headlight export ARGS` draws, from its flags or its --scene file, checked as the
+// command checks them, with no model loaded. Throws CliError, io::SceneError or
+// variants::VariantError with the command's one-line message.
+io::Scenario exportScenario(const QStringList& args);
 } // namespace headlight::app

@@ -31,11 +31,12 @@ namespace {
 
 // What the arguments ask for, checked before the model loads.
 struct Request {
-    QString folder;
+    io::Scenario scenario; // the model's portable name, the (first) text, variant JSON, view, …
+    QString folder;        // --model as given: it loads the model and names it in messages
     ViewKind view = ViewKind::Heatmap;
     QString out;
     render::ExportOptions options;
-    variants::VariantSpec variant;
+    variants::VariantSpec variant; // the scenario's, as the engine runs it
     QStringList texts;
     bool corpus = false; // --texts
 };
@@ -105,7 +106,9 @@ void checkOut(const QString& out) {
 Request parseRequest(const CliArgs& args) {
     Request request;
     request.folder = args.required("--model");
+    request.scenario.model = sceneModelName(request.folder);
     request.view = parseView(args.required("--view"));
+    request.scenario.view = viewId(request.view).toStdString();
     request.out = args.required("--out");
     checkOut(request.out);
     if (args.has("--text") == args.has("--texts"))
@@ -117,23 +120,29 @@ Request parseRequest(const CliArgs& args) {
                        viewId(request.view).toStdString());
     request.texts =
         request.corpus ? readTexts(args.value("--texts")) : QStringList{args.value("--text")};
+    request.scenario.text = request.texts.front().toStdString();
     request.options.dpi =
         args.integer("--dpi", request.options.dpi, render::kMinDpi, render::kMaxDpi);
     if (args.has("--size")) request.options.inches = parseSize(args.value("--size"));
     if (args.has("--variant")) {
-        request.variant = variants::loadVariantSpec(args.value("--variant").toStdString());
+        VariantFile variant = loadVariantFile(args.value("--variant"));
+        request.variant = std::move(variant.spec);
+        request.scenario.variant = variant.json;
         request.options.caption.variant = QFileInfo(args.value("--variant")).completeBaseName();
     } else {
         request.options.caption.variant = QStringLiteral("vanilla");
     }
+    // In range of the model once it has loaded (checkSelection).
+    request.scenario.selection.layer = args.integer("--layer", 0, 0, 1 << 30);
+    request.scenario.selection.head = args.integer("--head", 0, 0, 1 << 30);
+    if (args.has("--backend")) request.scenario.backend = args.backend();
     return request;
 }
 
-std::unique_ptr<LoadedModel> openModel(const QString& folder, const CliArgs& args) {
-    std::optional<BackendKind> forced;
-    if (args.has("--backend")) forced = args.backend();
+std::unique_ptr<LoadedModel> openModel(const Request& request, const CliArgs& args) {
     const std::string selector = args.value("--vulkan-device").toStdString();
-    return loadCheckpoint(folder, chooseBackend(forced, selector), selector);
+    return loadCheckpoint(request.folder, chooseBackend(request.scenario.backend, selector),
+                          selector);
 }
 
 // The pass the window would show for the text, internals included (and, for the sparsity
@@ -175,19 +184,16 @@ std::shared_ptr<ForwardResult> runCorpus(const LoadedModel& loaded, const Reques
     return result;
 }
 
-ViewState selection(const CliArgs& args, const ModelSpec& spec) {
-    ViewState state;
-    const auto pick = [&args](const QString& flag, int count, const char* what) {
-        const int value = args.integer(flag, 0, 0, 1 << 30);
+// The scenario's layer and head, refused when the model has fewer.
+void checkSelection(const io::ScenarioSelection& selection, const ModelSpec& spec) {
+    const auto check = [](const char* flag, int value, int count, const char* what) {
         if (value >= count)
-            throw CliError(flag.toStdString() + " " + std::to_string(value) +
+            throw CliError(std::string(flag) + " " + std::to_string(value) +
                            " is out of range: the model has " + std::to_string(count) + " " + what +
                            " (0 to " + std::to_string(count - 1) + ")");
-        return value;
     };
-    state.layer = pick("--layer", spec.layers, "layers");
-    state.head = pick("--head", spec.heads, "heads");
-    return state;
+    check("--layer", selection.layer, spec.layers, "layers");
+    check("--head", selection.head, spec.heads, "heads");
 }
 
 // A figure for a page, not a screen: no head outlined as the cursor's.
@@ -201,9 +207,9 @@ void clearSelection(render::Figure& figure) {
 
 render::PageContent buildExportFigure(const CliArgs& args, const Request& request,
                                       const std::shared_ptr<const LoadedModel>& loaded) {
-    const ModelSpec& spec = loaded->model->spec();
-    const ViewState state = selection(args, spec);
+    checkSelection(request.scenario.selection, loaded->model->spec());
     const auto result = request.corpus ? runCorpus(*loaded, request) : runText(loaded, request);
+    const ViewState state = scenarioViewState(request.scenario, result->tokenCount());
     if (isPanelView(request.view)) {
         render::PanelsFigure panels = buildPanels(request.view, result.get(), state);
         const auto isNote = [](const render::Panel& p) {
@@ -237,18 +243,30 @@ render::FigureCaption captionFor(const Request& request, const ModelSpec& spec,
     caption.text = request.corpus ? QStringLiteral("%1 texts from %2")
                                         .arg(request.texts.size())
                                         .arg(QFileInfo(args.value("--texts")).fileName())
-                                  : request.texts.front();
+                                  : QString::fromStdString(request.scenario.text);
     return caption;
 }
 
-// A saved scene (docs/scenes.md) names the model, text, variant, view and selection itself.
-int exportScene(const CliArgs& args) {
+// A saved scene (docs/scenes.md) names the model, text, variant, view and selection itself;
+// --backend, when given, overrides the scene's backend.
+void refuseScenarioFlags(const CliArgs& args) {
     for (const char* flag :
          {"--model", "--text", "--texts", "--variant", "--view", "--layer", "--head"})
         if (args.has(flag))
             throw CliError(
                 "--scene gives the model, text, variant, view and selection: leave out " +
                 std::string(flag));
+}
+
+io::Scene sceneOf(const CliArgs& args) {
+    refuseScenarioFlags(args);
+    io::Scene scene = loadScene(args.value("--scene"));
+    if (args.has("--backend")) scene.backend = args.backend();
+    return scene;
+}
+
+int exportScene(const CliArgs& args) {
+    refuseScenarioFlags(args);
     const QString out = args.required("--out");
     checkOut(out);
     if (!isFigureFormat(*exportFormatFor(out)))
@@ -256,13 +274,9 @@ int exportScene(const CliArgs& args) {
     render::ExportOptions options;
     options.dpi = args.integer("--dpi", options.dpi, render::kMinDpi, render::kMaxDpi);
     if (args.has("--size")) options.inches = parseSize(args.value("--size"));
-    const QString path = args.value("--scene");
-    const io::Scene scene = loadScene(path);
-    std::optional<BackendKind> forced;
-    if (args.has("--backend")) forced = args.backend();
-    const std::string selector = args.value("--vulkan-device").toStdString();
-    const RenderedScene rendered = renderScene(scene, QFileInfo(path).absolutePath(),
-                                               chooseBackend(forced, selector), selector);
+    const RenderedScene rendered =
+        renderScenario(sceneOf(args), QFileInfo(args.value("--scene")).absolutePath(),
+                       args.value("--vulkan-device").toStdString());
     options.caption = rendered.caption;
     exportToFile(out, rendered.content, options);
     return 0;
@@ -272,7 +286,7 @@ int runExport(const CliArgs& args) {
     if (args.has("--list-views")) return listViews();
     if (args.has("--scene")) return exportScene(args);
     Request request = parseRequest(args);
-    const std::shared_ptr<const LoadedModel> loaded = openModel(request.folder, args);
+    const std::shared_ptr<const LoadedModel> loaded = openModel(request, args);
     if (!loaded->backendNote.isEmpty())
         std::fprintf(stderr, "headlight export: %s\n", qPrintable(loaded->backendNote));
     const render::PageContent figure = buildExportFigure(args, request, loaded);
@@ -281,6 +295,11 @@ int runExport(const CliArgs& args) {
     return 0;
 }
 } // namespace
+
+io::Scenario exportScenario(const QStringList& rawArgs) {
+    const CliArgs args(rawArgs, exportCommand());
+    return args.has("--scene") ? sceneOf(args) : parseRequest(args).scenario;
+}
 
 CliCommand exportCommand() {
     return {

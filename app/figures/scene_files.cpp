@@ -4,6 +4,7 @@
 #include "export/atomic_write.h"
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
 
@@ -44,6 +45,23 @@ render::Colormap colormapFromName(const std::string& name) {
 
 std::string colormapId(render::Colormap map) {
     return render::colormapName(map).toStdString();
+}
+
+ViewState scenarioViewState(const io::Scenario& scenario, int tokenCount) {
+    const io::ScenarioSelection& selection = scenario.selection;
+    ViewState state;
+    state.layer = selection.layer;
+    state.head = selection.head;
+    state.query = selection.query < tokenCount ? selection.query : -1;
+    state.averageHeads = selection.average;
+    state.colormap = colormapFromName(scenario.colormap);
+    return state;
+}
+
+void setScenarioView(io::Scenario& scenario, ViewKind view, const ViewState& state) {
+    scenario.view = viewId(view).toStdString();
+    scenario.selection = {state.layer, state.head, state.query, state.averageHeads};
+    scenario.colormap = colormapId(state.colormap);
 }
 
 QString resolveSceneModel(const std::string& model, const QString& baseFolder) {
@@ -99,5 +117,16 @@ QStringList builtinLessons() {
          lessons.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name))
         paths << lessons.absoluteFilePath(name);
     return paths;
+}
+
+VariantFile loadVariantFile(const QString& path) {
+    VariantFile variant;
+    variant.spec = variants::loadVariantSpec(path.toStdString());
+    // Read again for the object: loadVariantSpec has checked that the file is a valid spec.
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        throw variants::VariantError("cannot read the variant spec " + path.toStdString());
+    variant.json = QJsonDocument::fromJson(file.readAll()).object();
+    return variant;
 }
 } // namespace headlight::app

@@ -1,10 +1,10 @@
 #include "scene_render.h"
 
+#include "backend/backend_choice.h"
 #include "figure_builders.h"
 #include "forward_runner.h"
 #include "model_session.h"
 #include "scene_files.h"
-#include "variants/variant_spec.h"
 
 #include <QEventLoop>
 #include <QFileInfo>
@@ -13,7 +13,8 @@
 namespace headlight::app {
 namespace {
 
-std::shared_ptr<const LoadedModel> loadModelNow(const QString& folder, const BackendChoice& choice,
+std::shared_ptr<const LoadedModel> loadModelNow(const QString& folder,
+                                                std::optional<BackendKind> backend,
                                                 const std::string& deviceSelector) {
     ModelSession session;
     QEventLoop loop;
@@ -24,7 +25,7 @@ std::shared_ptr<const LoadedModel> loadModelNow(const QString& folder, const Bac
                          failure = reason.section(QLatin1Char('\n'), 0, 0);
                          loop.quit();
                      });
-    session.load(folder, choice, deviceSelector);
+    session.load(folder, chooseBackend(backend, deviceSelector), deviceSelector);
     loop.exec();
     if (!failure.isEmpty())
         throw io::SceneError("scene: cannot open the model " + folder.toStdString() + ": " +
@@ -33,11 +34,10 @@ std::shared_ptr<const LoadedModel> loadModelNow(const QString& folder, const Bac
 }
 
 std::shared_ptr<const ForwardResult> runNow(const std::shared_ptr<const LoadedModel>& model,
-                                            const io::Scene& scene, bool withVanilla) {
+                                            const io::Scenario& scenario, bool withVanilla) {
     ForwardRunner runner;
     runner.setModel(model);
-    runner.setVariant(
-        variants::parseVariantSpec(QJsonDocument(scene.variant).toJson().toStdString()));
+    runner.setVariant(io::parseScenarioVariant(scenario.variant));
     runner.setVanillaWanted(withVanilla);
     QEventLoop loop;
     std::shared_ptr<const ForwardResult> result;
@@ -51,14 +51,14 @@ std::shared_ptr<const ForwardResult> runNow(const std::shared_ptr<const LoadedMo
         failure = reason;
         loop.quit();
     });
-    runner.runNow(QString::fromStdString(scene.text));
+    runner.runNow(QString::fromStdString(scenario.text));
     loop.exec();
     if (!result) throw io::SceneError("scene: the forward pass failed: " + failure.toStdString());
     if (result->tokenCount() == 0) throw io::SceneError("scene: 'text' produced no tokens");
     return result;
 }
 
-void checkSelection(const io::SceneSelection& selection, const ModelSpec& spec) {
+void checkSelection(const io::ScenarioSelection& selection, const ModelSpec& spec) {
     const auto check = [](const char* key, int value, int64_t count, const char* what) {
         if (value >= count)
             throw io::SceneError("scene: 'selection." + std::string(key) + "' " +
@@ -77,19 +77,14 @@ QString variantCaption(const QJsonObject& variant) {
 }
 } // namespace
 
-RenderedScene renderScene(const io::Scene& scene, const QString& baseFolder,
-                          const BackendChoice& choice, const std::string& deviceSelector) {
-    const QString folder = resolveSceneModel(scene.model, baseFolder);
-    const auto model = loadModelNow(folder, choice, deviceSelector);
-    checkSelection(scene.selection, model->model->spec());
-    const ViewKind view = viewKindFromId(scene.view);
-    const auto result = runNow(model, scene, view == ViewKind::Sparsity);
-    ViewState state;
-    state.layer = scene.selection.layer;
-    state.head = scene.selection.head;
-    state.query = scene.selection.query < result->tokenCount() ? scene.selection.query : -1;
-    state.averageHeads = scene.selection.average;
-    state.colormap = colormapFromName(scene.colormap);
+RenderedScene renderScenario(const io::Scenario& scenario, const QString& baseFolder,
+                             const std::string& deviceSelector) {
+    const QString folder = resolveSceneModel(scenario.model, baseFolder);
+    const auto model = loadModelNow(folder, scenario.backend, deviceSelector);
+    checkSelection(scenario.selection, model->model->spec());
+    const ViewKind view = viewKindFromId(scenario.view);
+    const auto result = runNow(model, scenario, view == ViewKind::Sparsity);
+    const ViewState state = scenarioViewState(scenario, result->tokenCount());
     RenderedScene rendered;
     if (isPanelView(view)) {
         rendered.content = buildPanels(view, result.get(), state);
@@ -100,8 +95,8 @@ RenderedScene renderScene(const io::Scene& scene, const QString& baseFolder,
         rendered.content = std::move(figure);
     }
     rendered.caption.model = QFileInfo(folder).fileName();
-    rendered.caption.variant = variantCaption(scene.variant);
-    rendered.caption.text = QString::fromStdString(scene.text);
+    rendered.caption.variant = variantCaption(scenario.variant);
+    rendered.caption.text = QString::fromStdString(scenario.text);
     return rendered;
 }
 } // namespace headlight::app

@@ -61,17 +61,7 @@ Classroom::~Classroom() {
 }
 
 io::Scene Classroom::captureScene(const std::string& caption) const {
-    const Workspace* workspace = window_->workspace();
-    io::Scene scene;
-    if (const auto model = workspace->sharedModel()) scene.model = sceneModelName(model->folder);
-    scene.text = workspace->text().toStdString();
-    scene.variant = workspace->variantJson();
-    scene.view = viewId(workspace->view()).toStdString();
-    const ViewState& state = workspace->state();
-    scene.selection = {state.layer, state.head, state.query, state.averageHeads};
-    scene.colormap = colormapId(state.colormap);
-    scene.caption = caption;
-    return scene;
+    return {window_->workspace()->scenario(), {}, caption};
 }
 
 bool Classroom::applyScene(const io::Scene& scene, const QString& baseFolder) {
@@ -100,12 +90,8 @@ void Classroom::applyPending() {
     if (workspace->text() != QString::fromStdString(scene.text))
         workspace->setText(QString::fromStdString(scene.text));
     window_->variantDock()->apply(scene.variant);
-    workspace->setView(viewKindFromId(scene.view));
-    workspace->setColormap(colormapFromName(scene.colormap));
-    workspace->setAverageHeads(scene.selection.average);
-    workspace->selectHead(scene.selection.layer, scene.selection.head);
+    workspace->showScenarioView(scene);
     pendingQuery_ = scene.selection.query;
-    workspace->selectQuery(-1);
 }
 
 bool Classroom::openFile(const QString& path) {

@@ -4,6 +4,7 @@
 #include "default_model.h"
 #include "figure_view.h"
 #include "model_session.h"
+#include "scene_files.h"
 #include "variants/catalogue.h"
 #include "workspace.h"
 
@@ -173,7 +174,9 @@ void CompareDock::onVariantPicked(int index) {
                                                       tr("Variant spec (*.json)"));
     if (path.isEmpty()) return;
     try {
-        runnerB_->setVariant(variants::loadVariantSpec(path.toStdString()));
+        VariantFile variant = loadVariantFile(path);
+        runnerB_->setVariant(std::move(variant.spec));
+        variantB_ = variant.json;
         status_->setText(tr("B: variant %1").arg(QFileInfo(path).fileName()));
     } catch (const std::exception& error) {
         status_->setText(tr("B: %1").arg(QString::fromUtf8(error.what())));
@@ -182,8 +185,8 @@ void CompareDock::onVariantPicked(int index) {
 
 void CompareDock::setVariantB(const QJsonObject& spec) {
     try {
-        runnerB_->setVariant(
-            variants::parseVariantSpec(QJsonDocument(spec).toJson().toStdString()));
+        runnerB_->setVariant(io::parseScenarioVariant(spec));
+        variantB_ = spec;
         status_->clear();
     } catch (const std::exception& error) {
         status_->setText(tr("B: %1").arg(QString::fromUtf8(error.what())));
@@ -202,6 +205,14 @@ void CompareDock::onModelPicked(int index) {
 void CompareDock::setModelB(const QString& folder) {
     chosenFolder_ = folder.isEmpty() ? QString() : QFileInfo(folder).absoluteFilePath();
     runB();
+}
+
+io::Scenario CompareDock::scenarioB() const {
+    io::Scenario scenario = workspace_->scenario();
+    if (!chosenFolder_.isEmpty()) scenario.model = sceneModelName(chosenFolder_);
+    scenario.variant = variantB_;
+    scenario.view = viewId(ViewKind::Heatmap).toStdString();
+    return scenario;
 }
 
 QString CompareDock::folderB() const {

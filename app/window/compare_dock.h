@@ -8,6 +8,7 @@
 // while the dock is shown.
 
 #include "figure_builders.h"
+#include "io/scenario.h"
 
 #include <QDockWidget>
 #include <QJsonObject>
@@ -31,6 +32,8 @@ public:
     void setVariantB(const QJsonObject& spec);
     // Model B: a checkpoint folder (loaded on a worker), or empty for A's model.
     void setModelB(const QString& folder);
+    // What B shows: A's scenario (text, selection) with B's model and variant, as a heatmap.
+    io::Scenario scenarioB() const;
 
     const ForwardResult* resultB() const { return resultB_.get(); }
     QComboBox* variantBox() const { return variantBox_; }
@@ -59,6 +62,7 @@ private:
     ForwardRunner* runnerB_;
     ModelSession* sessionB_;
     QString chosenFolder_; // B's own checkpoint; empty: the same checkpoint as A
+    QJsonObject variantB_;
     std::shared_ptr<const ForwardResult> resultB_;
     QComboBox* modelBox_ = nullptr;
     QComboBox* variantBox_ = nullptr;

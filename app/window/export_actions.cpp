@@ -131,7 +131,7 @@ render::ExportOptions ExportActions::pageOptions() const {
     if (const LoadedModel* model = window_->session().current())
         options.caption.model =
             QStringLiteral("%1 (%2)").arg(QFileInfo(model->folder).fileName(), model->summary());
-    options.caption.variant = variantCaption(window_->workspace()->variantJson());
+    options.caption.variant = variantCaption(window_->workspace()->scenario().variant);
     if (const ForwardResult* result = window_->workspace()->result())
         options.caption.text = result->text;
     return options;

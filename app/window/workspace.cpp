@@ -1,12 +1,12 @@
 #include "workspace.h"
 
 #include "figure_view.h"
+#include "scene_files.h"
 #include "token_strip.h"
 
 #include <QAction>
 #include <QCheckBox>
 #include <QHBoxLayout>
-#include <QJsonDocument>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QSettings>
@@ -179,10 +179,28 @@ void Workspace::setModel(std::shared_ptr<const LoadedModel> model) {
 void Workspace::setVariant(const QJsonObject& spec) {
     variantJson_ = spec;
     try {
-        runner_->setVariant(variants::parseVariantSpec(QJsonDocument(spec).toJson().toStdString()));
+        runner_->setVariant(io::parseScenarioVariant(spec));
     } catch (const variants::VariantError& error) {
         onFailure(QString::fromUtf8(error.what()));
     }
+}
+
+io::Scenario Workspace::scenario() const {
+    io::Scenario scenario;
+    if (model_) scenario.model = sceneModelName(model_->folder);
+    scenario.text = text().toStdString();
+    scenario.variant = variantJson_;
+    setScenarioView(scenario, view_, state_);
+    return scenario;
+}
+
+void Workspace::showScenarioView(const io::Scenario& scenario) {
+    const ViewState state = scenarioViewState(scenario, 0);
+    setView(viewKindFromId(scenario.view));
+    setColormap(state.colormap);
+    setAverageHeads(state.averageHeads);
+    selectHead(state.layer, state.head);
+    selectQuery(-1);
 }
 
 void Workspace::setCorpusStats(std::optional<CorpusStats> stats) {

@@ -6,11 +6,14 @@
 //
 //   setModel             a newly loaded model: new layer/head ranges, and a pass on the text
 //   setVariant           the variant spec (JSON, as the variant panel builds it): a pass at once
+//   scenario             what the workspace shows, as a Scenario (io/scenario.h)
+//   showScenarioView     a scenario's view, colour map and selection (its query once its text ran)
 //   selectHead/stepLayer/stepHead/selectQuery   the selection, from spin boxes, shortcuts, clicks
 //   navigationActions    Alt+arrow layer/head stepping and Ctrl+digit view switching, for menus
 
 #include "figure_builders.h"
 #include "forward_runner.h"
+#include "io/scenario.h"
 
 #include <QJsonObject>
 #include <QWidget>
@@ -49,6 +52,12 @@ public:
     const std::optional<CorpusStats>& corpusStats() const { return corpus_; }
 
     const ViewState& state() const { return state_; }
+    // The model (its zoo name for a zoo model), text, variant, view, selection and colour map.
+    // No backend: that is the window's Compute choice, not what it shows.
+    io::Scenario scenario() const;
+    // Sets the view, colour map, mean of heads and head; the query is cleared (a scenario's query
+    // is one of its own text's tokens: select it once that text has run).
+    void showScenarioView(const io::Scenario& scenario);
     ViewKind view() const { return view_; }
     bool canvasShown() const;
     const ForwardResult* result() const { return result_.get(); }

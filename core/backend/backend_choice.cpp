@@ -6,14 +6,6 @@
 
 namespace headlight {
 
-const char* backendName(BackendKind kind) { return kind == BackendKind::Vulkan ? "vulkan" : "cpu"; }
-
-std::optional<BackendKind> parseBackend(const std::string& name) {
-    if (name == "cpu") return BackendKind::Cpu;
-    if (name == "vulkan") return BackendKind::Vulkan;
-    return std::nullopt;
-}
-
 BackendChoice decideBackend(std::optional<BackendKind> forced, const std::vector<vk::DeviceInfo>& devices,
                             const std::string& vulkanError, const std::string& deviceSelector) {
     BackendChoice choice;

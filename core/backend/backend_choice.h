@@ -8,13 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "backend/backend_kind.h"
 #include "backend/vulkan/context.h"
 
 namespace headlight {
-
-enum class BackendKind { Cpu, Vulkan };
-const char* backendName(BackendKind kind);
-std::optional<BackendKind> parseBackend(const std::string& name); // "cpu" | "vulkan"
 
 struct BackendChoice {
     BackendKind kind = BackendKind::Cpu;

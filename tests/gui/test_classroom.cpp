@@ -90,9 +90,10 @@ private Q_SLOTS:
                     QStringLiteral("%1 step %2").arg(QFileInfo(path).fileName()).arg(index++);
                 QVERIFY2(!scene.caption.empty() && !scene.title.empty(), qPrintable(where));
                 app::RenderedScene rendered;
+                io::Scenario onCpu = scene;
+                onCpu.backend = BackendKind::Cpu;
                 try {
-                    rendered = app::renderScene(scene, QFileInfo(path).absolutePath(),
-                                                chooseBackend(BackendKind::Cpu, ""), "");
+                    rendered = app::renderScenario(onCpu, QFileInfo(path).absolutePath(), "");
                 } catch (const std::exception& error) {
                     QFAIL(qPrintable(where + ": " + error.what()));
                 }

@@ -2,7 +2,11 @@
 // B runs the same text with a Longformer mask on its own copy of the model; B's heatmap is B's
 // attention, the difference view is exactly A − B of the selected head (checked cell by cell
 // against the two passes' tensors), the workspace's head selection drives both scenarios, a
-// click on a row of B selects that query everywhere, and another checkpoint can be B.
+// click on a row of B selects that query everywhere, and another checkpoint can be B. The window,
+// compare mode's B, `headlight export`'s flags and a scene saved from the window describe the
+// same input as the same Scenario.
+#include "classroom.h"
+#include "cli.h"
 #include "compare_dock.h"
 #include "figure_view.h"
 #include "main_window.h"
@@ -14,6 +18,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace headlight;
@@ -88,6 +93,47 @@ private Q_SLOTS:
         QCOMPARE(window_->workspace()->state().query, 7);
         QCOMPARE(heatmapOf(dock_->viewA()).emphasisedRow, 7);
         QCOMPARE(heatmapOf(dock_->viewB()).emphasisedRow, 7);
+    }
+
+    void windowCompareAndCliGiveTheSameScenario() {
+        const char* longformer = R"({"mask": {"preset": "longformer", "window": 2}})";
+        QTemporaryDir dir;
+        QFile spec(dir.filePath("longformer.json"));
+        QVERIFY(spec.open(QIODevice::WriteOnly) && spec.write(longformer) > 0);
+        spec.close();
+        app::Workspace* workspace = window_->workspace();
+        workspace->setView(app::ViewKind::Heatmap);
+        workspace->selectHead(2, 1);
+        workspace->selectQuery(-1);
+        const QStringList cli = {"--model", test::zooModelsRoot() + "/pre_ln",
+                                 "--text",  workspace->text(),
+                                 "--view",  "heatmap",
+                                 "--layer", "2",
+                                 "--head",  "1",
+                                 "--out",   dir.filePath("a.png")};
+
+        const io::Scenario window = workspace->scenario();
+        QCOMPARE(window.model, std::string("pre_ln")); // a zoo model by its name
+        QCOMPARE(app::exportScenario(cli), window);
+        dock_->setModelB({});
+        dock_->setVariantB({});
+        QCOMPARE(dock_->scenarioB(), window);
+
+        dock_->setVariantB(QJsonDocument::fromJson(longformer).object());
+        const io::Scenario withVariant =
+            app::exportScenario(cli + QStringList{"--variant", spec.fileName()});
+        QCOMPARE(dock_->scenarioB(), withVariant);
+        QCOMPARE(withVariant.variant, QJsonDocument::fromJson(longformer).object());
+
+        // A scene saved from the window, exported with --scene; --backend is the CLI's own.
+        QVERIFY(window_->classroom()->saveScene(dir.filePath("scene.json"), "caption"));
+        const QStringList scene = {"--scene", dir.filePath("scene.json"), "--out",
+                                   dir.filePath("b.png")};
+        QCOMPARE(app::exportScenario(scene), window);
+        io::Scenario onCpu = window;
+        onCpu.backend = BackendKind::Cpu;
+        QCOMPARE(app::exportScenario(scene + QStringList{"--backend", "cpu"}), onCpu);
+        QCOMPARE(app::exportScenario(cli + QStringList{"--backend", "cpu"}), onCpu);
     }
 
     void anotherCheckpointCanBeB() {

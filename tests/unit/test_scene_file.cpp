@@ -55,7 +55,7 @@ private Q_SLOTS:
 
     void defaultsOfAMinimalScene() {
         const io::Scene scene = io::parseScene(kScene, kVocabulary);
-        QCOMPARE(scene.selection, io::SceneSelection{});
+        QCOMPARE(scene.selection, io::ScenarioSelection{});
         QCOMPARE(scene.colormap, std::string("viridis"));
         QVERIFY(scene.variant.isEmpty());
     }

@@ -1,0 +1,57 @@
+#pragma once
+// A Scenario: what one forward pass and its figure are made of. The model (a zoo name or a
+// checkpoint folder), the text, the variant spec, the backend it asks for, the view, the selection
+// and the colour map. The window's workspace, compare mode's B, a scene or lesson step and
+// `headlight export` (with flags or --scene) each describe what they show as one, and this file
+// holds its one JSON mapping (the scene keys of docs/scenes.md, less title and caption).
+//
+// View ids and colour map names stay strings here: which exist is the application's knowledge
+// (app/figures/scene_files.cpp gives them as a SceneVocabulary), and the engine has no figures.
+
+#include "backend/backend_kind.h"
+#include "io/scene_fields.h"
+#include "variants/variant_spec.h"
+
+#include <QJsonObject>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace headlight::io {
+
+struct ScenarioSelection {
+    int layer = 0;
+    int head = 0;
+    int query = -1;       // the emphasised query token, -1 for none
+    bool average = false; // the layer's mean over heads
+    bool operator==(const ScenarioSelection&) const = default;
+};
+
+struct Scenario {
+    std::string model;   // a zoo model's name, or a checkpoint folder (relative to a scene file)
+    std::string text;    // the input text
+    QJsonObject variant; // a variant spec (docs/variants.md); {} is the checkpoint as trained
+    std::optional<BackendKind> backend; // unset: Headlight picks (backend/backend_choice.h)
+    std::string view;                   // a view id, as `headlight export --list-views` names them
+    ScenarioSelection selection;
+    std::string colormap = "viridis";
+    bool operator==(const Scenario&) const = default;
+};
+
+// The names a scenario may use for `view` and `colormap`.
+struct SceneVocabulary {
+    std::vector<std::string> views;
+    std::vector<std::string> colormaps;
+};
+
+// Takes the scenario's keys from `fields` (model, text, variant, backend, view, selection,
+// colormap) and leaves the others to the caller, whose finish() refuses unknown ones.
+// Throws SceneError naming the key's path.
+Scenario scenarioFromJson(SceneFields& fields, const SceneVocabulary& vocabulary);
+// Every key; `backend` only when the scenario asks for one, so files saved without stay as they
+// were.
+QJsonObject scenarioToJson(const Scenario& scenario);
+
+// A scenario's variant object, parsed by the variant spec's parser. Throws variants::VariantError.
+variants::VariantSpec parseScenarioVariant(const QJsonObject& variant);
+} // namespace headlight::io
