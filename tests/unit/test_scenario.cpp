@@ -188,5 +188,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestScenario)
+HEADLIGHT_TEST_GUILESS_MAIN(TestScenario)
 #include "test_scenario.moc"
