@@ -75,7 +75,7 @@ private Q_SLOTS:
         QVERIFY(window.errorDialog());
         QVERIFY(window.errorDialog()->isVisible());
         QCOMPARE(window.errorDialog()->windowTitle(), QString("Cannot open checkpoint"));
-        QVERIFY2(window.errorDialog()->informativeText().contains("never executes pickles"),
+        QVERIFY2(window.errorDialog()->informativeText().contains("re-save with a current torch"),
                  qPrintable(window.errorDialog()->informativeText()));
         QCOMPARE(window.session().current()->model->spec().architecture, Architecture::Gpt2);
         QVERIFY(statusText(window).contains("gpt2"));
