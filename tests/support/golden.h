@@ -4,6 +4,7 @@
 // golden/<case>.safetensors}. Tests compare the engine against them within 1e-4.
 
 #include "io/safetensors.h"
+#include "model/transformer.h"
 #include "tensor/tensor.h"
 
 #include <QDir>
@@ -96,5 +97,16 @@ double maxAbsDiff(const Tensor& a, const Tensor& b, Include include, QString* wh
 
 inline double maxAbsDiff(const Tensor& a, const Tensor& b, QString* where = nullptr) {
     return maxAbsDiff(a, b, [](std::size_t) { return true; }, where);
+}
+// The model input a golden file was computed on: its ids, token types and attention mask.
+inline ModelInput goldenInput(const io::SafetensorsFile& expected) {
+    ModelInput input;
+    for (int64_t id : expected.loadI64("input_ids"))
+        input.ids.push_back(int32_t(id));
+    for (int64_t t : expected.loadI64("token_type_ids"))
+        input.tokenTypes.push_back(int32_t(t));
+    for (int64_t m : expected.loadI64("attention_mask"))
+        input.attentionMask.push_back(m != 0);
+    return input;
 }
 } // namespace headlight::test

@@ -47,13 +47,7 @@ private Q_SLOTS:
         QFETCH(int, index);
         const test::GoldenCase golden = test::goldenCases()[std::size_t(index)];
         const io::SafetensorsFile expected(golden.tensorsPath().toStdString());
-        ModelInput input;
-        for (int64_t id : expected.loadI64("input_ids"))
-            input.ids.push_back(int32_t(id));
-        for (int64_t t : expected.loadI64("token_type_ids"))
-            input.tokenTypes.push_back(int32_t(t));
-        for (int64_t m : expected.loadI64("attention_mask"))
-            input.attentionMask.push_back(m != 0);
+        const ModelInput input = test::goldenInput(expected);
         CaptureRequest capture;
         capture.hiddenStates = true;
         capture.scores = true;
