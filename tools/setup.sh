@@ -14,8 +14,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
 # Build tools, Qt 6 (widgets, SVG, the xcb platform plugin), Eigen, Vulkan (headers, loader,
-# glslc, Mesa's lavapipe CPU driver, validation layers), Dear ImGui, Google Benchmark, and Xvfb +
-# fonts for the headless window test. docs/dependencies.md says why each is there. For `test`:
+# glslc, Mesa's lavapipe CPU driver, validation layers), Dear ImGui, Google Benchmark, Xvfb for
+# the headless window test, and fonts for Latin, Greek, Cyrillic, CJK, Arabic and Devanagari. docs/dependencies.md says why each is there. For `test`:
 # clang with its runtimes (libFuzzer, sanitizers) and llvm-symbolizer (llvm-14) for the fuzz
 # targets, and strace for the no-network test (docs/hardening.md).
 packages=(
@@ -24,7 +24,7 @@ packages=(
   libeigen3-dev libopenblas-openmp-dev
   libvulkan-dev glslc glslang-tools spirv-tools mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
   libimgui-dev libbenchmark-dev
-  xvfb xauth fonts-dejavu-core
+  xvfb xauth fonts-dejavu-core fonts-wqy-microhei fonts-noto-ui-core
   clang libclang-rt-14-dev llvm-14 strace
 )
 

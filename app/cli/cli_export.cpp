@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "cli_args.h"
 #include "corpus_analysis.h"
+#include "counted.h"
 #include "export_files.h"
 #include "figure_builders.h"
 #include "model_session.h"
@@ -20,6 +21,7 @@
 #include "scene_render.h"
 #include "variants/variant_spec.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QTextStream>
 #include <algorithm>
@@ -228,21 +230,21 @@ render::PageContent buildExportFigure(const CliArgs& args, const Request& reques
         throw CliError("nothing to export: " + empty->message.toStdString());
     if (!args.has("--layer") && !args.has("--head")) clearSelection(figure);
     if (auto* violins = std::get_if<render::ViolinFigure>(&figure); violins && request.corpus)
-        violins->title += QStringLiteral(", over %1 texts").arg(request.texts.size());
+        violins->title += QStringLiteral(", over %1").arg(counted(request.texts.size(), QStringLiteral("text")));
     return figure;
 }
 
 render::FigureCaption captionFor(const Request& request, const ModelSpec& spec,
                                  const CliArgs& args) {
     render::FigureCaption caption = request.options.caption;
-    caption.model = QStringLiteral("%1 (%2, %3 layers × %4 heads)")
-                        .arg(QFileInfo(request.folder).fileName(),
-                             QString::fromLatin1(architectureName(spec.architecture)))
-                        .arg(spec.layers)
-                        .arg(spec.heads);
-    caption.text = request.corpus ? QStringLiteral("%1 texts from %2")
-                                        .arg(request.texts.size())
-                                        .arg(QFileInfo(args.value("--texts")).fileName())
+    caption.model = QStringLiteral("%1 (%2, %3 × %4)")
+                        .arg(QFileInfo(QDir::cleanPath(request.folder)).fileName(),
+                             QString::fromLatin1(architectureName(spec.architecture)),
+                             counted(spec.layers, QStringLiteral("layer")),
+                             counted(spec.heads, QStringLiteral("head")));
+    caption.text = request.corpus ? QStringLiteral("%1 from %2")
+                                        .arg(counted(request.texts.size(), QStringLiteral("text")),
+                                             QFileInfo(args.value("--texts")).fileName())
                                   : QString::fromStdString(request.scenario.text);
     return caption;
 }

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "cli_args.h"
 #include "corpus_analysis.h"
+#include "counted.h"
 #include "default_model.h"
 #include "export/figure_data.h"
 #include "export_files.h"
@@ -133,7 +134,8 @@ void writeFigures(const QString& name, const PooledCorpus& corpus, const Figures
     render::ExportOptions options = request.options;
     options.caption = {
         name, QStringLiteral("as trained"),
-        QStringLiteral("%1 texts from %2").arg(corpus.stats.texts).arg(request.corpusName)};
+        QStringLiteral("%1 from %2")
+            .arg(counted(qint64(corpus.stats.texts), QStringLiteral("text")), request.corpusName)};
     for (const auto& [kind, file] : {std::pair{ViewKind::EntropyViolins, QStringLiteral("entropy")},
                                      std::pair{ViewKind::JsdViolins, QStringLiteral("jsd")}}) {
         render::Figure figure = buildFigure(kind, &result, unselected, &corpus.stats);

@@ -1,5 +1,7 @@
 #include "canvas_maps.h"
 
+#include "counted.h"
+
 #include <algorithm>
 
 namespace headlight::app {
@@ -16,7 +18,7 @@ render::CanvasMap canvasMap(const ForwardResult* result, const ViewState& state)
     map.title = (state.averageHeads
                      ? QStringLiteral("Layer %1 · mean of heads").arg(state.layer)
                      : QStringLiteral("Layer %1 · head %2").arg(state.layer).arg(state.head)) +
-                QStringLiteral(" · %1 tokens").arg(map.rows);
+                QStringLiteral(" · %1").arg(counted(map.rows, QStringLiteral("token")));
     return map;
 }
 } // namespace headlight::app

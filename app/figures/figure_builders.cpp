@@ -1,5 +1,6 @@
 #include "figure_builders.h"
 
+#include "counted.h"
 #include "internals_figures.h"
 #include "routing_figures.h"
 #include "position_figure.h"
@@ -44,9 +45,38 @@ QString funnelNote(const ForwardResult& r, int layer) {
     const int keys =
         layer == 0 ? r.tokenCount() : int(lengths->second.values()[std::size_t(layer - 1)]);
     if (queries == r.tokenCount() && keys == r.tokenCount()) return {};
-    return QStringLiteral(" · funnel: %1 pooled queries × %2 keys, drawn per token")
-        .arg(queries)
-        .arg(keys);
+    return QStringLiteral(" · funnel: %1 pooled × %2, drawn per token")
+        .arg(queries == 1 ? QStringLiteral("1 query") : QStringLiteral("%1 queries").arg(queries),
+             counted(keys, QStringLiteral("key")));
+}
+
+// A pooled layer's queries as runs of the tokens each covers: the block of funnel_merge [blocks, T]
+// with that layer's row count. Empty for a full-resolution layer.
+std::vector<int> pooledQueryGroups(const ForwardResult& r, int layer) {
+    const auto lengths = r.internals.find("funnel_length");
+    const auto merge = r.internals.find("funnel_merge");
+    if (lengths == r.internals.end() || merge == r.internals.end() || layer < 0 ||
+        layer >= int(lengths->second.size()))
+        return {};
+    const int queries = int(lengths->second.values()[std::size_t(layer)]);
+    const int64_t tokens = merge->second.dim(1);
+    if (queries == tokens) return {};
+    for (int64_t b = 0; b < merge->second.dim(0); ++b) {
+        const float* row = merge->second.data() + b * tokens;
+        if (int(row[tokens - 1]) + 1 != queries) continue;
+        std::vector<int> groups(std::size_t(queries), 0);
+        for (int64_t t = 0; t < tokens; ++t)
+            ++groups[std::size_t(row[t])];
+        return groups;
+    }
+    return {};
+}
+
+// Rows of a pooled layer are labelled per pooled query, with every token it covers.
+void labelPooledQueries(render::HeatmapFigure& f, const ForwardResult& r, int layer) {
+    f.rowGroups = pooledQueryGroups(r, layer);
+    if (!f.rowGroups.empty())
+        f.rowAxis = QStringLiteral("Query · pooled: one row per group of tokens");
 }
 
 render::HeatmapFigure tokenHeatmap(const ForwardResult& r, std::vector<float> values) {
@@ -61,6 +91,7 @@ render::Figure attentionHeatmap(const ForwardResult& r, const ViewState& s) {
     render::HeatmapFigure f = tokenHeatmap(r, selectedAttention(r, s));
     f.title = headName(s) + QStringLiteral(" · attention") + funnelNote(r, s.layer);
     f.rowAxis = QStringLiteral("Query token");
+    labelPooledQueries(f, r, s.layer);
     f.colAxis = QStringLiteral("Key token (attended to)");
     f.colorBar = {s.colormap, 0.0, std::max(largest(f.values), 1e-6f),
                   QStringLiteral("Attention weight")};
@@ -138,7 +169,7 @@ render::Figure violins(const ForwardResult& r, const ViewState& s, bool jsd,
     render::ViolinFigure f;
     f.title = jsd ? QStringLiteral("JSD between the same head in adjacent layers, per query token")
                   : QStringLiteral("Attention entropy per query token, heads sorted by median");
-    if (corpus) f.title += QStringLiteral(" · corpus of %1 texts").arg(corpus->texts);
+    if (corpus) f.title += QStringLiteral(" · corpus of %1").arg(counted(corpus->texts, QStringLiteral("text")));
     f.valueAxis = jsd ? QStringLiteral("JSD (bits)") : QStringLiteral("Entropy (nats)");
     f.grid = set.grid;
     f.panels = violinPanels(set, jsd);
@@ -176,8 +207,8 @@ render::Figure jsdMatrix(const ForwardResult& r, const ViewState& s) {
 render::Figure rollout(const ForwardResult& r, const ViewState& s) {
     const auto values = r.stats.costly(r.attention, r.valid).rollout.values();
     render::HeatmapFigure f = tokenHeatmap(r, {values.begin(), values.end()});
-    f.title = QStringLiteral("Attention rollout through all %1 layers (Abnar & Zuidema 2020)")
-                  .arg(layersOf(r));
+    f.title = QStringLiteral("Attention rollout through all %1 (Abnar & Zuidema 2020)")
+                  .arg(counted(layersOf(r), QStringLiteral("layer")));
     f.rowAxis = QStringLiteral("Position at the top layer");
     f.colAxis = QStringLiteral("Input token");
     f.colorBar = {s.colormap, 0.0, std::max(largest(f.values), 1e-6f),
@@ -199,6 +230,7 @@ render::Figure difference(const ForwardResult& r, const ViewState& s) {
                   .arg(s.layer)
                   .arg(s.head);
     f.rowAxis = QStringLiteral("Query token");
+    labelPooledQueries(f, r, s.layer);
     f.colAxis = QStringLiteral("Key token");
     f.colorBar = {Colormap::Diverging, -extent, extent, QStringLiteral("A − B attention")};
     f.emphasisedRow = s.query;

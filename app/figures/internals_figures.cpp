@@ -1,5 +1,7 @@
 #include "internals_figures.h"
 
+#include "counted.h"
+
 #include <algorithm>
 #include <numeric>
 
@@ -14,7 +16,8 @@ QString criterionText(const variants::EarlyExit& exit) {
         return QStringLiteral("entropy of the next-token distribution < %1 nats (DeeBERT)")
             .arg(double(exit.threshold));
     case Criterion::Patience:
-        return QStringLiteral("top token unchanged for %1 layers (PABEE)").arg(exit.patience);
+        return QStringLiteral("top token unchanged for %1 (PABEE)")
+            .arg(counted(exit.patience, QStringLiteral("layer")));
     case Criterion::SoftmaxResponse:
         return QStringLiteral("top-1 probability ≥ %1 (CALM)").arg(double(exit.threshold));
     case Criterion::Saturation:
@@ -110,10 +113,10 @@ render::PanelsFigure earlyExitFigure(const ForwardResult& result, const ViewStat
     const int layers = int(signal->dim(0));
     const auto values = exitLayer->values();
     const double mean = std::accumulate(values.begin(), values.end(), 0.0) / double(values.size());
-    f.caption = QStringLiteral("Exit when %1 · mean %2 of %3 layers run")
+    f.caption = QStringLiteral("Exit when %1 · mean %2 of %3 run")
                     .arg(criterionText(result.variant.earlyExit))
                     .arg(mean, 0, 'f', 2)
-                    .arg(layers);
+                    .arg(counted(layers, QStringLiteral("layer")));
     f.columns = 1;
     f.panels = {exitBars(result, *exitLayer, layers), exitSignal(result, *signal, state)};
     return f;

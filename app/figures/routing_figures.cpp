@@ -1,8 +1,10 @@
 #include "routing_figures.h"
 
+#include "counted.h"
 #include "internals_figures.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 namespace headlight::app {
@@ -87,14 +89,24 @@ render::BarChartFigure tokensPerExpert(const Tensor& choice, int experts, const 
     return f;
 }
 
-// Steps × tokens of the halting probability (0 once a token has halted).
+// Steps × tokens of the halting probability. A token runs N steps (ponder N + R less its
+// remainder R); its cells after those are "halted", not a probability of 0.
 render::HeatmapFigure haltingMap(const ForwardResult& r, const Tensor& halting,
+                                 const Tensor& ponder, const Tensor& remainder,
                                  const ViewState& s) {
     render::HeatmapFigure f;
     f.title = QStringLiteral("Halting probability per step");
     f.rows = int(halting.dim(0));
     f.cols = int(halting.dim(1));
     f.values.assign(halting.values().begin(), halting.values().end());
+    f.absent.assign(f.values.size(), false);
+    for (int t = 0; t < f.cols; ++t) {
+        const auto k = std::size_t(t);
+        const int run = int(std::lround(ponder.values()[k] - remainder.values()[k]));
+        for (int step = run; step < f.rows; ++step)
+            f.absent[std::size_t(step) * std::size_t(f.cols) + k] = true;
+    }
+    f.absentLabel = QStringLiteral("halted");
     for (int step = 0; step < f.rows; ++step)
         f.rowLabels << QStringLiteral("Step %1").arg(step + 1);
     f.colLabels = r.tokens;
@@ -133,10 +145,9 @@ render::PanelsFigure moeRoutingFigure(const ForwardResult& result, const ViewSta
     const int experts = expertCount(result), k = int(choice->dim(1));
     const render::BarChartFigure load = tokensPerExpert(*choice, experts, state);
     const auto [fewest, most] = std::minmax_element(load.values.begin(), load.values.end());
-    f.caption = QStringLiteral("%1 over %2 experts · busiest expert: %3 tokens, idlest: %4")
-                    .arg(routingName(layer, k))
-                    .arg(experts)
-                    .arg(int(*most))
+    f.caption = QStringLiteral("%1 over %2 · busiest expert: %3, idlest: %4")
+                    .arg(routingName(layer, k), counted(experts, QStringLiteral("expert")),
+                         counted(int(*most), QStringLiteral("token")))
                     .arg(int(*fewest));
     f.columns = 1; // the experts × tokens map needs the full width
     f.panels = {gateWeights(result, *choice, *weight, experts, state), load,
@@ -149,7 +160,8 @@ render::PanelsFigure actPonderFigure(const ForwardResult& result, const ViewStat
     f.title = QStringLiteral("Adaptive computation time (Universal Transformer)");
     const Tensor* halting = internalOf(result.internals, "halting_probability");
     const Tensor* ponder = internalOf(result.internals, "ponder");
-    if (!halting || !ponder) {
+    const Tensor* remainder = internalOf(result.internals, "remainder");
+    if (!halting || !ponder || !remainder) {
         f.panels = {render::NotePanel{QStringLiteral(
             "This pass has no ACT halting. Open the zoo's ut_act model (addition) or a zoo "
             "checkpoint whose config has \"act\": {\"max_steps\": …}.")}};
@@ -159,13 +171,13 @@ render::PanelsFigure actPonderFigure(const ForwardResult& result, const ViewStat
     const double mean = std::accumulate(values.begin(), values.end(), 0.0) / double(values.size());
     const auto [least, most] = std::minmax_element(values.begin(), values.end());
     f.caption = QStringLiteral("Halting after Graves (2016) · ponder N + R: mean %1, from %2 to "
-                               "%3 · %4 steps run")
+                               "%3 · %4 run")
                     .arg(mean, 0, 'f', 2)
                     .arg(double(*least), 0, 'f', 2)
                     .arg(double(*most), 0, 'f', 2)
-                    .arg(halting->dim(0));
+                    .arg(counted(halting->dim(0), QStringLiteral("step")));
     f.columns = 1;
-    f.panels = {haltingMap(result, *halting, state),
+    f.panels = {haltingMap(result, *halting, *ponder, *remainder, state),
                 ponderBars(result, *ponder, int(halting->dim(0)))};
     return f;
 }

@@ -7,6 +7,7 @@
 #include "scene_files.h"
 
 #include <QEventLoop>
+#include <QDir>
 #include <QFileInfo>
 #include <QJsonDocument>
 
@@ -94,7 +95,7 @@ RenderedScene renderScenario(const io::Scenario& scenario, const QString& baseFo
             throw io::SceneError("scene: nothing to show: " + empty->message.toStdString());
         rendered.content = std::move(figure);
     }
-    rendered.caption.model = QFileInfo(folder).fileName();
+    rendered.caption.model = QFileInfo(QDir::cleanPath(folder)).fileName();
     rendered.caption.variant = variantCaption(scenario.variant);
     rendered.caption.text = QString::fromStdString(scenario.text);
     return rendered;

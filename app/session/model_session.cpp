@@ -2,8 +2,10 @@
 
 #include "backend/backend_factory.h"
 #include "backend/vulkan/vk_error.h"
+#include "counted.h"
 #include "io/hub_cache.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QtConcurrent/QtConcurrentRun>
 #include <exception>
@@ -18,16 +20,15 @@ struct ModelSession::Result {
 
 QString LoadedModel::summary() const {
     const ModelSpec& s = model->spec();
-    return QStringLiteral("%1 · %2 layers × %3 heads · hidden %4 · %5")
-        .arg(QString::fromLatin1(architectureName(s.architecture)))
-        .arg(s.layers)
-        .arg(s.heads)
+    return QStringLiteral("%1 · %2 × %3 · hidden %4 · %5")
+        .arg(QString::fromLatin1(architectureName(s.architecture)),
+             counted(s.layers, QStringLiteral("layer")), counted(s.heads, QStringLiteral("head")))
         .arg(s.hidden)
         .arg(QString::fromLatin1(backendName(backend->kind())));
 }
 
 QString LoadedModel::name() const {
-    return repoId.isEmpty() ? QFileInfo(folder).fileName() : repoId;
+    return repoId.isEmpty() ? QFileInfo(QDir::cleanPath(folder)).fileName() : repoId;
 }
 
 std::unique_ptr<LoadedModel> loadCheckpoint(const QString& source, const BackendChoice& choice,

@@ -130,7 +130,7 @@ render::ExportOptions ExportActions::pageOptions() const {
         options.inches = QSizeF(shown) / render::kLayoutDpi;
     if (const LoadedModel* model = window_->session().current())
         options.caption.model =
-            QStringLiteral("%1 (%2)").arg(QFileInfo(model->folder).fileName(), model->summary());
+            QStringLiteral("%1 (%2)").arg(model->name(), model->summary());
     options.caption.variant = variantCaption(window_->workspace()->scenario().variant);
     if (const ForwardResult* result = window_->workspace()->result())
         options.caption.text = result->text;

@@ -6,6 +6,7 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <algorithm>
+#include <cmath>
 
 namespace headlight::app {
 namespace {
@@ -21,6 +22,9 @@ TokenStrip::TokenStrip(QWidget* parent)
     setMouseTracking(true);
     QFont chipFont = font();
     chipFont.setPixelSize(17);
+    // Why the figures' families after the widget's own: tokens in any script the figures draw
+    // find the same fallback fonts here, and the chips are sized from them.
+    chipFont.setFamilies(QStringList(chipFont.family()) + render::figureFontFamilies());
     setFont(chipFont);
     setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
 }
@@ -46,7 +50,7 @@ QRect TokenStrip::chipRect(int index) const {
 // Chips flow left to right and wrap; long tokens are cut at kMaxChipWidth.
 std::vector<QRect> TokenStrip::layoutChips(int width) const {
     const QFontMetrics metrics(font());
-    const int h = metrics.height() + 2 * kPadY;
+    const int h = int(std::ceil(render::linesHeight(font(), tokens_))) + 2 * kPadY;
     std::vector<QRect> chips;
     int x = kSpacing, y = kSpacing;
     for (const QString& token : tokens_) {
@@ -63,7 +67,7 @@ std::vector<QRect> TokenStrip::layoutChips(int width) const {
 
 int TokenStrip::heightForWidth(int width) const {
     const std::vector<QRect> chips = layoutChips(width);
-    const int line = QFontMetrics(font()).height() + 2 * kPadY + 2 * kSpacing;
+    const int line = int(std::ceil(render::linesHeight(font(), tokens_))) + 2 * kPadY + 2 * kSpacing;
     return chips.empty() ? line : chips.back().bottom() + kSpacing + 1;
 }
 
@@ -83,7 +87,6 @@ void TokenStrip::resizeEvent(QResizeEvent*) {
 void TokenStrip::paintEvent(QPaintEvent*) {
     QPainter painter(this);
     painter.setRenderHint(QPainter::Antialiasing, true);
-    const QFontMetrics metrics(font());
     if (tokens_.isEmpty()) {
         painter.setPen(palette().color(QPalette::PlaceholderText));
         painter.drawText(
@@ -102,9 +105,8 @@ void TokenStrip::paintEvent(QPaintEvent*) {
             QPen(selected || hovered ? render::style::kAccent : QColor(196, 204, 214), 1.0));
         painter.drawRoundedRect(chip, 6, 6);
         painter.setPen(selected ? QColor(Qt::white) : render::style::kInk);
-        painter.drawText(
-            chip, Qt::AlignCenter,
-            metrics.elidedText(tokens_[i], Qt::ElideRight, int(chip.width()) - 2 * kPadX + 2));
+        render::drawTextLine(painter, chip.adjusted(kPadX - 1, 0, 1 - kPadX, 0), Qt::AlignHCenter,
+                             tokens_[i]);
     }
 }
 

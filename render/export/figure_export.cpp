@@ -137,19 +137,24 @@ QString captionLine(const FigureCaption& caption) {
     return parts.join(QStringLiteral("  ·  "));
 }
 
+QRectF captionRect(const QRectF& page, const QString& caption) {
+    if (caption.isEmpty()) return QRectF(page.left(), page.bottom(), page.width(), 0.0);
+    const double height = lineHeight(figureFont(page, TextRole::Tick), caption);
+    return QRectF(page.left() + 12.0, page.bottom() - kCaptionPad / 2 - height, page.width() - 24.0,
+                  height);
+}
+
 void paintExportPage(QPainter& painter, const QRectF& page, const PageContent& content,
                      const QString& caption) {
     painter.save();
     painter.fillRect(page, style::kPage);
     QRectF body = page;
     if (!caption.isEmpty()) {
-        const QFont font = figureFont(page, TextRole::Tick);
-        body.setBottom(page.bottom() - fontHeight(font) - kCaptionPad);
-        const QRectF line(page.left() + 12.0, body.bottom(), page.width() - 24.0, fontHeight(font));
-        painter.setFont(font);
+        const QRectF line = captionRect(page, caption);
+        body.setBottom(line.top() - kCaptionPad / 2);
+        painter.setFont(figureFont(page, TextRole::Tick));
         painter.setPen(style::kMutedInk);
-        painter.drawText(line, Qt::AlignLeft | Qt::AlignVCenter,
-                         elided(caption, font, line.width()));
+        drawTextLine(painter, line, Qt::AlignLeft, caption);
     }
     paintContent(painter, body, content);
     painter.restore();

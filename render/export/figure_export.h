@@ -46,6 +46,8 @@ constexpr double kMaxPngPixels = 200e6; // about 800 MB of RGB32 in memory
 
 void paintExportPage(QPainter& painter, const QRectF& page, const PageContent& content,
                      const QString& caption);
+// Where paintExportPage puts the caption line: as tall as the fonts its text is drawn with.
+QRectF captionRect(const QRectF& page, const QString& caption);
 
 // Throws ExportError (one line) for a bad size or DPI, a PNG too large to hold in memory, or a
 // file that cannot be written; nothing is left at `path` then, and a file there stays as it was.

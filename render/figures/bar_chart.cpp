@@ -26,17 +26,27 @@ QRectF barRect(const BarChartLayout& layout, const BarChartFigure& figure, int i
     return QRectF(x, top, 0.7 * slot, layout.plot.bottom() - top);
 }
 
+double tickValue(const BarChartFigure& f, int i) {
+    return f.maxValue * i / kTicks;
+}
+
+// The widest tick label sets the room left of the plot: "0.25" is wider than the top's "1".
+double widestTick(const QFont& font, const BarChartFigure& f) {
+    double widest = 0.0;
+    for (int i = 0; i <= kTicks; ++i)
+        widest = std::max(widest, textWidth(font, tickText(tickValue(f, i))));
+    return widest;
+}
+
 void paintValueAxis(QPainter& painter, const BarChartLayout& layout, const BarChartFigure& f) {
     painter.setFont(layout.tickFont);
-    const double h = fontHeight(layout.tickFont);
+    const std::vector<QRectF> labels = barChartTickLabels(layout, f);
     for (int i = 0; i <= kTicks; ++i) {
-        const double value = f.maxValue * i / kTicks;
-        const double y = barY(layout, f, value);
+        const double y = barY(layout, f, tickValue(f, i));
         painter.setPen(QPen(style::kGrid, 1.0));
         painter.drawLine(QPointF(layout.plot.left(), y), QPointF(layout.plot.right(), y));
         painter.setPen(style::kInk);
-        painter.drawText(QRectF(layout.plot.left() - 200.0 - kLabelGap, y - h / 2, 200.0, h),
-                         Qt::AlignRight | Qt::AlignVCenter, tickText(value));
+        drawTextLine(painter, labels[std::size_t(i)], Qt::AlignRight, tickText(tickValue(f, i)));
     }
 }
 
@@ -49,9 +59,7 @@ void paintBars(QPainter& painter, const BarChartLayout& layout, const BarChartFi
         const QString text = QString::number(figure.values[std::size_t(i)], 'f', figure.decimals);
         if (textWidth(layout.tickFont, text) > bar.width() * 1.3) continue;
         painter.setPen(style::kInk);
-        painter.drawText(
-            QRectF(bar.center().x() - bar.width(), bar.top() - h - 2.0, 2 * bar.width(), h),
-            Qt::AlignCenter, text);
+        drawTextLine(painter, QRectF(bar.center().x() - bar.width(), bar.top() - h - 2.0, 2 * bar.width(), h), Qt::AlignHCenter, text);
     }
 }
 } // namespace
@@ -62,9 +70,9 @@ BarChartLayout layoutBarChart(const QRectF& bounds, const BarChartFigure& figure
     layout.labelFont = figureFont(bounds, TextRole::Label);
     layout.tickFont = figureFont(bounds, TextRole::Tick);
     layout.title = QRectF(bounds.left() + kPad, bounds.top() + kPad / 2, bounds.width() - 2 * kPad,
-                          fontHeight(layout.titleFont) + kPad / 2);
+                          lineHeight(layout.titleFont, figure.title) + kPad / 2);
     const double axisBand = fontHeight(layout.labelFont);
-    const double tickWidth = textWidth(layout.tickFont, tickText(figure.maxValue)) + 12.0;
+    const double tickWidth = widestTick(layout.tickFont, figure) + kLabelGap;
     const double left = bounds.left() + kPad + axisBand + tickWidth + kLabelGap;
     // Room above the tallest bar for its printed value.
     const double top = layout.title.bottom() + kPad / 2 + fontHeight(layout.tickFont);
@@ -78,6 +86,17 @@ BarChartLayout layoutBarChart(const QRectF& bounds, const BarChartFigure& figure
     layout.categoryAxisTitle =
         QRectF(plot.left(), plot.bottom() + layout.labelHeight, plot.width(), axisBand);
     return layout;
+}
+
+std::vector<QRectF> barChartTickLabels(const BarChartLayout& layout, const BarChartFigure& figure) {
+    std::vector<QRectF> labels;
+    const double h = fontHeight(layout.tickFont);
+    for (int i = 0; i <= kTicks; ++i) {
+        const double y = barY(layout, figure, tickValue(figure, i));
+        const double w = textWidth(layout.tickFont, tickText(tickValue(figure, i)));
+        labels.emplace_back(layout.plot.left() - kLabelGap - w, y - h / 2, w, h);
+    }
+    return labels;
 }
 
 void paintBarChart(QPainter& painter, const QRectF& bounds, const BarChartFigure& figure) {

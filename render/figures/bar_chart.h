@@ -30,5 +30,7 @@ struct BarChartLayout {
 };
 
 BarChartLayout layoutBarChart(const QRectF& bounds, const BarChartFigure& figure);
+// Each value-axis tick label's box, as tight as its text: what paintBarChart draws there.
+std::vector<QRectF> barChartTickLabels(const BarChartLayout& layout, const BarChartFigure& figure);
 void paintBarChart(QPainter& painter, const QRectF& bounds, const BarChartFigure& figure);
 } // namespace headlight::render

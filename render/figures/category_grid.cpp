@@ -31,7 +31,7 @@ Layout layoutGrid(const QRectF& bounds, const CategoryGridFigure& f) {
     l.labelFont = figureFont(bounds, TextRole::Label);
     l.tickFont = figureFont(bounds, TextRole::Tick);
     l.title = QRectF(bounds.left() + kPad, bounds.top() + kPad / 2, bounds.width() - 2 * kPad,
-                     fontHeight(l.titleFont) + kPad / 2);
+                     lineHeight(l.titleFont, f.title) + kPad / 2);
     const double axisBand = fontHeight(l.labelFont);
     l.rowLabelWidth = widestText(l.labelFont, f.rowLabels);
     const double left = bounds.left() + kPad + axisBand + l.rowLabelWidth + kLabelGap;
@@ -77,7 +77,7 @@ void paintCells(QPainter& painter, const Layout& l, const CategoryGridFigure& f)
             const QString text = f.cellText[qsizetype(at)];
             if (textWidth(l.tickFont, text) > cell.width() - 2.0) continue;
             painter.setPen(fill.lightnessF() > 0.5 ? style::kInk : QColor(Qt::white));
-            painter.drawText(cell, Qt::AlignCenter, text);
+            drawTextLine(painter, cell, Qt::AlignHCenter, text);
         }
 }
 
@@ -89,9 +89,7 @@ void paintLegend(QPainter& painter, const Layout& l, const CategoryGridFigure& f
         if (y + h > l.legend.bottom()) break;
         painter.fillRect(QRectF(l.legend.left(), y, h, h), categoryColor(k));
         painter.setPen(style::kInk);
-        painter.drawText(QRectF(l.legend.left() + h + kLabelGap, y, l.legend.width(), h),
-                         Qt::AlignLeft | Qt::AlignVCenter,
-                         QStringLiteral("%1 %2").arg(f.legendTitle).arg(k));
+        drawTextLine(painter, QRectF(l.legend.left() + h + kLabelGap, y, l.legend.width(), h), Qt::AlignLeft, QStringLiteral("%1 %2").arg(f.legendTitle).arg(k));
     }
 }
 } // namespace

@@ -21,8 +21,7 @@ void paintTick(QPainter& painter, const QRectF& bar, double y, const QString& te
     painter.setPen(QPen(style::kInk, 1.0));
     painter.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 4.0, y));
     const double h = fontHeight(font);
-    painter.drawText(QRectF(bar.right() + kGap, y - h / 2, 200.0, h),
-                     Qt::AlignLeft | Qt::AlignVCenter, text);
+    drawTextLine(painter, QRectF(bar.right() + kGap, y - h / 2, 200.0, h), Qt::AlignLeft, text);
 }
 
 void paintBarLabel(QPainter& painter, const QRectF& area, const QString& label, const QFont& font) {
@@ -34,7 +33,8 @@ void paintBarLabel(QPainter& painter, const QRectF& area, const QString& label, 
 
 QFont figureFont(const QRectF& bounds, TextRole role) {
     const double base = std::clamp(std::min(bounds.width(), bounds.height()) / 48.0, 11.0, 20.0);
-    QFont font(QStringLiteral("DejaVu Sans"));
+    QFont font;
+    font.setFamilies(figureFontFamilies());
     switch (role) {
     case TextRole::Title:
         font.setPixelSize(int(std::lround(base * 1.2)));
@@ -72,7 +72,7 @@ QString elided(const QString& text, const QFont& font, double width) {
 void paintTitle(QPainter& painter, const QRectF& area, const QString& title, const QFont& font) {
     painter.setFont(font);
     painter.setPen(style::kInk);
-    painter.drawText(area, Qt::AlignLeft | Qt::AlignVCenter, elided(title, font, area.width()));
+    drawTextLine(painter, area, Qt::AlignLeft, title);
 }
 
 double colorBarWidth(const QFont& tickFont) {
@@ -139,7 +139,7 @@ void paintRowLabels(QPainter& painter, const QRectF& plot, double labelWidth,
                     const QStringList& labels, int emphasised, const QFont& font) {
     if (labels.isEmpty()) return;
     const double slot = plot.height() / labels.size();
-    const double h = fontHeight(font);
+    const double h = linesHeight(font, labels);
     const int step = labelStep(slot, h);
     for (int i = 0; i < labels.size(); ++i) {
         if (i % step != 0 && i != emphasised) continue;
@@ -148,8 +148,8 @@ void paintRowLabels(QPainter& painter, const QRectF& plot, double labelWidth,
         painter.setFont(f);
         painter.setPen(i == emphasised ? style::kAccent : style::kInk);
         const double y = plot.top() + (i + 0.5) * slot;
-        painter.drawText(QRectF(plot.left() - kGap - labelWidth, y - h / 2, labelWidth, h),
-                         Qt::AlignRight | Qt::AlignVCenter, elided(labels[i], f, labelWidth));
+        drawTextLine(painter, QRectF(plot.left() - kGap - labelWidth, y - h / 2, labelWidth, h),
+                     Qt::AlignRight, labels[i]);
     }
 }
 
@@ -160,7 +160,7 @@ bool columnLabelsRotate(const QRectF& plot, const QStringList& labels, const QFo
 
 double columnLabelsHeight(const QStringList& labels, const QFont& font, bool rotated,
                           double limit) {
-    if (!rotated) return fontHeight(font) + kGap;
+    if (!rotated) return linesHeight(font, labels) + kGap;
     return std::min(widestText(font, labels), limit) + kGap;
 }
 
@@ -168,7 +168,7 @@ void paintColumnLabels(QPainter& painter, const QRectF& plot, double labelHeight
                        const QStringList& labels, int emphasised, const QFont& font) {
     if (labels.isEmpty()) return;
     const double slot = plot.width() / labels.size();
-    const double h = fontHeight(font);
+    const double h = linesHeight(font, labels);
     const bool rotated = columnLabelsRotate(plot, labels, font);
     const int step = rotated ? labelStep(slot, h) : 1;
     const double room = rotated ? labelHeight - kGap : slot;
@@ -180,15 +180,14 @@ void paintColumnLabels(QPainter& painter, const QRectF& plot, double labelHeight
         painter.setPen(i == emphasised ? style::kAccent : style::kInk);
         const double x = plot.left() + (i + 0.5) * slot;
         if (!rotated) {
-            painter.drawText(QRectF(x - slot / 2, plot.bottom() + kGap / 2, slot, h),
-                             Qt::AlignCenter, labels[i]);
+            drawTextLine(painter, QRectF(x - slot / 2, plot.bottom() + kGap / 2, slot, h),
+                         Qt::AlignHCenter, labels[i]);
             continue;
         }
         painter.save();
         painter.translate(x, plot.bottom() + kGap / 2);
         painter.rotate(-90.0);
-        painter.drawText(QRectF(-room, -h / 2, room, h), Qt::AlignRight | Qt::AlignVCenter,
-                         elided(labels[i], f, room));
+        drawTextLine(painter, QRectF(-room, -h / 2, room, h), Qt::AlignRight, labels[i]);
         painter.restore();
     }
 }
@@ -198,14 +197,14 @@ void paintAxisTitle(QPainter& painter, const QRectF& area, const QString& text, 
     painter.setFont(font);
     painter.setPen(style::kMutedInk);
     if (!vertical) {
-        painter.drawText(area, Qt::AlignCenter, elided(text, font, area.width()));
+        drawTextLine(painter, area, Qt::AlignHCenter, text);
         return;
     }
     painter.save();
     painter.translate(area.center());
     painter.rotate(-90.0);
     const QRectF turned(-area.height() / 2, -area.width() / 2, area.height(), area.width());
-    painter.drawText(turned, Qt::AlignCenter, elided(text, font, area.height()));
+    drawTextLine(painter, turned, Qt::AlignHCenter, text);
     painter.restore();
 }
 

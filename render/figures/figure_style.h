@@ -12,6 +12,7 @@
 //   paintMessage              a centred message on an empty figure
 
 #include "colormap.h"
+#include "figures/text_line.h"
 
 #include <QColor>
 #include <QFont>

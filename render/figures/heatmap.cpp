@@ -22,7 +22,10 @@ QImage cellImage(const HeatmapFigure& figure) {
     for (int r = 0; r < figure.rows; ++r) {
         auto* line = reinterpret_cast<QRgb*>(image.scanLine(r));
         for (int c = 0; c < figure.cols; ++c)
-            line[c] = colorAt(bar.map, normalise(valueAt(figure, r, c), bar.low, bar.high)).rgb();
+            line[c] = heatmapCellAbsent(figure, r, c)
+                          ? style::kPage.rgb()
+                          : colorAt(bar.map, normalise(valueAt(figure, r, c), bar.low, bar.high))
+                                .rgb();
     }
     return image;
 }
@@ -39,6 +42,7 @@ void paintCellValues(QPainter& painter, const HeatmapLayout& layout, const Heatm
     painter.setFont(layout.tickFont);
     for (int r = 0; r < figure.rows; ++r)
         for (int c = 0; c < figure.cols; ++c) {
+            if (heatmapCellAbsent(figure, r, c)) continue;
             const float v = valueAt(figure, r, c);
             const QColor fill = colorAt(figure.colorBar.map,
                                         normalise(v, figure.colorBar.low, figure.colorBar.high));
@@ -46,9 +50,32 @@ void paintCellValues(QPainter& painter, const HeatmapLayout& layout, const Heatm
             // Why the snap: "-0.00" for a tiny negative difference reads as a sign that is not
             // there.
             const float shown = std::abs(v) < 0.005f ? 0.0f : v;
-            painter.drawText(heatmapCellRect(layout, figure, r, c), Qt::AlignCenter,
-                             QString::number(shown, 'f', 2));
+            drawTextLine(painter, heatmapCellRect(layout, figure, r, c), Qt::AlignHCenter, QString::number(shown, 'f', 2));
         }
+}
+
+void paintAbsentCells(QPainter& painter, const HeatmapLayout& layout,
+                      const HeatmapFigure& figure) {
+    for (int r = 0; r < figure.rows; ++r)
+        for (int c = 0; c < figure.cols; ++c)
+            if (heatmapCellAbsent(figure, r, c))
+                paintHatching(painter, heatmapCellRect(layout, figure, r, c));
+}
+
+void paintAbsentKey(QPainter& painter, const HeatmapLayout& layout, const HeatmapFigure& figure) {
+    if (layout.absentKey.isEmpty()) return;
+    const QRectF& key = layout.absentKey;
+    const QRectF swatch(key.left() + kLabelGap, key.top(), key.height(), key.height());
+    painter.fillRect(swatch, style::kPage);
+    paintHatching(painter, swatch);
+    painter.setPen(QPen(style::kInk, 1.0));
+    painter.setBrush(Qt::NoBrush);
+    painter.drawRect(swatch);
+    painter.setFont(layout.tickFont);
+    drawTextLine(painter,
+                 QRectF(swatch.right() + kLabelGap, key.top(),
+                        key.right() - swatch.right() - kLabelGap, key.height()),
+                 Qt::AlignLeft, figure.absentLabel);
 }
 
 void paintEmphasis(QPainter& painter, const HeatmapLayout& layout, const HeatmapFigure& figure) {
@@ -58,6 +85,43 @@ void paintEmphasis(QPainter& painter, const HeatmapLayout& layout, const Heatmap
     painter.setBrush(Qt::NoBrush);
     painter.setPen(QPen(style::kAccent, 3.0));
     painter.drawRect(row.adjusted(-1.5, -1.5, 1.5, 1.5));
+}
+
+QStringList rowLabelTexts(const HeatmapFigure& figure) {
+    QStringList texts;
+    for (const RowLabel& label : heatmapRowLabels(figure))
+        texts << label.text;
+    return texts;
+}
+
+// Pooled rows: one label centred on each group's rows, thinned like single rows when crowded;
+// a line between groups shows where one pooled query ends.
+void paintGroupedRowLabels(QPainter& painter, const HeatmapLayout& layout,
+                           const HeatmapFigure& figure) {
+    const std::vector<RowLabel> labels = heatmapRowLabels(figure);
+    const double rowHeight = layout.plot.height() / std::max(figure.rows, 1);
+    const double h = linesHeight(layout.labelFont, rowLabelTexts(figure));
+    const int step = labelStep(layout.plot.height() / double(labels.size()), h);
+    for (std::size_t g = 0; g < labels.size(); ++g) {
+        const RowLabel& label = labels[g];
+        const double top = layout.plot.top() + label.first * rowHeight;
+        if (g > 0) {
+            painter.setPen(QPen(style::kPage, 1.0));
+            painter.drawLine(QPointF(layout.plot.left(), top), QPointF(layout.plot.right(), top));
+        }
+        const bool emphasised = figure.emphasisedRow >= label.first &&
+                                figure.emphasisedRow < label.first + label.count;
+        if (int(g) % step != 0 && !emphasised) continue;
+        QFont font = layout.labelFont;
+        font.setBold(emphasised);
+        painter.setFont(font);
+        painter.setPen(emphasised ? style::kAccent : style::kInk);
+        const double middle = top + label.count * rowHeight / 2;
+        drawTextLine(painter,
+                     QRectF(layout.plot.left() - kLabelGap - layout.rowLabelWidth, middle - h / 2,
+                            layout.rowLabelWidth, h),
+                     Qt::AlignRight, label.text);
+    }
 }
 
 // Cells as large as fit, at most twice as wide as tall or tall as wide (so the figure fills a
@@ -91,17 +155,23 @@ HeatmapLayout layoutHeatmap(const QRectF& bounds, const HeatmapFigure& figure) {
     layout.labelFont = figureFont(bounds, TextRole::Label);
     layout.tickFont = figureFont(bounds, TextRole::Tick);
     layout.title = QRectF(bounds.left() + kPad, bounds.top() + kPad / 2, bounds.width() - 2 * kPad,
-                          fontHeight(layout.titleFont) + kPad / 2);
+                          lineHeight(layout.titleFont, figure.title) + kPad / 2);
     // Measured in bold: the emphasised row's label is drawn bold and must not be cut.
     QFont bold = layout.labelFont;
     bold.setBold(true);
-    layout.rowLabelWidth = std::min(widestText(bold, figure.rowLabels), 0.22 * bounds.width());
+    layout.rowLabelWidth = std::min(widestText(bold, rowLabelTexts(figure)), 0.22 * bounds.width());
     if (figure.rows <= 0 || figure.cols <= 0) return layout;
     layout.plot = fitPlot(layout, figure, bounds);
     const QRectF& plot = layout.plot;
     const double axisBand = fontHeight(layout.labelFont);
     layout.colorBar =
         QRectF(plot.right(), plot.top(), colorBarWidth(layout.tickFont), plot.height());
+    if (!figure.absentLabel.isEmpty()) {
+        // The key takes the colour bar's lowest line, so the bar's ticks and the key never meet.
+        const double key = lineHeight(layout.tickFont, figure.absentLabel);
+        layout.absentKey = QRectF(plot.right(), plot.bottom() - key, layout.colorBar.width(), key);
+        layout.colorBar.setBottom(layout.absentKey.top() - 2 * key);
+    }
     layout.rowAxisTitle = QRectF(plot.left() - kLabelGap - layout.rowLabelWidth - axisBand,
                                  plot.top(), axisBand, plot.height());
     layout.colAxisTitle =
@@ -113,6 +183,41 @@ QRectF heatmapCellRect(const HeatmapLayout& layout, const HeatmapFigure& figure,
     const double w = layout.plot.width() / std::max(figure.cols, 1);
     const double h = layout.plot.height() / std::max(figure.rows, 1);
     return QRectF(layout.plot.left() + col * w, layout.plot.top() + row * h, w, h);
+}
+
+std::vector<RowLabel> heatmapRowLabels(const HeatmapFigure& figure) {
+    std::vector<RowLabel> labels;
+    const auto textOf = [&](int row) { return row < figure.rowLabels.size() ? figure.rowLabels[row] : QString(); };
+    if (figure.rowGroups.empty()) {
+        for (int row = 0; row < figure.rows; ++row)
+            labels.push_back({textOf(row), row, 1});
+        return labels;
+    }
+    int first = 0;
+    for (const int count : figure.rowGroups) {
+        RowLabel label{QString(), first, count};
+        for (int row = first; row < first + count; ++row)
+            label.text += textOf(row);
+        labels.push_back(label);
+        first += count;
+    }
+    return labels;
+}
+
+bool heatmapCellAbsent(const HeatmapFigure& figure, int row, int col) {
+    const std::size_t at = std::size_t(row) * std::size_t(figure.cols) + std::size_t(col);
+    return at < figure.absent.size() && figure.absent[at];
+}
+
+void paintHatching(QPainter& painter, const QRectF& area) {
+    painter.save();
+    painter.setClipRect(area, Qt::IntersectClip);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setPen(QPen(style::kMutedInk, 1.0));
+    const double step = 5.0;
+    for (double x = area.left() - area.height(); x < area.right(); x += step)
+        painter.drawLine(QPointF(x, area.bottom()), QPointF(x + area.height(), area.top()));
+    painter.restore();
 }
 
 std::optional<std::pair<int, int>> heatmapCellAt(const HeatmapLayout& layout,
@@ -132,18 +237,23 @@ void paintHeatmap(QPainter& painter, const QRectF& bounds, const HeatmapFigure& 
         figure.values.size() == std::size_t(figure.rows) * std::size_t(figure.cols)) {
         painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
         paintCells(painter, layout.plot, cellImage(figure), figure.values.size());
+        paintAbsentCells(painter, layout, figure);
         if (cellsHoldValues(layout, figure)) paintCellValues(painter, layout, figure);
         painter.setPen(QPen(style::kInk, 1.0));
         painter.setBrush(Qt::NoBrush);
         painter.drawRect(layout.plot);
         paintEmphasis(painter, layout, figure);
-        paintRowLabels(painter, layout.plot, layout.rowLabelWidth, figure.rowLabels,
-                       figure.emphasisedRow, layout.labelFont);
+        if (figure.rowGroups.empty())
+            paintRowLabels(painter, layout.plot, layout.rowLabelWidth, figure.rowLabels,
+                           figure.emphasisedRow, layout.labelFont);
+        else
+            paintGroupedRowLabels(painter, layout, figure);
         paintColumnLabels(painter, layout.plot, layout.colLabelHeight, figure.colLabels, -1,
                           layout.labelFont);
         paintAxisTitle(painter, layout.rowAxisTitle, figure.rowAxis, layout.labelFont, true);
         paintAxisTitle(painter, layout.colAxisTitle, figure.colAxis, layout.labelFont, false);
         paintColorBar(painter, layout.colorBar, figure.colorBar, layout.tickFont);
+        paintAbsentKey(painter, layout, figure);
     }
     painter.restore();
 }

@@ -37,10 +37,8 @@ void paintTicks(QPainter& painter, const LineChartLayout& l) {
         painter.setPen(QPen(style::kGrid, 1.0));
         painter.drawLine(atY, QPointF(l.plot.right(), atY.y()));
         painter.setPen(style::kInk);
-        painter.drawText(QRectF(l.plot.left() - 200.0 - kLabelGap, atY.y() - h / 2, 200.0, h),
-                         Qt::AlignRight | Qt::AlignVCenter, tickText(y));
-        painter.drawText(QRectF(atX.x() - 100.0, l.plot.bottom() + 2.0, 200.0, h), Qt::AlignCenter,
-                         tickText(x));
+        drawTextLine(painter, lineChartTickLabels(l)[std::size_t(i)], Qt::AlignRight, tickText(y));
+        drawTextLine(painter, QRectF(atX.x() - 100.0, l.plot.bottom() + 2.0, 200.0, h), Qt::AlignHCenter, tickText(x));
     }
 }
 } // namespace
@@ -64,9 +62,13 @@ LineChartLayout layoutLineChart(const QRectF& bounds, const LineChartFigure& fig
     std::tie(l.xLow, l.xHigh) = niceRange(xLow, xHigh);
     std::tie(l.yLow, l.yHigh) = niceRange(yLow, yHigh);
     l.title = QRectF(bounds.left() + kPad, bounds.top() + kPad / 2, bounds.width() - 2 * kPad,
-                     fontHeight(l.titleFont) + kPad / 2);
+                     lineHeight(l.titleFont, figure.title) + kPad / 2);
     const double band = fontHeight(l.labelFont), tick = fontHeight(l.tickFont);
-    const double tickWidth = textWidth(l.tickFont, tickText(l.yHigh)) + 12.0;
+    double tickWidth = 0.0; // the widest label: "0.25" is wider than the top's "1"
+    for (int i = 0; i <= kTicks; ++i)
+        tickWidth = std::max(
+            tickWidth, textWidth(l.tickFont, tickText(l.yLow + (l.yHigh - l.yLow) * i / kTicks)));
+    tickWidth += kLabelGap;
     const double left = bounds.left() + kPad + band + tickWidth + kLabelGap;
     const double top = l.title.bottom() + kPad / 2;
     const double bottom = bounds.bottom() - kPad - band - tick - 4.0;
@@ -80,6 +82,18 @@ LineChartLayout layoutLineChart(const QRectF& bounds, const LineChartFigure& fig
 QPointF lineChartPoint(const LineChartLayout& l, QPointF value) {
     return {l.plot.left() + (value.x() - l.xLow) / (l.xHigh - l.xLow) * l.plot.width(),
             l.plot.bottom() - (value.y() - l.yLow) / (l.yHigh - l.yLow) * l.plot.height()};
+}
+
+std::vector<QRectF> lineChartTickLabels(const LineChartLayout& l) {
+    std::vector<QRectF> labels;
+    const double h = fontHeight(l.tickFont);
+    for (int i = 0; i <= kTicks; ++i) {
+        const double y = l.yLow + (l.yHigh - l.yLow) * i / kTicks;
+        const double w = textWidth(l.tickFont, tickText(y));
+        const QPointF at = lineChartPoint(l, {l.xLow, y});
+        labels.emplace_back(l.plot.left() - kLabelGap - w, at.y() - h / 2, w, h);
+    }
+    return labels;
 }
 
 void paintLineChart(QPainter& painter, const QRectF& bounds, const LineChartFigure& figure) {

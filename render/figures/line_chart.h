@@ -24,5 +24,7 @@ struct LineChartLayout {
 
 LineChartLayout layoutLineChart(const QRectF& bounds, const LineChartFigure& figure);
 QPointF lineChartPoint(const LineChartLayout& layout, QPointF value); // data → page coordinates
+// Each y-axis tick label's box, as tight as its text: what paintLineChart draws there.
+std::vector<QRectF> lineChartTickLabels(const LineChartLayout& layout);
 void paintLineChart(QPainter& painter, const QRectF& bounds, const LineChartFigure& figure);
 } // namespace headlight::render

@@ -43,17 +43,13 @@ void paintGridLabels(QPainter& painter, const ModelGridLayout& layout,
         if (l % layerStep != 0 && l != figure.selectedLayer) continue;
         painter.setPen(l == figure.selectedLayer ? style::kAccent : style::kInk);
         const QRectF cell = modelGridCellRect(layout, l, 0);
-        painter.drawText(
-            QRectF(layout.grid.left() - 60.0 - kLabelGap, cell.top(), 60.0, cell.height()),
-            Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("L%1").arg(l));
+        drawTextLine(painter, QRectF(layout.grid.left() - 60.0 - kLabelGap, cell.top(), 60.0, cell.height()), Qt::AlignRight, QStringLiteral("L%1").arg(l));
     }
     for (int hd = 0; hd < figure.heads; ++hd) {
         if (hd % headStep != 0 && hd != figure.selectedHead) continue;
         painter.setPen(hd == figure.selectedHead ? style::kAccent : style::kInk);
         const QRectF cell = modelGridCellRect(layout, 0, hd);
-        painter.drawText(
-            QRectF(cell.left() - 20.0, layout.grid.top() - h - 2.0, cell.width() + 40.0, h),
-            Qt::AlignCenter, QStringLiteral("H%1").arg(hd));
+        drawTextLine(painter, QRectF(cell.left() - 20.0, layout.grid.top() - h - 2.0, cell.width() + 40.0, h), Qt::AlignHCenter, QStringLiteral("H%1").arg(hd));
     }
 }
 } // namespace
@@ -64,7 +60,7 @@ ModelGridLayout layoutModelGrid(const QRectF& bounds, const ModelGridFigure& fig
     layout.labelFont = figureFont(bounds, TextRole::Label);
     layout.tickFont = figureFont(bounds, TextRole::Tick);
     layout.title = QRectF(bounds.left() + kPad, bounds.top() + kPad / 2, bounds.width() - 2 * kPad,
-                          fontHeight(layout.titleFont) + kPad / 2);
+                          lineHeight(layout.titleFont, figure.title) + kPad / 2);
     if (figure.layers <= 0 || figure.heads <= 0) return layout;
     const double axisBand = fontHeight(layout.labelFont);
     const double tickBand = fontHeight(layout.tickFont) + kLabelGap;

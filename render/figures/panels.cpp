@@ -14,8 +14,8 @@ PanelsLayout layoutPanels(const QRectF& bounds, const PanelsFigure& figure) {
     layout.titleFont = figureFont(bounds, TextRole::Title);
     layout.captionFont = figureFont(bounds, TextRole::Label);
     layout.title = QRectF(bounds.left() + kPad, bounds.top() + kPad / 2, bounds.width() - 2 * kPad,
-                          fontHeight(layout.titleFont) + kPad / 2);
-    const double captionHeight = figure.caption.isEmpty() ? 0.0 : fontHeight(layout.captionFont);
+                          lineHeight(layout.titleFont, figure.title) + kPad / 2);
+    const double captionHeight = figure.caption.isEmpty() ? 0.0 : lineHeight(layout.captionFont, figure.caption);
     layout.caption =
         QRectF(layout.title.left(), layout.title.bottom(), layout.title.width(), captionHeight);
     const int count = int(figure.panels.size());
@@ -53,8 +53,7 @@ void paintPanels(QPainter& painter, const QRectF& bounds, const PanelsFigure& fi
     paintTitle(painter, layout.title, figure.title, layout.titleFont);
     painter.setFont(layout.captionFont);
     painter.setPen(style::kMutedInk);
-    painter.drawText(layout.caption, Qt::AlignLeft | Qt::AlignVCenter,
-                     elided(figure.caption, layout.captionFont, layout.caption.width()));
+    drawTextLine(painter, layout.caption, Qt::AlignLeft, figure.caption);
     for (std::size_t i = 0; i < figure.panels.size(); ++i)
         paintPanel(painter, layout.cells[i], figure.panels[i]);
     painter.restore();

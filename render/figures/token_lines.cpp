@@ -46,7 +46,7 @@ void paintLine(QPainter& painter, const TokenLinesLayout& layout, const TokenLin
 
 void paintSide(QPainter& painter, const TokenLinesLayout& layout, const TokenLinesFigure& figure,
                bool querySide) {
-    const double h = fontHeight(layout.labelFont);
+    const double h = linesHeight(layout.labelFont, figure.tokens);
     const int step = labelStep(layout.slot, h);
     for (int i = 0; i < figure.tokens.size(); ++i) {
         const bool emphasised = querySide && i == figure.emphasisedQuery;
@@ -58,9 +58,7 @@ void paintSide(QPainter& painter, const TokenLinesLayout& layout, const TokenLin
         const QPointF anchor = querySide ? queryAnchor(layout, i) : keyAnchor(layout, i);
         const double x =
             querySide ? anchor.x() - kLabelGap - layout.labelWidth : anchor.x() + kLabelGap;
-        painter.drawText(QRectF(x, anchor.y() - h / 2, layout.labelWidth, h),
-                         (querySide ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter,
-                         elided(figure.tokens[i], font, layout.labelWidth));
+        drawTextLine(painter, QRectF(x, anchor.y() - h / 2, layout.labelWidth, h), Qt::AlignRight, figure.tokens[i]);
     }
 }
 
@@ -70,8 +68,8 @@ void paintColumnTitles(QPainter& painter, const TokenLinesLayout& layout) {
                       layout.lines.width() + 2 * layout.labelWidth, h);
     painter.setFont(layout.labelFont);
     painter.setPen(style::kMutedInk);
-    painter.drawText(band, Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("Query tokens"));
-    painter.drawText(band, Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("Key tokens"));
+    drawTextLine(painter, band, Qt::AlignLeft, QStringLiteral("Query tokens"));
+    drawTextLine(painter, band, Qt::AlignRight, QStringLiteral("Key tokens"));
 }
 } // namespace
 
@@ -81,7 +79,7 @@ TokenLinesLayout layoutTokenLines(const QRectF& bounds, const TokenLinesFigure& 
     layout.labelFont = figureFont(bounds, TextRole::Label);
     layout.tickFont = figureFont(bounds, TextRole::Tick);
     layout.title = QRectF(bounds.left() + kPad, bounds.top() + kPad / 2, bounds.width() - 2 * kPad,
-                          fontHeight(layout.titleFont) + kPad / 2);
+                          lineHeight(layout.titleFont, figure.title) + kPad / 2);
     layout.labelWidth = std::min(widestText(layout.labelFont, figure.tokens), 0.2 * bounds.width());
     const double barWidth = colorBarWidth(layout.tickFont);
     const double top = layout.title.bottom() + fontHeight(layout.labelFont) + kPad;

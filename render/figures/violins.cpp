@@ -39,8 +39,7 @@ void paintValueGrid(QPainter& painter, const QRectF& plot, const ViolinFigure& f
         painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
         if (!withLabels) continue;
         painter.setPen(style::kInk);
-        painter.drawText(QRectF(plot.left() - 80.0 - kLabelGap, y - h / 2, 80.0, h),
-                         Qt::AlignRight | Qt::AlignVCenter, QString::number(v, 'g', 3));
+        drawTextLine(painter, QRectF(plot.left() - 80.0 - kLabelGap, y - h / 2, 80.0, h), Qt::AlignRight, QString::number(v, 'g', 3));
     }
     painter.setPen(QPen(style::kMutedInk, 1.2, Qt::DashLine));
     for (double t : {figure.thresholds.low, figure.thresholds.high})
@@ -95,8 +94,7 @@ void paintPanel(QPainter& painter, const QRectF& plot, const ViolinFigure& figur
     const double h = fontHeight(layout.labelFont);
     painter.setFont(layout.labelFont);
     painter.setPen(panel.layer == figure.selectedLayer ? style::kAccent : style::kInk);
-    painter.drawText(QRectF(plot.left(), plot.top() - h - 2.0, plot.width(), h),
-                     Qt::AlignLeft | Qt::AlignVCenter, panel.title);
+    drawTextLine(painter, QRectF(plot.left(), plot.top() - h - 2.0, plot.width(), h), Qt::AlignLeft, panel.title);
     const int n = int(panel.violins.size());
     if (n == 0) return;
     const double slot = plot.width() / n;
@@ -112,10 +110,8 @@ void paintPanel(QPainter& painter, const QRectF& plot, const ViolinFigure& figur
     const int step = labelStep(slot, textWidth(layout.tickFont, QStringLiteral("H00")));
     for (int i = 0; i < n; i += step) {
         painter.setPen(style::kInk);
-        painter.drawText(QRectF(violinCenterX(plot, panel, i) - slot * step / 2,
-                                plot.bottom() + 2.0, slot * step, th),
-                         Qt::AlignCenter,
-                         QStringLiteral("H%1").arg(panel.violins[std::size_t(i)].head));
+        drawTextLine(painter, QRectF(violinCenterX(plot, panel, i) - slot * step / 2,
+                                plot.bottom() + 2.0, slot * step, th), Qt::AlignHCenter, QStringLiteral("H%1").arg(panel.violins[std::size_t(i)].head));
     }
     painter.setPen(QPen(style::kInk, 1.0));
     painter.setBrush(Qt::NoBrush);
@@ -134,7 +130,7 @@ ViolinLayout layoutViolins(const QRectF& bounds, const ViolinFigure& figure) {
     layout.labelFont = figureFont(bounds, TextRole::Label);
     layout.tickFont = figureFont(bounds, TextRole::Tick);
     layout.title = QRectF(bounds.left() + kPad, bounds.top() + kPad / 2, bounds.width() - 2 * kPad,
-                          fontHeight(layout.titleFont) + kPad / 2);
+                          lineHeight(layout.titleFont, figure.title) + kPad / 2);
     const std::size_t n = figure.panels.size();
     if (n == 0) return layout;
     layout.columns = columnsFor(bounds, n);

@@ -1,0 +1,136 @@
+#include "figures/text_line.h"
+
+#include <QFontMetricsF>
+#include <QPaintEngine>
+#include <QPainterPath>
+#include <QTextLayout>
+#include <algorithm>
+#include <memory>
+
+namespace headlight::render {
+namespace {
+
+// One unwrapped line starting at x = 0 whatever its direction (AlignAbsolute), so the caller
+// places it; bidi reordering and shaping happen inside QTextLayout.
+std::unique_ptr<QTextLayout> layOut(const QFont& font, const QString& text) {
+    auto layout = std::make_unique<QTextLayout>(text, font);
+    QTextOption option(Qt::AlignLeft | Qt::AlignAbsolute);
+    option.setWrapMode(QTextOption::NoWrap);
+    layout->setTextOption(option);
+    layout->beginLayout();
+    layout->createLine();
+    layout->endLayout(); // sets the unfinished line to its natural width
+    return layout;
+}
+
+// How far a line reaches above and below its baseline: the ascent and descent of the fonts it
+// uses, or its glyphs' ink where that goes further (marks above Arabic letters can).
+struct Extent {
+    double above = 0.0, below = 0.0;
+};
+
+Extent extentOf(const QTextLayout& layout) {
+    const QTextLine line = layout.lineAt(0);
+    Extent extent{line.ascent(), line.descent()};
+    const double baseline = line.y() + line.ascent();
+    for (const QGlyphRun& run : layout.glyphRuns()) {
+        const QRawFont font = run.rawFont();
+        const QList<quint32> glyphs = run.glyphIndexes();
+        const QList<QPointF> positions = run.positions();
+        for (qsizetype i = 0; i < glyphs.size(); ++i) {
+            const QRectF ink = font.boundingRect(glyphs[i]).translated(positions[i]);
+            if (ink.isEmpty()) continue;
+            extent.above = std::max(extent.above, baseline - ink.top());
+            extent.below = std::max(extent.below, ink.bottom() - baseline);
+        }
+    }
+    return extent;
+}
+
+double heightOf(const QTextLayout& layout) {
+    const Extent extent = extentOf(layout);
+    return extent.above + extent.below;
+}
+
+// Glyph outlines in the layout's coordinates (baseline at the line's ascent).
+QPainterPath outlines(const QTextLayout& layout) {
+    QPainterPath path;
+    for (const QGlyphRun& run : layout.glyphRuns()) {
+        const QRawFont font = run.rawFont();
+        const QList<quint32> glyphs = run.glyphIndexes();
+        const QList<QPointF> positions = run.positions();
+        for (qsizetype i = 0; i < glyphs.size(); ++i)
+            path.addPath(font.pathForGlyph(glyphs[i]).translated(positions[i]));
+    }
+    return path;
+}
+
+bool isSvg(const QPainter& painter) {
+    const QPaintEngine* engine = painter.paintEngine();
+    return engine && engine->type() == QPaintEngine::SVG;
+}
+
+void drawLayout(QPainter& painter, const QTextLayout& layout, QPointF origin) {
+    if (!isSvg(painter)) {
+        layout.draw(&painter, origin);
+        return;
+    }
+    painter.save();
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.fillPath(outlines(layout).translated(origin), painter.pen().color());
+    QColor invisible = painter.pen().color();
+    invisible.setAlpha(0);
+    painter.setPen(invisible);
+    layout.draw(&painter, origin);
+    painter.restore();
+}
+} // namespace
+
+QStringList figureFontFamilies() {
+    return {QStringLiteral("DejaVu Sans"), QStringLiteral("WenQuanYi Micro Hei"),
+            QStringLiteral("Noto Sans Arabic UI"), QStringLiteral("Noto Sans Devanagari UI")};
+}
+
+double lineHeight(const QFont& font, const QString& text) {
+    return std::max(QFontMetricsF(font).height(), heightOf(*layOut(font, text)));
+}
+
+double linesHeight(const QFont& font, const QStringList& texts) {
+    double tallest = QFontMetricsF(font).height();
+    for (const QString& text : texts)
+        tallest = std::max(tallest, lineHeight(font, text));
+    return tallest;
+}
+
+void drawTextLine(QPainter& painter, const QRectF& box, Qt::Alignment alignment,
+                  const QString& text) {
+    if (text.isEmpty()) return;
+    const QFont font = painter.font();
+    auto layout = layOut(font, text);
+    if (layout->lineAt(0).naturalTextWidth() > box.width() + 0.5)
+        layout = layOut(font, QFontMetricsF(font).elidedText(text, Qt::ElideRight,
+                                                             std::max(box.width(), 0.0)));
+    const double width = layout->lineAt(0).naturalTextWidth();
+    double x = box.left();
+    if (alignment & Qt::AlignRight)
+        x = box.right() - width;
+    else if (alignment & Qt::AlignHCenter)
+        x = box.center().x() - width / 2;
+    const Extent extent = extentOf(*layout);
+    const double baseline = box.center().y() - (extent.above + extent.below) / 2 + extent.above;
+    drawLayout(painter, *layout, QPointF(x, baseline - layout->lineAt(0).ascent()));
+}
+
+QList<QGlyphRun> glyphRunsOf(const QFont& font, const QString& text) {
+    return layOut(font, text)->glyphRuns();
+}
+
+int missingGlyphs(const QFont& font, const QString& text) {
+    int missing = 0;
+    for (const QGlyphRun& run : glyphRunsOf(font, text)) {
+        const QList<quint32> glyphs = run.glyphIndexes();
+        missing += int(std::count(glyphs.begin(), glyphs.end(), 0u)); // glyph 0 is .notdef
+    }
+    return missing;
+}
+} // namespace headlight::render

@@ -1,0 +1,168 @@
+// What a reviewer noticed in exported figures (issue 23 §4), each checked on the figure itself:
+// the model named in the caption when --model ends in a slash, "1 layer" (not "1 layers"), ACT
+// cells of halted tokens hatched and named in the legend instead of drawn as a probability of 0,
+// value-axis tick labels clear of the axis title at 600×400 and 1600×1100, and a funnel layer's
+// pooled query rows labelled with every token of their group.
+#include "counted.h"
+#include "figure_builders.h"
+#include "forward_runner.h"
+#include "routing_figures.h"
+#include "sparsity_figure.h"
+#include "temp_files.h"
+#include "zoo_models.h"
+
+#include <QImage>
+#include <QPainter>
+#include <QRegularExpression>
+#include <QTest>
+#include <cmath>
+
+using namespace headlight;
+
+namespace {
+
+std::shared_ptr<app::ForwardResult> pass(const QString& folder, const QString& text,
+                                         const variants::VariantSpec& variant = {}) {
+    const std::shared_ptr<const app::LoadedModel> model =
+        app::loadCheckpoint(folder, chooseBackend(BackendKind::Cpu), {});
+    auto result = app::runForwardPass(model, text, variant, true);
+    if (!result->error.isEmpty()) qFatal("%s", qPrintable(result->error));
+    return result;
+}
+
+QString zooCase(const char* name) {
+    return QStringLiteral(HEADLIGHT_TEST_DATA "/zoo/") + name;
+}
+
+const QList<QSizeF> kReviewSizes = {{600, 400}, {1600, 1100}};
+
+QString boxText(const QRectF& r) {
+    return QStringLiteral("(%1, %2, %3 × %4)").arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height());
+}
+} // namespace
+
+class TestFigureReview : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    // `--model resources/models/ut_act/` named the model "" in the caption; ut_act has one layer.
+    void captionNamesAModelGivenWithATrailingSlash() {
+        test::ScratchDir dir;
+        const QString out = dir.filePath("act.svg");
+        const test::CliResult run = test::runHeadlight(
+            {"export", "--model", test::zooModelsRoot() + "/ut_act/", "--text", "1 5 9 13",
+             "--view", "heatmap", "--out", out});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        const QString svg = QString::fromUtf8(test::readFile(out));
+        QVERIFY2(svg.contains("Model: ut_act ("), qPrintable(svg.left(400)));
+        QVERIFY(svg.contains(", 1 layer × "));
+        QVERIFY(!svg.contains("1 layers"));
+    }
+
+    void countsAreSingularForOne() {
+        QCOMPARE(app::counted(1, "layer"), QString("1 layer"));
+        QCOMPARE(app::counted(0, "layer"), QString("0 layers"));
+        QCOMPARE(app::counted(12, "head"), QString("12 heads"));
+    }
+
+    // A token that halted after N steps has no probability at steps N+1…: those cells are
+    // hatched (white page and grey lines, never the colour map's 0) and the key says "halted".
+    void actHaltedCellsAreHatchedAndNamed() {
+        const auto result = pass(zooCase("act_ut_post"), "1 5 9 13 17 21 25");
+        const render::PanelsFigure f = app::actPonderFigure(*result, {});
+        const auto& halting = std::get<render::HeatmapFigure>(f.panels[0]);
+        const Tensor& ponder = result->internals.at("ponder");
+        const Tensor& remainder = result->internals.at("remainder");
+        int halted = 0;
+        for (int t = 0; t < halting.cols; ++t) {
+            const int steps = int(std::lround(ponder.data()[t] - remainder.data()[t]));
+            for (int step = 0; step < halting.rows; ++step) {
+                const bool absent = step >= steps;
+                QCOMPARE(bool(halting.absent[std::size_t(step * halting.cols + t)]), absent);
+                halted += absent;
+            }
+        }
+        QVERIFY2(halted > 0, "no token halted before the last step: the check sees nothing");
+        QCOMPARE(halting.absentLabel, QString("halted"));
+
+        const QRectF bounds(0, 0, 800, 500);
+        QImage image(bounds.size().toSize(), QImage::Format_RGB32);
+        QPainter painter(&image);
+        render::paintHeatmap(painter, bounds, halting);
+        painter.end();
+        const render::HeatmapLayout layout = render::layoutHeatmap(bounds, halting);
+        const QColor zero = render::colorAt(halting.colorBar.map, 0.0);
+        for (int step = 0; step < halting.rows; ++step)
+            for (int t = 0; t < halting.cols; ++t) {
+                if (!render::heatmapCellAbsent(halting, step, t)) continue;
+                const QRect cell =
+                    render::heatmapCellRect(layout, halting, step, t).toAlignedRect().adjusted(
+                        2, 2, -2, -2);
+                bool page = false, hatch = false;
+                for (int y = cell.top(); y <= cell.bottom(); ++y)
+                    for (int x = cell.left(); x <= cell.right(); ++x) {
+                        const QColor c = image.pixelColor(x, y);
+                        QVERIFY(c != zero);
+                        page |= c == render::style::kPage;
+                        hatch |= c.red() < 230;
+                    }
+                QVERIFY(page && hatch);
+            }
+        QVERIFY(!layout.absentKey.isEmpty());
+        QVERIFY(bounds.contains(layout.absentKey));
+        QVERIFY(!layout.absentKey.intersects(layout.colorBar));
+    }
+
+    // The value axis' title sits left of its tick labels, never over them ("Share of pairs
+    // allowed" was drawn over "0.25"), in every bar panel of the sparsity view at both sizes.
+    void valueAxisTitleClearsTheTickLabels() {
+        const auto result = pass(test::zooModelsRoot() + "/pre_ln", "The cat sat on the mat.");
+        const render::PanelsFigure f = app::sparsityFigure(*result, {});
+        for (const QSizeF size : kReviewSizes) {
+            const render::PanelsLayout panels = render::layoutPanels(QRectF({0, 0}, size), f);
+            int bars = 0;
+            for (std::size_t i = 0; i < f.panels.size(); ++i) {
+                const auto* chart = std::get_if<render::BarChartFigure>(&f.panels[i]);
+                if (!chart) continue;
+                ++bars;
+                const render::BarChartLayout l = render::layoutBarChart(panels.cells[i], *chart);
+                for (const QRectF& tick : render::barChartTickLabels(l, *chart)) {
+                    QVERIFY2(!tick.intersects(l.valueAxisTitle),
+                             qPrintable(boxText(tick) + " meets " + boxText(l.valueAxisTitle)));
+                    QVERIFY(tick.right() < l.plot.left());
+                }
+            }
+            QVERIFY(bars >= 1);
+        }
+    }
+
+    // A funnel layer's query rows are one per pooled query: labelled with all of its tokens.
+    void pooledRowsAreLabelledWithTheirGroup() {
+        const auto result = pass(zooCase("funnel_encoder_2x2"), "1 5 9 13 17 21 25 29 33");
+        for (int layer = 0; layer < 4; ++layer) {
+            app::ViewState state;
+            state.layer = layer;
+            const auto heatmap = std::get<render::HeatmapFigure>(
+                app::buildFigure(app::ViewKind::Heatmap, result.get(), state));
+            const std::vector<render::RowLabel> labels = render::heatmapRowLabels(heatmap);
+            if (layer < 2) {
+                QVERIFY(heatmap.rowGroups.empty());
+                QCOMPARE(int(labels.size()), result->tokenCount());
+                continue;
+            }
+            QVERIFY(heatmap.rowAxis.contains("pooled"));
+            QCOMPARE(int(labels.size()), int(result->internals.at("funnel_length").data()[layer]));
+            int row = 0;
+            for (const render::RowLabel& label : labels) {
+                QCOMPARE(label.first, row);
+                QVERIFY(label.count >= 1);
+                QCOMPARE(label.text, result->tokens.mid(row, label.count).join(QString()));
+                row += label.count;
+            }
+            QCOMPARE(row, result->tokenCount());
+            QVERIFY(labels.front().count >= 2);
+        }
+    }
+};
+
+HEADLIGHT_TEST_MAIN(TestFigureReview)
+#include "test_figure_review.moc"
