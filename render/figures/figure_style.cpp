@@ -132,7 +132,12 @@ void paintThresholdBar(QPainter& painter, const QRectF& area, const Thresholds& 
 
 int labelStep(double slot, double labelExtent) {
     if (slot <= 0.0) return 1;
-    return std::max(1, int(std::ceil(labelExtent / slot)));
+    const int needed = std::max(1, int(std::ceil(labelExtent / slot)));
+    // Why round steps: every 5th or 10th label reads as a regular ruler; every 3rd or 7th read as
+    // labels skipped at random (and a label's index is easy to count from a round step).
+    for (int power = 1;; power *= 10)
+        for (const int m : {1, 2, 5})
+            if (m * power >= needed) return m * power;
 }
 
 void paintRowLabels(QPainter& painter, const QRectF& plot, double labelWidth,

@@ -63,7 +63,8 @@ void paintThresholdBar(QPainter& painter, const QRectF& area, const Thresholds& 
                        double minValue, double maxValue, const QString& label,
                        const QFont& tickFont);
 
-// Every `step`-th label is drawn so that labels never overlap: 1 when they fit.
+// Every `step`-th label is drawn so that labels never overlap: 1 when they fit, else the
+// smallest of 2, 5, 10, 20, 50… that is enough.
 int labelStep(double slot, double labelExtent);
 // Labels sit in the `labelWidth` just left of the plot (less a small gap).
 void paintRowLabels(QPainter& painter, const QRectF& plot, double labelWidth,

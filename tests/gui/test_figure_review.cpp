@@ -1,8 +1,8 @@
 // What a reviewer noticed in exported figures (issue 23 §4), each checked on the figure itself:
 // the model named in the caption when --model ends in a slash, "1 layer" (not "1 layers"), ACT
 // cells of halted tokens hatched and named in the legend instead of drawn as a probability of 0,
-// value-axis tick labels clear of the axis title at 600×400 and 1600×1100, and a funnel layer's
-// pooled query rows labelled with every token of their group.
+// value-axis tick labels clear of the axis title at 600×400 and 1600×1100, thinned labels at a
+// round step, and a funnel layer's pooled query rows labelled with every token of their group.
 #include "counted.h"
 #include "figure_builders.h"
 #include "forward_runner.h"
@@ -133,6 +133,16 @@ private Q_SLOTS:
             }
             QVERIFY(bars >= 1);
         }
+    }
+
+    // Thinned labels skip by a round step (every 5th, 10th…), so the labels drawn are evenly
+    // spaced and their positions easy to count: 3 or 7 read as labels missing at random.
+    void thinnedLabelsSkipByARoundStep() {
+        QCOMPARE(render::labelStep(20.0, 15.0), 1);
+        QCOMPARE(render::labelStep(10.0, 15.0), 2);
+        QCOMPARE(render::labelStep(10.0, 25.0), 5); // 3 would do
+        QCOMPARE(render::labelStep(2.0, 15.0), 10); // 8 would do
+        QCOMPARE(render::labelStep(1.0, 110.0), 200);
     }
 
     // A funnel layer's query rows are one per pooled query: labelled with all of its tokens.
