@@ -230,7 +230,8 @@ render::PageContent buildExportFigure(const CliArgs& args, const Request& reques
         throw CliError("nothing to export: " + empty->message.toStdString());
     if (!args.has("--layer") && !args.has("--head")) clearSelection(figure);
     if (auto* violins = std::get_if<render::ViolinFigure>(&figure); violins && request.corpus)
-        violins->title += QStringLiteral(", over %1").arg(counted(request.texts.size(), QStringLiteral("text")));
+        violins->title +=
+            QStringLiteral(", over %1").arg(counted(request.texts.size(), QStringLiteral("text")));
     return figure;
 }
 

@@ -2,8 +2,8 @@
 
 #include "counted.h"
 #include "internals_figures.h"
-#include "routing_figures.h"
 #include "position_figure.h"
+#include "routing_figures.h"
 #include "sparsity_figure.h"
 
 #include <algorithm>
@@ -169,7 +169,9 @@ render::Figure violins(const ForwardResult& r, const ViewState& s, bool jsd,
     render::ViolinFigure f;
     f.title = jsd ? QStringLiteral("JSD between the same head in adjacent layers, per query token")
                   : QStringLiteral("Attention entropy per query token, heads sorted by median");
-    if (corpus) f.title += QStringLiteral(" · corpus of %1").arg(counted(corpus->texts, QStringLiteral("text")));
+    if (corpus)
+        f.title +=
+            QStringLiteral(" · corpus of %1").arg(counted(corpus->texts, QStringLiteral("text")));
     f.valueAxis = jsd ? QStringLiteral("JSD (bits)") : QStringLiteral("Entropy (nats)");
     f.grid = set.grid;
     f.panels = violinPanels(set, jsd);

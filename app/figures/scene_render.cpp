@@ -6,8 +6,8 @@
 #include "model_session.h"
 #include "scene_files.h"
 
-#include <QEventLoop>
 #include <QDir>
+#include <QEventLoop>
 #include <QFileInfo>
 #include <QJsonDocument>
 

@@ -7,6 +7,7 @@
 namespace headlight::app {
 
 inline QString counted(qint64 count, const QString& noun) {
-    return QStringLiteral("%1 %2%3").arg(count).arg(noun, count == 1 ? QString() : QStringLiteral("s"));
+    return QStringLiteral("%1 %2%3").arg(count).arg(noun,
+                                                    count == 1 ? QString() : QStringLiteral("s"));
 }
 } // namespace headlight::app

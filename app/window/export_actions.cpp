@@ -129,8 +129,7 @@ render::ExportOptions ExportActions::pageOptions() const {
     if (shown.width() >= render::kLayoutDpi && shown.height() >= render::kLayoutDpi)
         options.inches = QSizeF(shown) / render::kLayoutDpi;
     if (const LoadedModel* model = window_->session().current())
-        options.caption.model =
-            QStringLiteral("%1 (%2)").arg(model->name(), model->summary());
+        options.caption.model = QStringLiteral("%1 (%2)").arg(model->name(), model->summary());
     options.caption.variant = variantCaption(window_->workspace()->scenario().variant);
     if (const ForwardResult* result = window_->workspace()->result())
         options.caption.text = result->text;

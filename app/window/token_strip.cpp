@@ -67,7 +67,8 @@ std::vector<QRect> TokenStrip::layoutChips(int width) const {
 
 int TokenStrip::heightForWidth(int width) const {
     const std::vector<QRect> chips = layoutChips(width);
-    const int line = int(std::ceil(render::linesHeight(font(), tokens_))) + 2 * kPadY + 2 * kSpacing;
+    const int line =
+        int(std::ceil(render::linesHeight(font(), tokens_))) + 2 * kPadY + 2 * kSpacing;
     return chips.empty() ? line : chips.back().bottom() + kSpacing + 1;
 }
 

@@ -59,7 +59,10 @@ void paintBars(QPainter& painter, const BarChartLayout& layout, const BarChartFi
         const QString text = QString::number(figure.values[std::size_t(i)], 'f', figure.decimals);
         if (textWidth(layout.tickFont, text) > bar.width() * 1.3) continue;
         painter.setPen(style::kInk);
-        drawTextLine(painter, QRectF(bar.center().x() - bar.width(), bar.top() - h - 2.0, 2 * bar.width(), h), Qt::AlignHCenter, text);
+        drawTextLine(
+            painter,
+            QRectF(bar.center().x() - bar.width(), bar.top() - h - 2.0, 2 * bar.width(), h),
+            Qt::AlignHCenter, text);
     }
 }
 } // namespace

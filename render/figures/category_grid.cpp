@@ -89,7 +89,8 @@ void paintLegend(QPainter& painter, const Layout& l, const CategoryGridFigure& f
         if (y + h > l.legend.bottom()) break;
         painter.fillRect(QRectF(l.legend.left(), y, h, h), categoryColor(k));
         painter.setPen(style::kInk);
-        drawTextLine(painter, QRectF(l.legend.left() + h + kLabelGap, y, l.legend.width(), h), Qt::AlignLeft, QStringLiteral("%1 %2").arg(f.legendTitle).arg(k));
+        drawTextLine(painter, QRectF(l.legend.left() + h + kLabelGap, y, l.legend.width(), h),
+                     Qt::AlignLeft, QStringLiteral("%1 %2").arg(f.legendTitle).arg(k));
     }
 }
 } // namespace

@@ -22,10 +22,10 @@ QImage cellImage(const HeatmapFigure& figure) {
     for (int r = 0; r < figure.rows; ++r) {
         auto* line = reinterpret_cast<QRgb*>(image.scanLine(r));
         for (int c = 0; c < figure.cols; ++c)
-            line[c] = heatmapCellAbsent(figure, r, c)
-                          ? style::kPage.rgb()
-                          : colorAt(bar.map, normalise(valueAt(figure, r, c), bar.low, bar.high))
-                                .rgb();
+            line[c] =
+                heatmapCellAbsent(figure, r, c)
+                    ? style::kPage.rgb()
+                    : colorAt(bar.map, normalise(valueAt(figure, r, c), bar.low, bar.high)).rgb();
     }
     return image;
 }
@@ -50,12 +50,12 @@ void paintCellValues(QPainter& painter, const HeatmapLayout& layout, const Heatm
             // Why the snap: "-0.00" for a tiny negative difference reads as a sign that is not
             // there.
             const float shown = std::abs(v) < 0.005f ? 0.0f : v;
-            drawTextLine(painter, heatmapCellRect(layout, figure, r, c), Qt::AlignHCenter, QString::number(shown, 'f', 2));
+            drawTextLine(painter, heatmapCellRect(layout, figure, r, c), Qt::AlignHCenter,
+                         QString::number(shown, 'f', 2));
         }
 }
 
-void paintAbsentCells(QPainter& painter, const HeatmapLayout& layout,
-                      const HeatmapFigure& figure) {
+void paintAbsentCells(QPainter& painter, const HeatmapLayout& layout, const HeatmapFigure& figure) {
     for (int r = 0; r < figure.rows; ++r)
         for (int c = 0; c < figure.cols; ++c)
             if (heatmapCellAbsent(figure, r, c))
@@ -109,8 +109,8 @@ void paintGroupedRowLabels(QPainter& painter, const HeatmapLayout& layout,
             painter.setPen(QPen(style::kPage, 1.0));
             painter.drawLine(QPointF(layout.plot.left(), top), QPointF(layout.plot.right(), top));
         }
-        const bool emphasised = figure.emphasisedRow >= label.first &&
-                                figure.emphasisedRow < label.first + label.count;
+        const bool emphasised =
+            figure.emphasisedRow >= label.first && figure.emphasisedRow < label.first + label.count;
         if (int(g) % step != 0 && !emphasised) continue;
         QFont font = layout.labelFont;
         font.setBold(emphasised);
@@ -187,7 +187,9 @@ QRectF heatmapCellRect(const HeatmapLayout& layout, const HeatmapFigure& figure,
 
 std::vector<RowLabel> heatmapRowLabels(const HeatmapFigure& figure) {
     std::vector<RowLabel> labels;
-    const auto textOf = [&](int row) { return row < figure.rowLabels.size() ? figure.rowLabels[row] : QString(); };
+    const auto textOf = [&](int row) {
+        return row < figure.rowLabels.size() ? figure.rowLabels[row] : QString();
+    };
     if (figure.rowGroups.empty()) {
         for (int row = 0; row < figure.rows; ++row)
             labels.push_back({textOf(row), row, 1});

@@ -38,7 +38,8 @@ void paintTicks(QPainter& painter, const LineChartLayout& l) {
         painter.drawLine(atY, QPointF(l.plot.right(), atY.y()));
         painter.setPen(style::kInk);
         drawTextLine(painter, lineChartTickLabels(l)[std::size_t(i)], Qt::AlignRight, tickText(y));
-        drawTextLine(painter, QRectF(atX.x() - 100.0, l.plot.bottom() + 2.0, 200.0, h), Qt::AlignHCenter, tickText(x));
+        drawTextLine(painter, QRectF(atX.x() - 100.0, l.plot.bottom() + 2.0, 200.0, h),
+                     Qt::AlignHCenter, tickText(x));
     }
 }
 } // namespace

@@ -43,13 +43,18 @@ void paintGridLabels(QPainter& painter, const ModelGridLayout& layout,
         if (l % layerStep != 0 && l != figure.selectedLayer) continue;
         painter.setPen(l == figure.selectedLayer ? style::kAccent : style::kInk);
         const QRectF cell = modelGridCellRect(layout, l, 0);
-        drawTextLine(painter, QRectF(layout.grid.left() - 60.0 - kLabelGap, cell.top(), 60.0, cell.height()), Qt::AlignRight, QStringLiteral("L%1").arg(l));
+        drawTextLine(painter,
+                     QRectF(layout.grid.left() - 60.0 - kLabelGap, cell.top(), 60.0, cell.height()),
+                     Qt::AlignRight, QStringLiteral("L%1").arg(l));
     }
     for (int hd = 0; hd < figure.heads; ++hd) {
         if (hd % headStep != 0 && hd != figure.selectedHead) continue;
         painter.setPen(hd == figure.selectedHead ? style::kAccent : style::kInk);
         const QRectF cell = modelGridCellRect(layout, 0, hd);
-        drawTextLine(painter, QRectF(cell.left() - 20.0, layout.grid.top() - h - 2.0, cell.width() + 40.0, h), Qt::AlignHCenter, QStringLiteral("H%1").arg(hd));
+        drawTextLine(
+            painter,
+            QRectF(cell.left() - 20.0, layout.grid.top() - h - 2.0, cell.width() + 40.0, h),
+            Qt::AlignHCenter, QStringLiteral("H%1").arg(hd));
     }
 }
 } // namespace

@@ -15,7 +15,8 @@ PanelsLayout layoutPanels(const QRectF& bounds, const PanelsFigure& figure) {
     layout.captionFont = figureFont(bounds, TextRole::Label);
     layout.title = QRectF(bounds.left() + kPad, bounds.top() + kPad / 2, bounds.width() - 2 * kPad,
                           lineHeight(layout.titleFont, figure.title) + kPad / 2);
-    const double captionHeight = figure.caption.isEmpty() ? 0.0 : lineHeight(layout.captionFont, figure.caption);
+    const double captionHeight =
+        figure.caption.isEmpty() ? 0.0 : lineHeight(layout.captionFont, figure.caption);
     layout.caption =
         QRectF(layout.title.left(), layout.title.bottom(), layout.title.width(), captionHeight);
     const int count = int(figure.panels.size());

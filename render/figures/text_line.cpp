@@ -108,8 +108,8 @@ void drawTextLine(QPainter& painter, const QRectF& box, Qt::Alignment alignment,
     const QFont font = painter.font();
     auto layout = layOut(font, text);
     if (layout->lineAt(0).naturalTextWidth() > box.width() + 0.5)
-        layout = layOut(font, QFontMetricsF(font).elidedText(text, Qt::ElideRight,
-                                                             std::max(box.width(), 0.0)));
+        layout = layOut(
+            font, QFontMetricsF(font).elidedText(text, Qt::ElideRight, std::max(box.width(), 0.0)));
     const double width = layout->lineAt(0).naturalTextWidth();
     double x = box.left();
     if (alignment & Qt::AlignRight)

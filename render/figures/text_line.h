@@ -7,11 +7,11 @@
 // copy for search and copy-paste, so the file looks the same where the fonts are not installed
 // (docs/export.md).
 //
-//   figureFontFamilies  DejaVu Sans, then one family per script it lacks (tools/setup.sh installs them)
-//   lineHeight          ascent + descent over the fonts `text` is drawn with
-//   linesHeight         the tallest of several lines (at least the font's own height)
-//   drawTextLine        `text` with painter's font and pen, centred vertically in `box`
-//   missingGlyphs       how many .notdef glyphs (empty boxes) `text` would show
+//   figureFontFamilies  DejaVu Sans, then one family per script it lacks (tools/setup.sh installs
+//   them) lineHeight          ascent + descent over the fonts `text` is drawn with linesHeight the
+//   tallest of several lines (at least the font's own height) drawTextLine        `text` with
+//   painter's font and pen, centred vertically in `box` missingGlyphs       how many .notdef glyphs
+//   (empty boxes) `text` would show
 
 #include <QFont>
 #include <QGlyphRun>

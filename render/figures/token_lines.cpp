@@ -58,7 +58,8 @@ void paintSide(QPainter& painter, const TokenLinesLayout& layout, const TokenLin
         const QPointF anchor = querySide ? queryAnchor(layout, i) : keyAnchor(layout, i);
         const double x =
             querySide ? anchor.x() - kLabelGap - layout.labelWidth : anchor.x() + kLabelGap;
-        drawTextLine(painter, QRectF(x, anchor.y() - h / 2, layout.labelWidth, h), Qt::AlignRight, figure.tokens[i]);
+        drawTextLine(painter, QRectF(x, anchor.y() - h / 2, layout.labelWidth, h), Qt::AlignRight,
+                     figure.tokens[i]);
     }
 }
 

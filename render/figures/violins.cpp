@@ -39,7 +39,8 @@ void paintValueGrid(QPainter& painter, const QRectF& plot, const ViolinFigure& f
         painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
         if (!withLabels) continue;
         painter.setPen(style::kInk);
-        drawTextLine(painter, QRectF(plot.left() - 80.0 - kLabelGap, y - h / 2, 80.0, h), Qt::AlignRight, QString::number(v, 'g', 3));
+        drawTextLine(painter, QRectF(plot.left() - 80.0 - kLabelGap, y - h / 2, 80.0, h),
+                     Qt::AlignRight, QString::number(v, 'g', 3));
     }
     painter.setPen(QPen(style::kMutedInk, 1.2, Qt::DashLine));
     for (double t : {figure.thresholds.low, figure.thresholds.high})
@@ -94,7 +95,8 @@ void paintPanel(QPainter& painter, const QRectF& plot, const ViolinFigure& figur
     const double h = fontHeight(layout.labelFont);
     painter.setFont(layout.labelFont);
     painter.setPen(panel.layer == figure.selectedLayer ? style::kAccent : style::kInk);
-    drawTextLine(painter, QRectF(plot.left(), plot.top() - h - 2.0, plot.width(), h), Qt::AlignLeft, panel.title);
+    drawTextLine(painter, QRectF(plot.left(), plot.top() - h - 2.0, plot.width(), h), Qt::AlignLeft,
+                 panel.title);
     const int n = int(panel.violins.size());
     if (n == 0) return;
     const double slot = plot.width() / n;
@@ -110,8 +112,11 @@ void paintPanel(QPainter& painter, const QRectF& plot, const ViolinFigure& figur
     const int step = labelStep(slot, textWidth(layout.tickFont, QStringLiteral("H00")));
     for (int i = 0; i < n; i += step) {
         painter.setPen(style::kInk);
-        drawTextLine(painter, QRectF(violinCenterX(plot, panel, i) - slot * step / 2,
-                                plot.bottom() + 2.0, slot * step, th), Qt::AlignHCenter, QStringLiteral("H%1").arg(panel.violins[std::size_t(i)].head));
+        drawTextLine(painter,
+                     QRectF(violinCenterX(plot, panel, i) - slot * step / 2, plot.bottom() + 2.0,
+                            slot * step, th),
+                     Qt::AlignHCenter,
+                     QStringLiteral("H%1").arg(panel.violins[std::size_t(i)].head));
     }
     painter.setPen(QPen(style::kInk, 1.0));
     painter.setBrush(Qt::NoBrush);

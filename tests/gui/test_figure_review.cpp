@@ -48,9 +48,9 @@ private Q_SLOTS:
     void captionNamesAModelGivenWithATrailingSlash() {
         test::ScratchDir dir;
         const QString out = dir.filePath("act.svg");
-        const test::CliResult run = test::runHeadlight(
-            {"export", "--model", test::zooModelsRoot() + "/ut_act/", "--text", "1 5 9 13",
-             "--view", "heatmap", "--out", out});
+        const test::CliResult run =
+            test::runHeadlight({"export", "--model", test::zooModelsRoot() + "/ut_act/", "--text",
+                                "1 5 9 13", "--view", "heatmap", "--out", out});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         const QString svg = QString::fromUtf8(test::readFile(out));
         QVERIFY2(svg.contains("Model: ut_act ("), qPrintable(svg.left(400)));
@@ -94,9 +94,9 @@ private Q_SLOTS:
         for (int step = 0; step < halting.rows; ++step)
             for (int t = 0; t < halting.cols; ++t) {
                 if (!render::heatmapCellAbsent(halting, step, t)) continue;
-                const QRect cell =
-                    render::heatmapCellRect(layout, halting, step, t).toAlignedRect().adjusted(
-                        2, 2, -2, -2);
+                const QRect cell = render::heatmapCellRect(layout, halting, step, t)
+                                       .toAlignedRect()
+                                       .adjusted(2, 2, -2, -2);
                 bool page = false, hatch = false;
                 for (int y = cell.top(); y <= cell.bottom(); ++y)
                     for (int x = cell.left(); x <= cell.right(); ++x) {
