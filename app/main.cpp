@@ -6,6 +6,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QHashFunctions>
 #include <cstdio>
 
 namespace {
@@ -55,6 +56,9 @@ int runGui(int argc, char** argv) {
 } // namespace
 
 int main(int argc, char** argv) {
+    // Why: Qt's PDF writer emits the fonts in QHash order, so with Qt's per-process random seed
+    // the same figure gave a different PDF each time; `headlight reproduce` compares them.
+    QHashSeed::setDeterministicGlobalSeed();
     if (argc > 1 && headlight::app::isCliCommand(QString::fromLocal8Bit(argv[1])))
         return headlight::app::runCli(argc, argv);
     return runGui(argc, argv);

@@ -19,6 +19,7 @@ CliCommand devicesCommand();
 CliCommand exportCommand();
 CliCommand figuresCommand();
 CliCommand inspectCommand();
+CliCommand reproduceCommand();
 CliCommand tokenizeCommand();
 CliCommand variantsCommand();
 
