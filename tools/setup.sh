@@ -26,6 +26,7 @@ packages=(
   libimgui-dev libbenchmark-dev
   xvfb xauth fonts-dejavu-core
   clang libclang-rt-14-dev llvm-14 strace
+  dpkg-dev file
 )
 
 missing=()

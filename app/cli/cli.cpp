@@ -139,7 +139,7 @@ CliOption dpiOption() {
 
 const std::vector<CliCommand>& cliCommands() {
     static const std::vector<CliCommand> commands = {
-        convertCommand(), devicesCommand(),   exportCommand(),   figuresCommand(),
+        aboutCommand(),   convertCommand(),   devicesCommand(),  exportCommand(),  figuresCommand(),
         inspectCommand(), reproduceCommand(), tokenizeCommand(), variantsCommand()};
     return commands;
 }
@@ -152,6 +152,9 @@ const std::vector<CliOption>& windowOptions() {
         {QStringLiteral("--open"), QStringLiteral("FILE"),
          QStringLiteral("open this scene or lesson file at start (docs/scenes.md)")},
         {QStringLiteral("--present"), {}, QStringLiteral("start in presentation mode (F5)")},
+        {QStringLiteral("--screenshot"), QStringLiteral("FILE"),
+         QStringLiteral("save the window as a PNG once the first figure is shown, then quit "
+                        "(exit 1 when no model opens)")},
         backendOption(),
         vulkanDeviceOption(),
     };

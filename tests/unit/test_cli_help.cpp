@@ -14,9 +14,10 @@ using test::runHeadlight;
 namespace {
 
 // Every option each command takes (what it took before the table existed, plus variants'
-// --markdown and --write-docs, export's --scenario and reproduce), with -h and --help added to
-// all.
+// --markdown and --write-docs, export's --scenario, about and reproduce), with -h and --help added
+// to all.
 const std::map<QString, QStringList> kOptions = {
+    {"about", {"--backend", "--vulkan-device"}},
     {"convert", {"--model", "--out"}},
     {"devices", {"--backend", "--vulkan-device", "--json"}},
     {"export",
