@@ -27,7 +27,7 @@ CliCommand aboutCommand() {
         {QStringLiteral("[--backend cpu|vulkan] [--vulkan-device SEL]")},
         {},
         {backendOption(), vulkanDeviceOption()},
-        {QStringLiteral("headlight about")},
+        {QStringLiteral("headlight about --backend cpu")},
         &runAbout,
     };
 }

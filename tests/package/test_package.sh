@@ -28,7 +28,7 @@ for package in libqt6core6 libqt6gui6 libqt6widgets6 libqt6svg6 libvulkan1 qt6-q
   fonts-dejavu-core; do
   grep -Eq "(^|[ ,|])$package([ ,(]|$)" <<<"$depends" || fail "Depends lacks $package: $depends"
 done
-grep -q "libopenblas" <<<"$depends" || fail "Depends lacks OpenBLAS: $depends"
+grep -q "libopenblas0-openmp" <<<"$depends" || fail "Depends lacks OpenBLAS's OpenMP build: $depends"
 [[ $(dpkg-deb -f "$deb" Recommends) == *mesa-vulkan-drivers* ]] || fail "no Recommends of mesa-vulkan-drivers"
 
 root="$work/root"
