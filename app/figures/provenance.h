@@ -9,28 +9,18 @@
 // the JSON keys.
 
 #include "export/figure_export.h"
+#include "file_hashes.h"
 #include "io/scenario.h"
 
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
-#include <map>
 #include <optional>
 #include <stdexcept>
 
 namespace headlight::app {
 
 struct LoadedModel;
-
-using FileHashes = std::map<QString, QString>; // file name → SHA-256 (lower-case hex)
-
-// The files of a checkpoint folder that Headlight reads, by role, hashed.
-struct ModelFiles {
-    FileHashes weights;   // model*.safetensors, pytorch_model*.bin and their shard indexes
-    FileHashes tokenizer; // tokenizer*, vocab*, merges.txt, special_tokens_map.json, …
-    FileHashes config;    // the folder's other .json files (config.json, zoo.json)
-    bool operator==(const ModelFiles&) const = default;
-};
 
 struct CorpusFile {
     QString path; // absolute
@@ -57,12 +47,6 @@ class ProvenanceError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
 };
-
-// SHA-256 of a file, computed once per file version (path, size, modification time) in this
-// process, so a model's weights are hashed once however many figures are exported from it.
-// Throws ProvenanceError when the file cannot be read.
-QString fileSha256(const QString& path);
-ModelFiles hashModelFiles(const QString& folder);
 
 // Everything but `command` and `corpus`, which the caller knows.
 Provenance describeExport(const LoadedModel& model, const io::Scenario& scenario,
