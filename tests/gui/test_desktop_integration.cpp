@@ -17,6 +17,7 @@
 #include <QMimeData>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QUrl>
 
@@ -50,8 +51,15 @@ QAction* helpAction(QMenuBar* bar, const QString& text) {
 
 class TestDesktopIntegration : public QObject {
     Q_OBJECT
+    QTemporaryDir home_;
+
 private Q_SLOTS:
-    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+    // Why a home of its own: the windows here open models, which the window remembers in its
+    // settings, and ctest runs the other GUI tests, which read those settings, at the same time.
+    void initTestCase() {
+        qputenv("HOME", home_.path().toUtf8());
+        QStandardPaths::setTestModeEnabled(true);
+    }
 
     void aDroppedSceneFileOpensItsScene() {
         test::ScratchDir dir;

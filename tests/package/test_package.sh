@@ -51,6 +51,9 @@ zcat "$share/man/man1/headlight.1.gz" | grep -q '^\.TH HEADLIGHT 1' || fail "the
 
 cd "$work"
 unset HEADLIGHT_RESOURCES
+# Why: the window remembers what it opened in ~/.config; the test must not write the user's.
+export HOME="$work/home"
+mkdir "$HOME"
 program="$root/usr/bin/headlight"
 [[ $("$program" --version) == "headlight $version" ]] || fail "--version: $("$program" --version)"
 about=$("$program" about --backend cpu)
