@@ -22,7 +22,8 @@ using test::runHeadlight;
 namespace {
 
 const QStringList kFormats = {"png", "svg", "pdf", "csv", "safetensors"};
-const QString kText = QStringLiteral("The cat sat on the mat.");
+// XML and JSON specials and non-Latin letters: PNG then needs iTXt, SVG and XMP escaping.
+const QString kText = QStringLiteral("The cat & <the \"mat\"> Ωμέγα 注意力");
 
 QString sha256Of(const QByteArray& bytes) {
     return QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
