@@ -46,6 +46,13 @@ file "$share/icons/hicolor/48x48/apps/headlight.png" | grep -q "48 x 48" || fail
 grep -qx 'Exec=headlight %f' "$share/applications/headlight.desktop" || fail "the .desktop entry does not pass the file"
 grep -q '^MimeType=application/x-headlight-scene+json;application/x-headlight-lesson+json;$' \
   "$share/applications/headlight.desktop" || fail "the .desktop entry declares no MIME types"
+# The MIME types compile (shared-mime-info's own tool, run on the unpacked copy only).
+if command -v update-mime-database >/dev/null; then
+  update-mime-database "$share/mime"
+  grep -q '^60:application/x-headlight-scene+json:\*\.scene\.json$' "$share/mime/globs2" ||
+    fail "the scene MIME type has no *.scene.json glob"
+  [[ -f $share/mime/application/x-headlight-lesson+json.xml ]] || fail "no lesson MIME type"
+fi
 if command -v desktop-file-validate >/dev/null; then desktop-file-validate "$share/applications/headlight.desktop"; fi
 zcat "$share/man/man1/headlight.1.gz" | grep -q '^\.TH HEADLIGHT 1' || fail "the man page is not a roff page"
 
