@@ -2,7 +2,8 @@
 // An open-addressing hash table of int indices into an array the caller owns (vocabulary entries,
 // merges), probed linearly. Why not std::unordered_map: the Hub's tokenizers have 128k-262k tokens
 // and 280k-515k merges, and a node per entry made loading them slower than Hugging Face's Rust
-// library and twice as large; here each entry costs 4 to 8 bytes of slots.
+// library and twice as large; here each entry costs 11 to 21 bytes of slots. Each slot keeps the
+// upper half of its key's hash, so probing past other keys rarely reads the caller's array.
 
 #include <cstddef>
 #include <cstdint>
@@ -23,7 +24,7 @@ public:
     // The index stored under `hash` for which `matches(index)` holds, or -1.
     template <class Matches> int find(std::size_t hash, const Matches& matches) const {
         if (slots_.empty()) return -1;
-        return slots_[slotOf(hash, matches)];
+        return slots_[slotOf(hash, matches)].index;
     }
 
     // Stores `index` in place of the one `matches` recognises, or in a new slot. Returns the index
@@ -31,30 +32,40 @@ public:
     template <class Matches, class HashOf>
     int assign(std::size_t hash, int index, const Matches& matches, const HashOf& hashOf) {
         reserve(count_ + 1, hashOf);
-        int32_t& slot = slots_[slotOf(hash, matches)];
-        const int previous = slot;
+        Slot& slot = slots_[slotOf(hash, matches)];
+        const int previous = slot.index;
         if (previous < 0) ++count_;
-        slot = index;
+        slot = {static_cast<int32_t>(index), tagOf(hash)};
         return previous;
     }
 
 private:
+    struct Slot {
+        int32_t index = -1;
+        uint32_t tag = 0;
+    };
+
+    static uint32_t tagOf(std::size_t hash) { return static_cast<uint32_t>(hash >> 32); }
+
     template <class Matches> std::size_t slotOf(std::size_t hash, const Matches& matches) const {
         const std::size_t mask = slots_.size() - 1;
+        const uint32_t tag = tagOf(hash);
         std::size_t slot = hash & mask;
-        while (slots_[slot] >= 0 && !matches(slots_[slot]))
+        while (slots_[slot].index >= 0 &&
+               (slots_[slot].tag != tag || !matches(slots_[slot].index)))
             slot = (slot + 1) & mask;
         return slot;
     }
 
     template <class HashOf> void rehash(std::size_t size, const HashOf& hashOf) {
-        std::vector<int32_t> old(size, -1);
+        std::vector<Slot> old(size);
         old.swap(slots_);
-        for (const int32_t index : old)
-            if (index >= 0) slots_[slotOf(hashOf(index), [](int) { return false; })] = index;
+        for (const Slot& moved : old)
+            if (moved.index >= 0)
+                slots_[slotOf(hashOf(moved.index), [](int) { return false; })] = moved;
     }
 
-    std::vector<int32_t> slots_;
+    std::vector<Slot> slots_;
     std::size_t count_ = 0;
 };
 
