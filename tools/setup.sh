@@ -61,7 +61,12 @@ fi
 reference=build/tokenizers-reference
 if ! cmp -s tools/tokenizers-reference/package-lock.json "$reference/package-lock.json" ||
    [[ ! -d $reference/node_modules ]]; then
-  command -v npm > /dev/null || { echo "setup: npm is missing: apt-get install npm" >&2; exit 1; }
+  # Debian's nodejs comes without npm (NodeSource's has it built in and conflicts with Debian's npm,
+  # which is why npm is not in the packages list).
+  if ! command -v npm > /dev/null; then
+    [[ $(id -u) -eq 0 ]] || { echo "setup: npm is missing: sudo apt-get install npm" >&2; exit 1; }
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends npm
+  fi
   mkdir -p "$reference"
   cp tools/tokenizers-reference/package.json tools/tokenizers-reference/package-lock.json "$reference/"
   (cd "$reference" && npm ci --no-audit --no-fund)
