@@ -418,6 +418,20 @@ private Q_SLOTS:
         QCOMPARE(tokenizer->tokenString(5), bom + "X");
     }
 
+    // As serde's HashMap in HF: a token listed twice keeps its last id, and the id it had before
+    // names nothing; a merge listed twice takes its later rank ("b c" then outranks "a b").
+    void duplicatesInVocabAndMergesKeepTheLastOne() {
+        QTemporaryDir dir;
+        writeFile(dir.path() + "/tokenizer.json",
+                  R"({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "c": 2, "ab": 3,
+                      "bc": 4, "a": 5}, "merges": ["a b", "b c", "a b"]}})");
+        const auto tokenizer = Tokenizer::load(dir.path().toStdString());
+        QCOMPARE(tokenizer->encode("a").ids, std::vector<int>{5});
+        QCOMPARE(tokenizer->tokenString(0), std::string());
+        QCOMPARE(tokenizer->tokenString(5), std::string("a"));
+        QCOMPARE(tokenizer->encode("abc").ids, (std::vector<int>{5, 4}));
+    }
+
     // --- errors ---
 
     void invalidUtf8IsRejected() {
