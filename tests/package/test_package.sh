@@ -25,7 +25,7 @@ deb="$work/out/headlight_${version}_amd64.deb"
 
 depends=$(dpkg-deb -f "$deb" Depends)
 for package in libqt6core6 libqt6gui6 libqt6widgets6 libqt6svg6 libvulkan1 qt6-qpa-plugins \
-  fonts-dejavu-core; do
+  fonts-dejavu-core fonts-wqy-microhei fonts-noto-ui-core; do
   grep -Eq "(^|[ ,|])$package([ ,(]|$)" <<<"$depends" || fail "Depends lacks $package: $depends"
 done
 grep -q "libopenblas0-openmp" <<<"$depends" || fail "Depends lacks OpenBLAS's OpenMP build: $depends"
