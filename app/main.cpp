@@ -40,16 +40,17 @@ int runGui(int argc, char** argv) {
     }
     options.vulkanDevice = parser.value("vulkan-device").toStdString();
     headlight::app::MainWindow window(options);
+    auto* classroom = new headlight::app::Classroom(&window);
     window.show();
     if (parser.isSet("open"))
-        window.classroom()->openFile(parser.value("open"));
+        classroom->openFile(parser.value("open"));
     else if (parser.isSet("model"))
         window.openCheckpoint(parser.value("model"));
     else if (const auto zoo = headlight::app::defaultModel()) {
         if (!zoo->text.isEmpty()) window.workspace()->setText(zoo->text);
         window.openCheckpoint(zoo->folder);
     }
-    if (parser.isSet("present")) window.classroom()->present();
+    if (parser.isSet("present")) classroom->present();
     return app.exec();
 }
 } // namespace
