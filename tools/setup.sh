@@ -27,6 +27,7 @@ packages=(
   libimgui-dev libbenchmark-dev libsimdjson-dev nodejs
   xvfb xauth fonts-dejavu-core
   clang libclang-rt-14-dev llvm-14 strace
+  dpkg-dev file
 )
 
 missing=()

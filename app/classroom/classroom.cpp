@@ -49,6 +49,7 @@ Classroom::Classroom(MainWindow* window)
     window_->addPanelDock(dock_);
     addFileActions();
     window_->addViewActions({dock_->toggleViewAction(), present_});
+    connect(window_, &MainWindow::documentDropped, this, &Classroom::openFile);
     Workspace* workspace = window_->workspace();
     connect(workspace, &Workspace::modelChanged, this, [this] { applyPending(); });
     connect(&window_->session(), &ModelSession::failed, this, [this] { pending_.reset(); });

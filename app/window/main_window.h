@@ -58,6 +58,10 @@ public:
     void addFileActions(const QList<QAction*>& actions);
     void addViewActions(const QList<QAction*>& actions);
 
+Q_SIGNALS:
+    // A .json file dropped on the window: a scene or lesson, for the classroom above to open.
+    void documentDropped(const QString& path);
+
 public Q_SLOTS:
     void setBackend(std::optional<BackendKind> forced);
     // Loads on a worker thread: a checkpoint folder, or a Hugging Face cache snapshot,
