@@ -71,10 +71,11 @@ int runGui(int argc, char** argv) {
     }
     options.vulkanDevice = parser.value("vulkan-device").toStdString();
     headlight::app::MainWindow window(options);
+    auto* classroom = new headlight::app::Classroom(&window);
     window.show();
     if (parser.isSet("screenshot")) quitAfterScreenshot(window, parser.value("screenshot"));
     if (!file.isEmpty())
-        window.classroom()->openFile(file);
+        classroom->openFile(file);
     else if (parser.isSet("model"))
         window.openCheckpoint(parser.value("model"));
     else if (const auto zoo = headlight::app::defaultModel()) {
@@ -85,7 +86,7 @@ int runGui(int argc, char** argv) {
                              "found (set HEADLIGHT_RESOURCES)\n");
         return 1;
     }
-    if (parser.isSet("present")) window.classroom()->present();
+    if (parser.isSet("present")) classroom->present();
     return app.exec();
 }
 } // namespace

@@ -41,7 +41,7 @@ void printText(QTextStream& out) {
         out << "#" << e.item << "  " << e.name << "  [" << variants::needsName(e.needs) << "]\n"
             << "    family:  " << e.family << "\n    spec:    " << e.usage << "\n";
         if (*e.parameters) out << "    params:  " << e.parameters << "\n";
-        if (*e.formula) out << "    formula: " << e.formula << "\n";
+        out << "    formula: " << e.formula << "\n";
         out << "    cite:    " << e.citation << "\n";
     }
 }

@@ -35,7 +35,7 @@ std::vector<float> selectedAttention(const ForwardResult& r, const ViewState& s)
     return s.averageHeads ? layerMeanAttention(r, s.layer) : headAttention(r, s.layer, s.head);
 }
 
-// A funnel layer's map is pooled (model/transformer_funnel.cpp); the trace shows it per token
+// A funnel layer's map is pooled (variants/funnel_pooling.cpp); the trace shows it per token
 // (tokenResolution in model/trace.h), and the title says so. Empty for a full-resolution layer.
 QString funnelNote(const ForwardResult& r, int layer) {
     const auto lengths = r.internals.find("funnel_length");

@@ -119,7 +119,7 @@ QString choiceTooltip(const OptionChoice& choice, const QString& unavailable) {
                             .arg(QString::fromUtf8(entry->name).toHtmlEscaped(),
                                  QString::fromUtf8(entry->family).toHtmlEscaped())
                             .arg(entry->item);
-    if (entry && *entry->formula)
+    if (entry)
         tip += QStringLiteral("<p><i>%1</i></p>")
                    .arg(QString::fromUtf8(entry->formula).toHtmlEscaped());
     if (!own) {

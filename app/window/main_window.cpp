@@ -3,13 +3,11 @@
 #include "about_info.h"
 #include "canvas/canvas_window.h"
 #include "canvas_maps.h"
-#include "classroom.h"
 #include "compare_dock.h"
 #include "corpus_runner.h"
 #include "default_model.h"
 #include "export_actions.h"
 #include "hub_cache_dialog.h"
-#include "lesson_dock.h"
 #include "variant_dock.h"
 #include "zoo_dialog.h"
 
@@ -18,6 +16,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
+#include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
@@ -71,10 +70,6 @@ MainWindow::MainWindow(const LaunchOptions& options, QWidget* parent)
     addDockWidget(Qt::BottomDockWidgetArea, compare_);
     compare_->hide();
     corpus_ = new CorpusRunner(workspace_, this);
-    classroom_ = new Classroom(this);
-    addDockWidget(Qt::RightDockWidgetArea, classroom_->dock());
-    tabifyDockWidget(variantDock_, classroom_->dock());
-    variantDock_->raise();
     workspace_->restoreSettings();
     createMenus();
     setBackend(options.backend);
@@ -90,6 +85,7 @@ MainWindow::~MainWindow() {
 
 void MainWindow::createMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
+    fileMenu_ = file;
     QAction* open =
         file->addAction(tr("&Open checkpoint folder…"), this, &MainWindow::chooseCheckpoint);
     open->setShortcut(QKeySequence::Open);
@@ -104,8 +100,7 @@ void MainWindow::createMenus() {
     file->addAction(exports->dataAction());
     file->addSeparator();
     createVariantMenus(file);
-    classroom_->addFileActions(file);
-    file->addSeparator();
+    fileSlot_ = file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
     quit->setShortcut(QKeySequence::Quit);
 
@@ -143,6 +138,7 @@ void MainWindow::createVariantMenus(QMenu* file) {
 
 void MainWindow::createViewMenu() {
     QMenu* view = menuBar()->addMenu(tr("&View"));
+    viewMenu_ = view;
     view->addActions(workspace_->viewActions());
     view->addSeparator();
     view->addActions(workspace_->navigationActions());
@@ -151,9 +147,8 @@ void MainWindow::createViewMenu() {
     QAction* compare = compare_->toggleViewAction();
     compare->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
     view->addAction(compare);
-    view->addAction(classroom_->dock()->toggleViewAction());
-    view->addAction(classroom_->presentAction());
-    view->addAction(corpus_->clearAction());
+    viewSlot_ = corpus_->clearAction();
+    view->addAction(viewSlot_);
     view->addSeparator();
     QMenu* colors = view->addMenu(tr("&Colour map"));
     auto* group = new QActionGroup(this);
@@ -165,6 +160,22 @@ void MainWindow::createViewMenu() {
         connect(action, &QAction::triggered, workspace_,
                 [this, map] { workspace_->setColormap(map); });
     }
+}
+
+void MainWindow::addPanelDock(QDockWidget* dock) {
+    addDockWidget(Qt::RightDockWidgetArea, dock);
+    tabifyDockWidget(variantDock_, dock);
+    variantDock_->raise();
+    // Why: restoreState() ran in the constructor, before this dock existed.
+    restoreDockWidget(dock);
+}
+
+void MainWindow::addFileActions(const QList<QAction*>& actions) {
+    fileMenu_->insertActions(fileSlot_, actions);
+}
+
+void MainWindow::addViewActions(const QList<QAction*>& actions) {
+    viewMenu_->insertActions(viewSlot_, actions);
 }
 
 QWidget* MainWindow::createCanvas() {
@@ -321,7 +332,7 @@ void MainWindow::dropEvent(QDropEvent* event) {
     if (QFileInfo(path).isDir())
         openCheckpoint(path);
     else
-        classroom_->openFile(path);
+        Q_EMIT documentDropped(path);
 }
 
 void MainWindow::showAbout() {

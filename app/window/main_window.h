@@ -17,13 +17,13 @@
 
 class QLabel;
 class QActionGroup;
+class QDockWidget;
 class QMenu;
 class QProgressBar;
 class QVulkanInstance;
 
 namespace headlight::app {
 
-class Classroom;
 class CompareDock;
 class CorpusRunner;
 class VariantDock;
@@ -48,9 +48,19 @@ public:
     VariantDock* variantDock() const { return variantDock_; }
     CompareDock* compareDock() const { return compare_; }
     CorpusRunner* corpusRunner() const { return corpus_; }
-    Classroom* classroom() const { return classroom_; }
     // A non-modal error dialog (errorDialog() returns it): a title, one line and the detail.
     void showError(const QString& title, const QString& line, const QString& detail);
+
+    // Where a layer above the window (app/classroom) plugs in without the window knowing it: a
+    // dock tabbed with the variant dock on the right (placed as the last session left it), and
+    // entries at the end of the File menu's file section and after View ▸ Compare.
+    void addPanelDock(QDockWidget* dock);
+    void addFileActions(const QList<QAction*>& actions);
+    void addViewActions(const QList<QAction*>& actions);
+
+Q_SIGNALS:
+    // A .json file dropped on the window: a scene or lesson, for the classroom above to open.
+    void documentDropped(const QString& path);
 
 public Q_SLOTS:
     void setBackend(std::optional<BackendKind> forced);
@@ -95,7 +105,10 @@ private:
     VariantDock* variantDock_ = nullptr;
     CompareDock* compare_ = nullptr;
     CorpusRunner* corpus_ = nullptr;
-    Classroom* classroom_ = nullptr;
+    QMenu* fileMenu_ = nullptr;
+    QAction* fileSlot_ = nullptr; // plug-in entries go before it (the separator above Quit)
+    QMenu* viewMenu_ = nullptr;
+    QAction* viewSlot_ = nullptr; // plug-in entries go before it
     QPointer<QMessageBox> errorDialog_;
 };
 } // namespace headlight::app

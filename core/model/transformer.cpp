@@ -1,5 +1,6 @@
 #include "transformer.h"
 
+#include "backend/key_mask.h"
 #include "io/checkpoint.h"
 #include "model/memory_budget.h"
 #include "variants/early_exit.h"
@@ -240,46 +241,57 @@ void TransformerModel::project(const Linear& linear, const DeviceTensor& x, Devi
     backend_.linear(x, linear.weight, linear.bias.valid() ? &linear.bias : nullptr, out);
 }
 
-// q from `queries` [S, D]; k and v from `source` [K, D], split into heads.
-TransformerModel::CrossProjection TransformerModel::projectCross(const Layer& layer,
-                                                                 const DeviceTensor& queries,
-                                                                 const DeviceTensor& source) const {
-    const int64_t rows = queries.dim(0), keys = source.dim(0);
-    const int64_t heads = spec_.heads, kvHeads = spec_.kvHeads, d = spec_.headDim;
-    CrossProjection p{backend_.allocate({rows, heads * d}), backend_.allocate({kvHeads, keys, d}),
-                      backend_.allocate({kvHeads, keys, d})};
-    DeviceTensor k = backend_.allocate({keys, kvHeads * d});
-    DeviceTensor v = backend_.allocate({keys, kvHeads * d});
-    project(layer.query, queries, p.q);
-    project(layer.key, source, k);
-    project(layer.value, source, v);
-    backend_.splitHeads(k, int(kvHeads), p.kh);
-    backend_.splitHeads(v, int(kvHeads), p.vh);
-    return p;
+variants::CrossAttentionLayer TransformerModel::crossAttention(const Layer& layer, bool xl) const {
+    variants::CrossAttentionLayer cross;
+    cross.heads = spec_.heads;
+    cross.headDim = spec_.headDim;
+    cross.scale = spec_.scaleAttnWeights ? 1.0f / std::sqrt(float(spec_.headDim)) : 1.0f;
+    cross.project = [this, &layer](const DeviceTensor& queries, const DeviceTensor& source) {
+        const int64_t rows = queries.dim(0), keys = source.dim(0);
+        const int64_t heads = spec_.heads, kvHeads = spec_.kvHeads, d = spec_.headDim;
+        variants::CrossProjection p{backend_.allocate({rows, heads * d}),
+                                    backend_.allocate({kvHeads, keys, d}),
+                                    backend_.allocate({kvHeads, keys, d})};
+        DeviceTensor k = backend_.allocate({keys, kvHeads * d});
+        DeviceTensor v = backend_.allocate({keys, kvHeads * d});
+        project(layer.query, queries, p.q);
+        project(layer.key, source, k);
+        project(layer.value, source, v);
+        backend_.splitHeads(k, int(kvHeads), p.kh);
+        backend_.splitHeads(v, int(kvHeads), p.vh);
+        return p;
+    };
+    cross.output = [this, &layer](const DeviceTensor& probabilities, const DeviceTensor& vh) {
+        const int64_t heads = probabilities.dim(0), rows = probabilities.dim(1), d = spec_.headDim;
+        DeviceTensor context = backend_.allocate({heads, rows, d});
+        backend_.matmul(probabilities, vh, false, 1.0f, context);
+        DeviceTensor merged = backend_.allocate({rows, heads * d});
+        backend_.mergeHeads(context, merged);
+        DeviceTensor out = backend_.allocate({rows, spec_.hidden});
+        project(layer.output, merged, out);
+        return out;
+    };
+    if (!xl) return cross;
+    cross.relative = [this, &layer](const DeviceTensor& rows) {
+        DeviceTensor r = backend_.allocate({rows.dim(0), spec_.heads * spec_.headDim});
+        project(layer.relative, rows, r);
+        return r;
+    };
+    cross.u = layer.relativeU;
+    cross.v = layer.relativeV;
+    return cross;
 }
 
-// scale · q kᵀ per head: q [S, H·d], kh [Hkv, K, d] → [H, S, K].
-DeviceTensor TransformerModel::headScores(const DeviceTensor& q, const DeviceTensor& kh,
-                                          float scale) const {
-    const int64_t rows = q.dim(0), heads = spec_.heads;
-    DeviceTensor qh = backend_.allocate({heads, rows, spec_.headDim});
-    backend_.splitHeads(q, int(heads), qh);
-    DeviceTensor scores = backend_.allocate({heads, rows, kh.dim(1)});
-    backend_.matmul(qh, kh, true, scale, scores);
-    return scores;
-}
-
-// probabilities [H, S, K] · vh [Hkv, K, d], heads merged, output projection → [S, D].
-DeviceTensor TransformerModel::attendValues(const Layer& layer, const DeviceTensor& probabilities,
-                                            const DeviceTensor& vh) const {
-    const int64_t heads = probabilities.dim(0), rows = probabilities.dim(1), d = spec_.headDim;
-    DeviceTensor context = backend_.allocate({heads, rows, d});
-    backend_.matmul(probabilities, vh, false, 1.0f, context);
-    DeviceTensor merged = backend_.allocate({rows, heads * d});
-    backend_.mergeHeads(context, merged);
-    DeviceTensor out = backend_.allocate({rows, spec_.hidden});
-    project(layer.output, merged, out);
-    return out;
+// One attention sub-layer on the current segment (AttentionRoute::Segmented).
+DeviceTensor TransformerModel::attendSegment(const Layer& layer, int index, const DeviceTensor& x,
+                                             Pass& pass, PendingCapture& capture) const {
+    const variants::CrossAttentionLayer cross =
+        crossAttention(layer, pass.variant.position == variants::PositionKind::Xl);
+    const KeyMask rule{spec_.causal, spec_.slidingWindow.value_or(0), pass.input.attentionMask};
+    const variants::SegmentRecord record{capture.wantScores,         capture.wantProbabilities,
+                                         pass.wants.internals,       &capture.hostScores,
+                                         &capture.hostProbabilities, &capture.hostInternals};
+    return variants::attendSegment(backend_, *pass.segments, index, cross, rule, x, record);
 }
 
 variants::AttentionShape TransformerModel::attentionShape(const ModelInput& input,
@@ -304,7 +316,7 @@ variants::AttentionShape TransformerModel::attentionShape(const ModelInput& inpu
 DeviceTensor TransformerModel::attend(const Layer& layer, int index, const DeviceTensor& x,
                                       Pass& pass, PendingCapture& capture) const {
     if (pass.plan.attention == variants::AttentionRoute::Segmented)
-        return attendRecurrent(layer, index, x, pass, capture);
+        return attendSegment(layer, index, x, pass, capture);
     const int64_t tokens = x.dim(0), heads = spec_.heads, d = spec_.headDim;
     DeviceTensor q = backend_.allocate({tokens, heads * d});
     DeviceTensor k = backend_.allocate({tokens, spec_.kvHeads * d});

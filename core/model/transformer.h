@@ -20,14 +20,15 @@
 #include "variants/adaptive_computation_time.h"
 #include "variants/attention_plan.h"
 #include "variants/composed_attention.h"
+#include "variants/cross_attention.h"
 #include "variants/early_exit.h"
 #include "variants/forward_plan.h"
 #include "variants/norms.h"
 #include "variants/sublayer_order.h"
+#include "variants/transformer_xl_recurrence.h"
 #include "variants/variant_spec.h"
 
 #include <functional>
-#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -94,17 +95,6 @@ private:
         std::map<std::string, Tensor> hostInternals; // decided on the host (routing)
         Tensor hostScores, hostProbabilities;        // assembled segment by segment (recurrence)
     };
-    // Transformer-XL: one attention sub-layer's memories, rows [n, D] (invalid while empty).
-    struct SegmentMemory {
-        DeviceTensor recent, compressed;
-    };
-    // What the segments of a recurrent pass share (transformer_recurrence.cpp).
-    struct SegmentState {
-        variants::Recurrence shape;
-        int64_t tokens = 0, start = 0;       // the whole sequence; the segment's first token
-        bool last = false;                   // no later segment reads this one's inputs
-        std::vector<SegmentMemory> memories; // by attention index
-    };
     // What one forward pass shares between its layers.
     struct Pass {
         const ModelInput& input;
@@ -114,7 +104,7 @@ private:
         variants::AttentionPlan attentionPlan; // empty unless attention takes the composed route
         variants::AttentionMemory memory;
         variants::AttentionWants wants;
-        SegmentState* segments = nullptr; // the segment loop's state (AttentionRoute::Segmented)
+        variants::Segments* segments = nullptr; // the segment loop's (AttentionRoute::Segmented)
     };
     using SublayerKind = variants::SublayerKind;
     using Sublayer = variants::Sublayer;
@@ -143,41 +133,11 @@ private:
                                 DeviceTensor v, Pass& pass, PendingCapture& capture) const;
     variants::AttentionShape attentionShape(const ModelInput& input, const variants::VariantSpec& variant) const;
     void project(const Linear& linear, const DeviceTensor& x, DeviceTensor& out) const;
-    // Softmax attention whose queries and keys differ (the segment loop, the funnel's pooling).
-    struct CrossProjection {
-        DeviceTensor q;      // [S, H·d], not split: Transformer-XL adds u, v to it
-        DeviceTensor kh, vh; // [Hkv, K, d]
-    };
-    CrossProjection projectCross(const Layer& layer, const DeviceTensor& queries,
-                                 const DeviceTensor& source) const;
-    DeviceTensor headScores(const DeviceTensor& q, const DeviceTensor& kh, float scale) const;
-    DeviceTensor attendValues(const Layer& layer, const DeviceTensor& probabilities,
-                              const DeviceTensor& vh) const;
-
-    // [SECTION] Transformer-XL segment recurrence (transformer_recurrence.cpp)
-    DeviceTensor runSegments(DeviceTensor x, Pass& pass, std::vector<PendingCapture>& pending,
-                             std::vector<DeviceTensor>* hidden, Trace& trace) const;
-    DeviceTensor attendRecurrent(const Layer& layer, int index, const DeviceTensor& x, Pass& pass,
-                                 PendingCapture& capture) const;
-    DeviceTensor stackRows(std::initializer_list<DeviceTensor> parts) const;
-    DeviceTensor relativeScores(const Layer& layer, const DeviceTensor& q, int64_t keys,
-                                float scale) const;
-    Tensor segmentMask(const SegmentState& state, const ModelInput& input, int64_t rows,
-                       int64_t front, int64_t keys) const;
-    void recordSegment(const SegmentState& state, int64_t front, const DeviceTensor& scores,
-                       const DeviceTensor& probabilities, bool internals,
-                       PendingCapture& capture) const;
-    void remember(SegmentMemory& memory, const DeviceTensor& x,
-                  const variants::Recurrence& shape) const;
-
-    // [SECTION] Funnel Transformer: pooled blocks (transformer_funnel.cpp)
-    DeviceTensor runFunnel(DeviceTensor x, Pass& pass, std::vector<PendingCapture>& pending,
-                           std::vector<DeviceTensor>* hidden, Trace& trace) const;
-    DeviceTensor poolingSublayer(int layer, const DeviceTensor& x, PendingCapture& capture) const;
-    DeviceTensor attendPooled(const Layer& layer, const DeviceTensor& x, const DeviceTensor& source,
-                              PendingCapture& capture) const;
-    DeviceTensor pool(const DeviceTensor& x) const;
-    DeviceTensor upsample(const DeviceTensor& x, const Tensor& merge, int64_t block) const;
+    // The layer's weights as the cross-attention loops (variants/transformer_xl_recurrence.h,
+    // funnel_pooling.h) read them; `xl` adds Transformer-XL's W_R, u and v.
+    variants::CrossAttentionLayer crossAttention(const Layer& layer, bool xl) const;
+    DeviceTensor attendSegment(const Layer& layer, int index, const DeviceTensor& x, Pass& pass,
+                               PendingCapture& capture) const;
 
     // [SECTION] sub-layers: residual wiring, FFN, experts (transformer_sublayers.cpp)
     DeviceTensor applySublayer(const Sublayer& sublayer, const DeviceTensor& x, Pass& pass,
@@ -203,6 +163,11 @@ private:
                                         std::vector<PendingCapture>& pending, Trace& trace) const;
     DeviceTensor runReversible(const DeviceTensor& x, Pass& pass,
                                std::vector<PendingCapture>& pending, Trace& trace) const;
+    DeviceTensor runSegments(const DeviceTensor& x, Pass& pass,
+                             std::vector<PendingCapture>& pending,
+                             std::vector<DeviceTensor>* hidden, Trace& trace) const;
+    DeviceTensor runFunnel(const DeviceTensor& x, Pass& pass, std::vector<PendingCapture>& pending,
+                           std::vector<DeviceTensor>* hidden, Trace& trace) const;
     std::vector<Sublayer> sublayerOrder(const variants::VariantSpec& variant) const;
     int capturedLayers() const; // trace layers: the model's layers, or ACT's steps
     void trackExits(variants::ExitTracker& exits, int layer, const DeviceTensor& before, DeviceTensor& after) const;

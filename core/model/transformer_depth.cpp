@@ -1,7 +1,8 @@
-// Depth: the loop the ForwardPlan names. The plain stack (with early exit) lives here; ACT and
-// reversible layers are core/variants/adaptive_computation_time.cpp and reversible_layers.cpp,
-// the segment recurrence and the funnel transformer_recurrence.cpp and transformer_funnel.cpp.
+// Depth: the loop the ForwardPlan names. The plain stack (with early exit) lives here; the other
+// loops are core/variants/adaptive_computation_time.cpp, reversible_layers.cpp,
+// transformer_xl_recurrence.cpp and funnel_pooling.cpp, each handed this model's sub-layers.
 #include "model/transformer.h"
+#include "variants/funnel_pooling.h"
 #include "variants/reversible_layers.h"
 
 namespace headlight {
@@ -85,6 +86,55 @@ DeviceTensor TransformerModel::runReversible(const DeviceTensor& x, Pass& pass,
     variants::ReversibleOutcome outcome =
         variants::reversibleLayers(backend_, spec_.layers, x, pass.wants.internals, branch);
     if (pass.wants.internals) trace.internals["reconstruction_error"] = outcome.reconstructionError;
+    return outcome.out;
+}
+
+// The stack segment by segment; attention takes the Segmented route while pass.segments is set.
+DeviceTensor TransformerModel::runSegments(const DeviceTensor& x, Pass& pass,
+                                           std::vector<PendingCapture>& pending,
+                                           std::vector<DeviceTensor>* hidden, Trace& trace) const {
+    variants::Segments segments;
+    segments.shape = pass.variant.recurrence.value_or(variants::Recurrence{int(x.dim(0)), 0, 0, 2});
+    pass.segments = &segments;
+    std::optional<variants::ExitTracker> noExits;
+    const auto stack = [&](const DeviceTensor& segment, std::vector<DeviceTensor>* states) {
+        return runStack(segment, pass, pending, states, noExits);
+    };
+    variants::SegmentOutcome outcome = variants::runSegments(backend_, segments, x, stack, hidden);
+    pass.segments = nullptr;
+    trace.internals["segment"] = outcome.segment;
+    return outcome.out;
+}
+
+// The pooling sub-layer's keys and values pass through the same norm as its queries where the
+// sub-layer reads N(·).
+DeviceTensor TransformerModel::runFunnel(const DeviceTensor& x, Pass& pass,
+                                         std::vector<PendingCapture>& pending,
+                                         std::vector<DeviceTensor>* hidden, Trace& trace) const {
+    variants::FunnelLayers funnel{block_.funnelBlocks,  spec_.layers, block_.funnelStride,
+                                  pass.variant.dropFfn, {},           {}};
+    funnel.apply = [&](const Sublayer& sublayer, const DeviceTensor& input) {
+        return applySublayer(sublayer, input, pass, pending[std::size_t(sublayer.layer)]);
+    };
+    funnel.applyPooling = [&](int layer, const DeviceTensor& pooled, const DeviceTensor& input) {
+        const Sublayer sublayer{SublayerKind::Attention, layer, false};
+        PendingCapture& capture = pending[std::size_t(layer)];
+        const variants::CrossAttentionLayer cross =
+            crossAttention(layers_[std::size_t(layer)], false);
+        return residual(sublayer, pooled, [&](const DeviceTensor& queries) {
+            DeviceTensor keys = input;
+            if (normsSublayerInput()) {
+                keys = backend_.allocate(input.shape());
+                normalize(sublayerNorm(sublayer), input, keys);
+            }
+            return variants::poolingAttention(
+                backend_, cross, queries, keys, capture.wantScores ? &capture.scores : nullptr,
+                capture.wantProbabilities ? &capture.probabilities : nullptr);
+        });
+    };
+    variants::FunnelOutcome outcome = variants::runFunnel(backend_, funnel, x, hidden);
+    trace.internals["funnel_length"] = outcome.lengths;
+    trace.internals["funnel_merge"] = outcome.merge;
     return outcome.out;
 }
 } // namespace headlight

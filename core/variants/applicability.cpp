@@ -60,8 +60,8 @@ bool rotary(const VariantSpec& variant, const ModelSpec& model) {
            (variant.position == PositionKind::Checkpoint && rotaryCheckpoint);
 }
 
-// What Transformer-XL's segment loop (model/transformer_recurrence.cpp) cannot run with: options
-// acting on a whole-sequence T × T map, and depths or internals other than a plain stack's.
+// What Transformer-XL's segment loop (variants/transformer_xl_recurrence.cpp) cannot run with:
+// options acting on a whole-sequence T × T map, and depths or internals other than a plain stack's.
 const char* recurrenceClash(const VariantSpec& v, const ModelSpec& model) {
     if (v.kernel != AttentionKernel::Softmax) return "an approximate attention kernel";
     if (v.mask) return "a sparse mask";
@@ -98,7 +98,7 @@ void checkRecurrence(const VariantSpec& variant, const ModelSpec& model) {
             clash);
 }
 
-// What the Funnel Transformer's pooled stack (model/transformer_funnel.cpp) cannot run with:
+// What the Funnel Transformer's pooled stack (variants/funnel_pooling.cpp) cannot run with:
 // options that build a T × T map or per-token state for the input length, positions applied
 // inside attention (queries and keys no longer share positions), and other depth loops.
 const char* funnelClash(const VariantSpec& v) {

@@ -38,8 +38,8 @@ struct CatalogueEntry {
     const char* name;       // display name
     const char* usage;      // the JSON that selects it, e.g. {"mask": {"preset": "longformer"}}
     const char* parameters; // "window = 2, dilation = 1, global = [0]"
-    const char* formula;    // what it computes, as the code does; "" when the name says it all
-    const char* citation;
+    const char* formula;    // what it computes, as the code does (never empty)
+    const char* citation;   // never empty
     Needs needs;
     const char* panelLabel = nullptr; // the variant panel's label; null: not offered there
     ParameterControl control = {};

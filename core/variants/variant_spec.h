@@ -105,7 +105,8 @@ enum class PositionKind { Checkpoint, None, Sinusoidal, Alibi, Learned, Rope, T5
 // Item 17: Transformer-XL segment recurrence (Dai et al. 2019): the sequence runs in segments of
 // `segment` tokens; each attention sub-layer also reads its inputs from earlier segments, the last
 // `memory` rows, and (Compressive Transformer, Rae et al. 2020) `compressed` slots, each the mean
-// of `rate` rows that left the memory (model/transformer_recurrence.cpp).
+// of `rate` rows that left the memory (variants/transformer_xl_recurrence.cpp,
+// compressive_memory.cpp).
 struct Recurrence {
     int segment = 1;    // tokens per segment
     int memory = 0;     // a multiple of segment
@@ -159,7 +160,7 @@ struct BlockSpec {
     float actThreshold = 0.99f;
     bool reversible = false;
     // Funnel Transformer (Dai et al. 2020): layers per block, the hidden sequence mean-pooled by
-    // `funnelStride` between blocks (model/transformer_funnel.cpp); empty: no pooling.
+    // `funnelStride` between blocks (variants/funnel_pooling.cpp); empty: no pooling.
     std::vector<int> funnelBlocks;
     int funnelStride = 2;
 

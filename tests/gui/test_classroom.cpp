@@ -4,17 +4,20 @@
 // messages; and `headlight export --scene` writes a figure or refuses a bad scene.
 #include "classroom.h"
 #include "cli_runner.h"
+#include "compare_dock.h"
 #include "lesson_dock.h"
 #include "main_window.h"
 #include "presentation_window.h"
 #include "scene_files.h"
 #include "scene_render.h"
+#include "variant_dock.h"
 
 #include <QApplication>
 #include <QFile>
 #include <QImage>
 #include <QJsonDocument>
 #include <QListWidget>
+#include <QMenuBar>
 #include <QMouseEvent>
 #include <QSet>
 #include <QStandardPaths>
@@ -48,7 +51,7 @@ QString lessonPath(const QString& prefix) {
 bool shows(app::MainWindow& window, const io::Scene& scene) {
     const app::Workspace* workspace = window.workspace();
     const auto model = workspace->sharedModel();
-    return !window.classroom()->sceneLoading() && model &&
+    return !window.findChild<app::Classroom*>()->sceneLoading() && model &&
            QDir(model->folder).absolutePath() == app::resolveSceneModel(scene.model, {}) &&
            workspace->result() && workspace->result()->text == QString::fromStdString(scene.text) &&
            app::viewId(workspace->view()).toStdString() == scene.view &&
@@ -69,6 +72,15 @@ int distinctColours(const QImage& image) {
         for (int x = 0; x < image.width(); x += 2)
             colours.insert(image.pixel(x, y));
     return int(colours.size());
+}
+// The entries of the menu bar's menu titled `title`, in order, separators as "-".
+QStringList menuEntries(app::MainWindow& window, const QString& title) {
+    QStringList entries;
+    for (QAction* menu : window.menuBar()->actions())
+        if (menu->text() == title)
+            for (QAction* action : menu->menu()->actions())
+                entries << (action->isSeparator() ? QStringLiteral("-") : action->text());
+    return entries;
 }
 } // namespace
 
@@ -109,9 +121,33 @@ private Q_SLOTS:
         }
     }
 
+    // The classroom plugs into the window from above (app/classroom over app/window): its dock
+    // tabbed with the variant dock, its entries where the window leaves room for them.
+    void attachesItsDockAndMenuEntriesToTheWindow() {
+        app::MainWindow window(cpuOnly());
+        const QStringList bareFile = menuEntries(window, "&File");
+        auto* classroom = new app::Classroom(&window);
+        QCOMPARE(window.tabifiedDockWidgets(classroom->dock()),
+                 QList<QDockWidget*>{window.variantDock()});
+        const QStringList file = menuEntries(window, "&File");
+        const QStringList added = {"Open scene or &lesson…", "Built-in l&essons", "Save &scene…",
+                                   "Save lesso&n…"};
+        QCOMPARE(file.mid(file.indexOf("Open &corpus…") + 2, 4), added);
+        QCOMPARE(file.size(), bareFile.size() + 4);
+        QCOMPARE(file.mid(file.size() - 2), (QStringList{"-", "&Quit"}));
+        const QStringList view = menuEntries(window, "&View");
+        const qsizetype lessons = view.indexOf(classroom->dock()->toggleViewAction()->text());
+        QVERIFY(lessons > 0);
+        QCOMPARE(
+            view.mid(lessons - 1, 4),
+            (QStringList{window.compareDock()->toggleViewAction()->text(),
+                         classroom->dock()->toggleViewAction()->text(),
+                         classroom->presentAction()->text(), "Violins over the current &text"}));
+    }
+
     void presentationKeysStepTheLessonLayerAndHead() {
         app::MainWindow window(cpuOnly());
-        app::Classroom* classroom = window.classroom();
+        auto* classroom = new app::Classroom(&window);
         QVERIFY(classroom->openFile(lessonPath("3-")));
         const io::Lesson lesson = classroom->lesson();
         QTRY_VERIFY_WITH_TIMEOUT(shows(window, lesson.steps[0]), 30000);
@@ -160,10 +196,11 @@ private Q_SLOTS:
 
     void laserHighlightsTheTokenUnderThePointer() {
         app::MainWindow window(cpuOnly());
-        QVERIFY(window.classroom()->openFile(lessonPath("1-")));
-        QTRY_VERIFY_WITH_TIMEOUT(shows(window, window.classroom()->lesson().steps[0]), 30000);
-        window.classroom()->present();
-        app::PresentationWindow* presentation = window.classroom()->presentation();
+        auto* classroom = new app::Classroom(&window);
+        QVERIFY(classroom->openFile(lessonPath("1-")));
+        QTRY_VERIFY_WITH_TIMEOUT(shows(window, classroom->lesson().steps[0]), 30000);
+        classroom->present();
+        app::PresentationWindow* presentation = classroom->presentation();
         presentation->resize(1400, 900);
         QTRY_VERIFY(presentation->tokenStrip()->chipRect(4).isValid());
         hover(presentation->tokenStrip(), presentation->tokenStrip()->chipRect(4).center());
@@ -185,25 +222,27 @@ private Q_SLOTS:
         app::saveSceneFile(dir.filePath("longformer.json"), scene);
 
         app::MainWindow first(cpuOnly());
-        QVERIFY(first.classroom()->openFile(dir.filePath("longformer.json")));
+        auto* firstClassroom = new app::Classroom(&first);
+        QVERIFY(firstClassroom->openFile(dir.filePath("longformer.json")));
         QTRY_VERIFY_WITH_TIMEOUT(shows(first, scene), 30000);
         QTRY_COMPARE(first.workspace()->state().query, 5);
         QVERIFY(first.workspace()->variant().mask.has_value());
-        QCOMPARE(first.classroom()->caption(), scene.caption); // what presentation mode shows
-        QVERIFY(first.classroom()->saveScene(dir.filePath("saved.json"), scene.caption));
+        QCOMPARE(firstClassroom->caption(), scene.caption); // what presentation mode shows
+        QVERIFY(firstClassroom->saveScene(dir.filePath("saved.json"), scene.caption));
         const io::Scene saved = app::loadScene(dir.filePath("saved.json"));
         QVERIFY2(saved == scene, QJsonDocument(io::sceneToJson(saved)).toJson().constData());
 
         app::MainWindow second(cpuOnly());
-        QVERIFY(second.classroom()->openFile(dir.filePath("saved.json")));
+        auto* secondClassroom = new app::Classroom(&second);
+        QVERIFY(secondClassroom->openFile(dir.filePath("saved.json")));
         QTRY_VERIFY_WITH_TIMEOUT(shows(second, scene), 30000);
         QTRY_COMPARE(second.workspace()->state().query, 5);
-        QCOMPARE(second.classroom()->captureScene(scene.caption), scene);
+        QCOMPARE(secondClassroom->captureScene(scene.caption), scene);
     }
 
     void lessonEditsUndo() {
         app::MainWindow window(cpuOnly());
-        app::Classroom* classroom = window.classroom();
+        auto* classroom = new app::Classroom(&window);
         QVERIFY(classroom->openFile(lessonPath("4-")));
         const io::Lesson original = classroom->lesson();
         QTRY_VERIFY_WITH_TIMEOUT(shows(window, original.steps[0]), 30000);
@@ -228,9 +267,10 @@ private Q_SLOTS:
         writeFile(dir.filePath("bad.json"),
                   R"({"title": "t", "steps": [{"model": "rope", "text": "a", "view": "pie"}]})");
         app::MainWindow window(cpuOnly());
-        window.classroom()->step(1); // no lesson yet: nothing to step through
-        QCOMPARE(window.classroom()->currentStep(), -1);
-        QVERIFY(!window.classroom()->openFile(dir.filePath("bad.json")));
+        auto* classroom = new app::Classroom(&window);
+        classroom->step(1); // no lesson yet: nothing to step through
+        QCOMPARE(classroom->currentStep(), -1);
+        QVERIFY(!classroom->openFile(dir.filePath("bad.json")));
         QVERIFY(window.errorDialog() && window.errorDialog()->isVisible());
         QVERIFY2(window.errorDialog()->informativeText().startsWith(
                      "lesson: 'steps[0].view' is 'pie'; known: heatmap, "),
@@ -238,7 +278,7 @@ private Q_SLOTS:
 
         writeFile(dir.filePath("missing.json"),
                   R"({"model": "no_such_model", "text": "a", "view": "heatmap"})");
-        QVERIFY(!window.classroom()->openFile(dir.filePath("missing.json")));
+        QVERIFY(!classroom->openFile(dir.filePath("missing.json")));
         const QString detail = window.errorDialog()->informativeText();
         QVERIFY2(detail.startsWith("scene: model 'no_such_model' not found (looked in ") &&
                      detail.contains("/models/no_such_model and ") &&

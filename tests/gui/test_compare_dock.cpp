@@ -39,6 +39,7 @@ float attentionAt(const app::ForwardResult& r, int layer, int head, int query, i
 class TestCompareDock : public QObject {
     Q_OBJECT
     std::unique_ptr<app::MainWindow> window_;
+    app::Classroom* classroom_ = nullptr; // owned by the window
     app::CompareDock* dock_ = nullptr;
 
 private Q_SLOTS:
@@ -46,6 +47,7 @@ private Q_SLOTS:
         QStandardPaths::setTestModeEnabled(true);
         QSettings().clear();
         window_ = std::make_unique<app::MainWindow>(app::LaunchOptions{});
+        classroom_ = new app::Classroom(window_.get());
         window_->show();
         QSignalSpy shown(window_->workspace(), &app::Workspace::resultShown);
         window_->openCheckpoint(test::zooModelsRoot() + "/pre_ln");
@@ -126,7 +128,7 @@ private Q_SLOTS:
         QCOMPARE(withVariant.variant, QJsonDocument::fromJson(longformer).object());
 
         // A scene saved from the window, exported with --scene; --backend is the CLI's own.
-        QVERIFY(window_->classroom()->saveScene(dir.filePath("scene.json"), "caption"));
+        QVERIFY(classroom_->saveScene(dir.filePath("scene.json"), "caption"));
         const QStringList scene = {"--scene", dir.filePath("scene.json"), "--out",
                                    dir.filePath("b.png")};
         QCOMPARE(app::exportScenario(scene), window);

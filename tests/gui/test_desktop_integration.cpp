@@ -69,6 +69,7 @@ private Q_SLOTS:
                                    .arg(test::goldenRoot() + "/bert")
                                    .toUtf8());
         app::MainWindow window({});
+        new app::Classroom(&window); // owned by the window; opens what is dropped on it
         window.show();
         QVERIFY(dropOn(window, scene));
         QTRY_VERIFY_WITH_TIMEOUT(window.session().current() != nullptr, kWaitMs);

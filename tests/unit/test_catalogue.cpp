@@ -26,6 +26,14 @@ private Q_SLOTS:
                  "docs/variants.md");
     }
 
+    // Every entry states what it computes and where it comes from.
+    void everyEntryHasAFormulaAndACitation() {
+        for (const variants::CatalogueEntry& entry : variants::catalogue()) {
+            QVERIFY2(entry.formula && *entry.formula, entry.name);
+            QVERIFY2(entry.citation && *entry.citation, entry.name);
+        }
+    }
+
     void theTableEscapesCellBreaks() {
         const std::string table = variants::catalogueMarkdown();
         QVERIFY(table.find("\\|i − j\\| ≤ 1") != std::string::npos);

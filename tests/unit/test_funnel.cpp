@@ -1,4 +1,4 @@
-// The Funnel Transformer (item 20, model/transformer_funnel.cpp) beyond its goldens: one block is
+// The Funnel Transformer (item 20, variants/funnel_pooling.cpp) beyond its goldens: one block is
 // the plain stack, the pooled maps reach every view at token resolution (rows still sum to 1,
 // the heatmap title names the pooling), and padding or a square-map option is refused.
 #include "every_view.h"

@@ -1,7 +1,8 @@
-// The CPU backend's tensor-algebra ops (backend.h, "tensor algebra for variants") against
-// expectations worked out by hand or with plain loops, independent of the implementation: they are
-// the reference the Vulkan kernels are held to, so they must be right on their own.
-#include "backend/backend.h"
+// Each backend's tensor-algebra ops (backend.h, "tensor algebra for variants") against
+// expectations worked out by hand or with plain loops, independent of the implementation. On the
+// CPU they are the reference the Vulkan kernels are held to op by op
+// (tests/vulkan/test_vulkan_tensor_algebra_parity.cpp), so they must be right on their own.
+#include "backend_fixture.h"
 
 #include <QTest>
 #include <algorithm>
@@ -38,43 +39,54 @@ Tensor seeded(std::vector<int64_t> shape, uint32_t seed, float lo, float hi) {
 }
 } // namespace
 
-class TestCpuTensorAlgebra : public QObject {
+class TestTensorAlgebra : public QObject {
     Q_OBJECT
-    std::unique_ptr<Backend> cpu_ = makeCpuBackend();
+    test::BackendFixture fixture_;
+    Backend* backend_ = nullptr; // the fixture's backend, CPU or Vulkan
 
     DeviceTensor up(std::vector<int64_t> shape, std::vector<float> values) {
-        return cpu_->upload(Tensor(std::move(shape), std::move(values)));
+        return backend_->upload(Tensor(std::move(shape), std::move(values)));
     }
-    std::vector<float> down(const DeviceTensor& t) { return valuesOf(cpu_->download(t)); }
+    std::vector<float> down(const DeviceTensor& t) { return valuesOf(backend_->download(t)); }
+
+public:
+    explicit TestTensorAlgebra(BackendKind kind)
+        : fixture_(kind) {}
 
 private Q_SLOTS:
+    void initTestCase() {
+        fixture_.open();
+        backend_ = &fixture_.backend();
+    }
+    void cleanupTestCase() { fixture_.close(); }
+
     void binaryRepeatsRowsAndBroadcastsPerRow() {
         const DeviceTensor a = up({2, 3}, {1, 2, 3, 4, 5, 6});
-        DeviceTensor out = cpu_->allocate({2, 3});
-        cpu_->binary(a, up({1, 3}, {10, 20, 30}), BinaryOp::Add, out);
+        DeviceTensor out = backend_->allocate({2, 3});
+        backend_->binary(a, up({1, 3}, {10, 20, 30}), BinaryOp::Add, out);
         QCOMPARE(down(out), (std::vector<float>{11, 22, 33, 14, 25, 36}));
-        cpu_->binary(a, up({1, 3}, {1, 2, 3}), BinaryOp::Sub, out);
+        backend_->binary(a, up({1, 3}, {1, 2, 3}), BinaryOp::Sub, out);
         QCOMPARE(down(out), (std::vector<float>{0, 0, 0, 3, 3, 3}));
-        cpu_->binary(a, up({2, 1}, {2, -1}), BinaryOp::Mul, out); // per row
+        backend_->binary(a, up({2, 1}, {2, -1}), BinaryOp::Mul, out); // per row
         QCOMPARE(down(out), (std::vector<float>{2, 4, 6, -4, -5, -6}));
-        cpu_->binary(a, up({2, 1}, {2, 4}), BinaryOp::Div, out);
+        backend_->binary(a, up({2, 1}, {2, 4}), BinaryOp::Div, out);
         QCOMPARE(down(out), (std::vector<float>{0.5f, 1, 1.5f, 1, 1.25f, 1.5f}));
-        cpu_->binary(a, a, BinaryOp::Mul, out);
+        backend_->binary(a, a, BinaryOp::Mul, out);
         QCOMPARE(down(out), (std::vector<float>{1, 4, 9, 16, 25, 36}));
         // b [2, 3] repeating over a [2, 2, 3]; out aliasing a.
         DeviceTensor c = up({2, 2, 3}, {1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2});
-        cpu_->binary(c, up({2, 3}, {0, 1, 2, 3, 4, 5}), BinaryOp::Add, c);
+        backend_->binary(c, up({2, 3}, {0, 1, 2, 3, 4, 5}), BinaryOp::Add, c);
         QCOMPARE(down(c), (std::vector<float>{1, 2, 3, 4, 5, 6, 2, 3, 4, 5, 6, 7}));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
-                                 cpu_->binary(a, up({1, 2}, {1, 2}), BinaryOp::Add, out));
+                                 backend_->binary(a, up({1, 2}, {1, 2}), BinaryOp::Add, out));
     }
 
     void mapAppliesEachFunctionToTheAffineValue() {
         const DeviceTensor x = up({4}, {0.0f, 0.5f, 1.0f, 2.0f});
-        DeviceTensor out = cpu_->allocate({4});
+        DeviceTensor out = backend_->allocate({4});
         // y = 2x - 1 = {-1, 0, 1, 3}
         const auto mapped = [&](MapOp op) {
-            cpu_->map(x, op, 2.0f, -1.0f, out);
+            backend_->map(x, op, 2.0f, -1.0f, out);
             return down(out);
         };
         const double e = std::exp(1.0);
@@ -102,26 +114,26 @@ private Q_SLOTS:
     // alpha·x + beta is rounded once: 3·(1/3 in f32) - 1 is the tiny residual, not 0.
     void mapRoundsTheAffineValueOnce() {
         const float third = 1.0f / 3.0f;
-        DeviceTensor out = cpu_->allocate({1});
-        cpu_->map(up({1}, {third}), MapOp::Affine, 3.0f, -1.0f, out);
+        DeviceTensor out = backend_->allocate({1});
+        backend_->map(up({1}, {third}), MapOp::Affine, 3.0f, -1.0f, out);
         QCOMPARE(down(out)[0], float(3.0 * double(third) - 1.0));
         QVERIFY(down(out)[0] != 0.0f);
     }
 
     void reduceRowsSumsAndMaxes() {
         const DeviceTensor x = up({2, 2, 3}, {1, 2, 3, -4, -5, -6, 0.5f, 0, 0, 7, -7, 1});
-        DeviceTensor out = cpu_->allocate({4, 1});
-        cpu_->reduceRows(x, true, out);
+        DeviceTensor out = backend_->allocate({4, 1});
+        backend_->reduceRows(x, true, out);
         QCOMPARE(down(out), (std::vector<float>{6, -15, 0.5f, 1}));
-        cpu_->reduceRows(x, false, out);
+        backend_->reduceRows(x, false, out);
         QCOMPARE(down(out), (std::vector<float>{3, -4, 0.5f, 7}));
     }
 
     void softmaxOfKnownRows() {
         // [0, ln 2] → [1/3, 2/3]; [1000, 1000] → [1/2, 1/2] (max-subtracted: no overflow).
         const DeviceTensor x = up({2, 2}, {0.0f, float(std::log(2.0)), 1000.0f, 1000.0f});
-        DeviceTensor out = cpu_->allocate({2, 2});
-        cpu_->softmax(x, nullptr, out);
+        DeviceTensor out = backend_->allocate({2, 2});
+        backend_->softmax(x, nullptr, out);
         QVERIFY(near(down(out), {1.0f / 3, 2.0f / 3, 0.5f, 0.5f}));
     }
 
@@ -129,8 +141,8 @@ private Q_SLOTS:
         const DeviceTensor x = up({4, 3}, {1, 2, 3, 1, 2, 3, 5, -9, 0, 0, 0, 0});
         const DeviceTensor mask =
             up({2, 3}, {1, 1, 0, 0, 0, 0}); // rows 0, 2: keep 2 keys; 1, 3: none
-        DeviceTensor out = cpu_->allocate({4, 3});
-        cpu_->softmax(x, &mask, out);
+        DeviceTensor out = backend_->allocate({4, 3});
+        backend_->softmax(x, &mask, out);
         const float e = float(std::exp(1.0));
         const float third = 1.0f / 3;
         const float big = float(std::exp(14.0));
@@ -138,16 +150,16 @@ private Q_SLOTS:
                                  1 / (big + 1), 0, third, third, third}));
         const DeviceTensor threeRows =
             up({3, 3}, std::vector<float>(9, 1.0f)); // 3 does not divide 4
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, cpu_->softmax(x, &threeRows, out));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, backend_->softmax(x, &threeRows, out));
     }
 
     void matmulOfKnownMatrices() {
         const DeviceTensor a = up({2, 3}, {1, 2, 3, 4, 5, 6});
-        DeviceTensor out = cpu_->allocate({2, 2});
-        cpu_->matmul(a, up({3, 2}, {7, 8, 9, 10, 11, 12}), false, 1.0f, out);
+        DeviceTensor out = backend_->allocate({2, 2});
+        backend_->matmul(a, up({3, 2}, {7, 8, 9, 10, 11, 12}), false, 1.0f, out);
         QCOMPARE(down(out), (std::vector<float>{58, 64, 139, 154}));
-        cpu_->matmul(a, up({2, 3}, {7, 9, 11, 8, 10, 12}), true, 0.5f,
-                     out); // the same b, transposed
+        backend_->matmul(a, up({2, 3}, {7, 9, 11, 8, 10, 12}), true, 0.5f,
+                         out); // the same b, transposed
         QCOMPARE(down(out), (std::vector<float>{29, 32, 69.5f, 77}));
     }
 
@@ -155,37 +167,37 @@ private Q_SLOTS:
     void matmulBroadcastsAndGroupsBatches() {
         const DeviceTensor a = up({4, 1, 2}, {1, 0, 0, 1, 1, 1, 2, 0});
         const DeviceTensor b2 = up({2, 2, 1}, {3, 4, 5, 6}); // batch 0: [3; 4], batch 1: [5; 6]
-        DeviceTensor out = cpu_->allocate({4, 1, 1});
-        cpu_->matmul(a, b2, false, 1.0f, out); // a 0, 1 → b 0; a 2, 3 → b 1
+        DeviceTensor out = backend_->allocate({4, 1, 1});
+        backend_->matmul(a, b2, false, 1.0f, out); // a 0, 1 → b 0; a 2, 3 → b 1
         QCOMPARE(down(out), (std::vector<float>{3, 4, 11, 10}));
-        cpu_->matmul(a, up({1, 2, 1}, {3, 4}), false, 1.0f, out); // Bb = 1
+        backend_->matmul(a, up({1, 2, 1}, {3, 4}), false, 1.0f, out); // Bb = 1
         QCOMPARE(down(out), (std::vector<float>{3, 4, 7, 6}));
-        cpu_->matmul(a, up({4, 2, 1}, {1, 0, 0, 1, 1, 1, 0, 5}), false, 2.0f, out); // Bb = B
+        backend_->matmul(a, up({4, 2, 1}, {1, 0, 0, 1, 1, 1, 0, 5}), false, 2.0f, out); // Bb = B
         QCOMPARE(down(out), (std::vector<float>{2, 2, 4, 0}));
         QVERIFY_THROWS_EXCEPTION(
             std::invalid_argument,
-            cpu_->matmul(a, up({3, 2, 1}, {1, 2, 3, 4, 5, 6}), false, 1.0f, out));
+            backend_->matmul(a, up({3, 2, 1}, {1, 2, 3, 4, 5, 6}), false, 1.0f, out));
     }
 
     void splitAndMergeHeads() {
         // x [T = 2, H·d = 2·2]: token t, head h, dim c holds 100t + 10h + c.
         const DeviceTensor x = up({2, 4}, {0, 1, 10, 11, 100, 101, 110, 111});
-        DeviceTensor split = cpu_->allocate({2, 2, 2}), merged = cpu_->allocate({2, 4});
-        cpu_->splitHeads(x, 2, split);
+        DeviceTensor split = backend_->allocate({2, 2, 2}), merged = backend_->allocate({2, 4});
+        backend_->splitHeads(x, 2, split);
         QCOMPARE(down(split), (std::vector<float>{0, 1, 100, 101, 10, 11, 110, 111}));
-        cpu_->mergeHeads(split, merged);
+        backend_->mergeHeads(split, merged);
         QCOMPARE(down(merged), down(x));
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, cpu_->splitHeads(x, 3, split));
-        DeviceTensor wrong = cpu_->allocate({4, 2});
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, cpu_->mergeHeads(split, wrong));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, backend_->splitHeads(x, 3, split));
+        DeviceTensor wrong = backend_->allocate({4, 2});
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, backend_->mergeHeads(split, wrong));
     }
 
     void copyRowsCopiesARange() {
         const DeviceTensor src = up({3, 2}, {1, 2, 3, 4, 5, 6});
         DeviceTensor dst = up({4, 2}, {0, 0, 0, 0, 0, 0, 0, 0});
-        cpu_->copyRows(src, 1, 2, dst, 2);
+        backend_->copyRows(src, 1, 2, dst, 2);
         QCOMPARE(down(dst), (std::vector<float>{0, 0, 0, 0, 3, 4, 5, 6}));
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, cpu_->copyRows(src, 2, 2, dst, 0));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, backend_->copyRows(src, 2, 2, dst, 0));
     }
 
     void scatterAddRowsAccumulatesRepeatedIds() {
@@ -193,10 +205,11 @@ private Q_SLOTS:
         DeviceTensor out = up({2, 2}, {10, 10, 20, 20});
         const std::vector<int32_t> ids{1, 0, 1};
         const std::vector<float> weights{2, 1, -1};
-        cpu_->scatterAddRows(src, ids, weights, out);
+        backend_->scatterAddRows(src, ids, weights, out);
         QCOMPARE(down(out), (std::vector<float>{13, 14, 17, 18})); // row 1: 20 + 2·[1, 2] - [5, 6]
         const std::vector<int32_t> bad{0, 2, 1};
-        QVERIFY_THROWS_EXCEPTION(std::out_of_range, cpu_->scatterAddRows(src, bad, weights, out));
+        QVERIFY_THROWS_EXCEPTION(std::out_of_range,
+                                 backend_->scatterAddRows(src, bad, weights, out));
     }
 
     // The prefix-sum form equals the masked quadratic form
@@ -207,8 +220,9 @@ private Q_SLOTS:
         const float eps = 1e-6f;
         const Tensor q = seeded({B, T, m}, 1, 0.1f, 2.0f), k = seeded({B, T, m}, 2, 0.1f, 2.0f);
         const Tensor v = seeded({B, T, d}, 3, -1.0f, 1.0f);
-        DeviceTensor out = cpu_->allocate({B, T, d});
-        cpu_->causalLinearAttention(cpu_->upload(q), cpu_->upload(k), cpu_->upload(v), eps, out);
+        DeviceTensor out = backend_->allocate({B, T, d});
+        backend_->causalLinearAttention(backend_->upload(q), backend_->upload(k),
+                                        backend_->upload(v), eps, out);
         std::vector<float> want;
         const auto at = [](const Tensor& t, int64_t b, int64_t row, int64_t col) {
             return double(t.values()[std::size_t((b * t.dim(1) + row) * t.dim(2) + col)]);
@@ -229,10 +243,11 @@ private Q_SLOTS:
                     want.push_back(float(n / denominator));
             }
         QVERIFY(near(down(out), want, 1e-5));
-        DeviceTensor wrong = cpu_->allocate({B, T + 1, d});
+        DeviceTensor wrong = backend_->allocate({B, T + 1, d});
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
-                                 cpu_->causalLinearAttention(cpu_->upload(q), cpu_->upload(k),
-                                                             cpu_->upload(v), eps, wrong));
+                                 backend_->causalLinearAttention(backend_->upload(q),
+                                                                 backend_->upload(k),
+                                                                 backend_->upload(v), eps, wrong));
     }
 
     // Sparse attention over rows of keys equals the softmax over the same keys computed here with
@@ -255,10 +270,10 @@ private Q_SLOTS:
             }
         const std::vector<float> slopes{0.5f, 0.25f, 0.125f, 0.0625f};
         const float scale = 0.7f;
-        DeviceTensor context = cpu_->allocate({H, T, d});
-        DeviceTensor weights = cpu_->allocate({1, pattern.entries()});
-        cpu_->sparseAttention(cpu_->upload(q), cpu_->upload(k), cpu_->upload(v), pattern, scale,
-                              slopes, context, &weights);
+        DeviceTensor context = backend_->allocate({H, T, d});
+        DeviceTensor weights = backend_->allocate({1, pattern.entries()});
+        backend_->sparseAttention(backend_->upload(q), backend_->upload(k), backend_->upload(v),
+                                  pattern, scale, slopes, context, &weights);
         const auto at = [](const Tensor& t, int64_t b, int64_t row, int64_t col) {
             return double(t.values()[std::size_t((b * t.dim(1) + row) * t.dim(2) + col)]);
         };
@@ -301,19 +316,19 @@ private Q_SLOTS:
         QVERIFY(near(down(weights), wantWeights, 1e-5));
         pattern.keys.back() = int32_t(T); // a key out of range is refused, not read
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
-                                 cpu_->sparseAttention(cpu_->upload(q), cpu_->upload(k),
-                                                       cpu_->upload(v), pattern, scale, slopes,
-                                                       context, &weights));
+                                 backend_->sparseAttention(backend_->upload(q), backend_->upload(k),
+                                                           backend_->upload(v), pattern, scale,
+                                                           slopes, context, &weights));
     }
 
     void reshapedSharesStorage() {
         DeviceTensor x = up({2, 3}, {1, 2, 3, 4, 5, 6});
         DeviceTensor flat = x.reshaped({3, 2});
-        cpu_->map(flat, MapOp::Affine, 2.0f, 0.0f, flat);
+        backend_->map(flat, MapOp::Affine, 2.0f, 0.0f, flat);
         QCOMPARE(down(x), (std::vector<float>{2, 4, 6, 8, 10, 12}));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, x.reshaped({4, 2}));
     }
 };
 
-HEADLIGHT_TEST_GUILESS_MAIN(TestCpuTensorAlgebra)
-#include "test_cpu_tensor_algebra.moc"
+HEADLIGHT_TEST_ON_EACH_BACKEND(TestTensorAlgebra)
+#include "test_tensor_algebra.moc"

@@ -3,7 +3,8 @@
 // window's state into a scene (captureScene) and a scene back into state (applyScene: the model
 // loads on the worker thread as File ▸ Open does, then the text, variant, view and selection
 // follow). It holds the open lesson, its current step and an undo stack of lesson edits, and owns
-// the lesson dock and the presentation window.
+// the lesson dock and the presentation window. It sits above the window (app/classroom over
+// app/window) and plugs its dock and menu entries in through MainWindow's panel and menu slots.
 //
 //   File ▸ Save scene… / Open scene or lesson… / Save lesson… / Lessons ▸ (built-in)
 //   View ▸ Presentation mode (F5)
@@ -15,7 +16,6 @@
 #include <optional>
 
 class QAction;
-class QMenu;
 class QUndoStack;
 
 namespace headlight::app {
@@ -27,6 +27,7 @@ class PresentationWindow;
 class Classroom : public QObject {
     Q_OBJECT
 public:
+    // Attaches to `window` (which owns it): its dock and its File and View menu entries.
     explicit Classroom(MainWindow* window);
     ~Classroom() override;
 
@@ -54,7 +55,6 @@ public:
     void moveStep(int index, int delta);
     QUndoStack* undoStack() const { return undo_; }
 
-    void addFileActions(QMenu* file);
     QAction* presentAction() const { return present_; }
     LessonDock* dock() const { return dock_; }
     PresentationWindow* presentation() const; // null until the first present()
@@ -68,6 +68,7 @@ private:
     friend class LessonEdit;
     void replaceLesson(const io::Lesson& lesson, int current);
     void applyPending();
+    void addFileActions();
     void chooseSceneToSave();
     void chooseFileToOpen();
     void chooseLessonToSave();

@@ -46,6 +46,10 @@ Classroom::Classroom(MainWindow* window)
     present_ = new QAction(tr("&Presentation mode"), this);
     present_->setShortcut(Qt::Key_F5);
     connect(present_, &QAction::triggered, this, &Classroom::present);
+    window_->addPanelDock(dock_);
+    addFileActions();
+    window_->addViewActions({dock_->toggleViewAction(), present_});
+    connect(window_, &MainWindow::documentDropped, this, &Classroom::openFile);
     Workspace* workspace = window_->workspace();
     connect(workspace, &Workspace::modelChanged, this, [this] { applyPending(); });
     connect(&window_->session(), &ModelSession::failed, this, [this] { pending_.reset(); });
@@ -195,15 +199,19 @@ void Classroom::moveStep(int index, int delta) {
     undo_->push(new LessonEdit(this, tr("Move step"), next, target));
 }
 
-void Classroom::addFileActions(QMenu* file) {
-    file->addAction(tr("Open scene or &lesson…"), this, &Classroom::chooseFileToOpen);
-    QMenu* lessons = file->addMenu(tr("Built-in l&essons"));
+void Classroom::addFileActions() {
+    auto* open = new QAction(tr("Open scene or &lesson…"), this);
+    connect(open, &QAction::triggered, this, &Classroom::chooseFileToOpen);
+    auto* lessons = new QMenu(tr("Built-in l&essons"), window_);
     for (const QString& path : builtinLessons())
         lessons->addAction(QFileInfo(path).completeBaseName(), this,
                            [this, path] { openFile(path); });
     lessons->setEnabled(!lessons->isEmpty());
-    file->addAction(tr("Save &scene…"), this, &Classroom::chooseSceneToSave);
-    file->addAction(tr("Save lesso&n…"), this, &Classroom::chooseLessonToSave);
+    auto* saveScene = new QAction(tr("Save &scene…"), this);
+    connect(saveScene, &QAction::triggered, this, &Classroom::chooseSceneToSave);
+    auto* saveLesson = new QAction(tr("Save lesso&n…"), this);
+    connect(saveLesson, &QAction::triggered, this, &Classroom::chooseLessonToSave);
+    window_->addFileActions({open, lessons->menuAction(), saveScene, saveLesson});
 }
 
 void Classroom::chooseFileToOpen() {

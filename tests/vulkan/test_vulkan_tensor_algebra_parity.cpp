@@ -89,7 +89,7 @@ struct MatmulCase {
 } // namespace
 Q_DECLARE_METATYPE(MatmulCase)
 
-class TestVulkanTensorAlgebra : public QObject {
+class TestVulkanTensorAlgebraParity : public QObject {
     Q_OBJECT
     std::shared_ptr<vk::Context> context_;
     std::unique_ptr<test::BackendPair> pair_, chunked_;
@@ -745,5 +745,5 @@ private Q_SLOTS:
     }
 };
 
-HEADLIGHT_TEST_GUILESS_MAIN(TestVulkanTensorAlgebra)
-#include "test_vulkan_tensor_algebra.moc"
+HEADLIGHT_TEST_GUILESS_MAIN(TestVulkanTensorAlgebraParity)
+#include "test_vulkan_tensor_algebra_parity.moc"

@@ -3,8 +3,9 @@
 // λ = 0 is the LM itself, a stored context finds itself at distance 0, p_kNN is a distribution,
 // the neighbours are those of a brute-force search written here, and λ = 1, k = 1 predicts the
 // nearest key's stored next token. The LM side is recomputed here from the checkpoint's own
-// token embedding, not from the engine's logits.
-#include "backend/backend.h"
+// token embedding, not from the engine's logits. On each backend; the datastore and the mixed
+// pass also match the CPU backend's (the keys within 1e-4, the LM head's logits too).
+#include "backend_fixture.h"
 #include "cli_runner.h"
 #include "error_of.h"
 #include "golden.h"
@@ -81,7 +82,7 @@ QString variantError(const TransformerModel& model, const char* spec, const KnnD
 
 class TestKnnLm : public QObject {
     Q_OBJECT
-    std::unique_ptr<Backend> backend_ = makeCpuBackend();
+    test::BackendFixture fixture_;
     std::unique_ptr<TransformerModel> gpt2_, bert_;
     std::vector<int32_t> text_, query_; // the datastore text and the query, in GPT-2's tokens
     std::vector<std::vector<int32_t>> chunks_;
@@ -102,10 +103,15 @@ class TestKnnLm : public QObject {
         return variants::forwardKnn(*gpt2_, {ids, {}, {}}, capture, parseVariantSpec(spec), store_);
     }
 
+public:
+    explicit TestKnnLm(BackendKind kind)
+        : fixture_(kind) {}
+
 private Q_SLOTS:
     void initTestCase() {
-        gpt2_ = loadModel((test::goldenRoot() + "/gpt2").toStdString(), *backend_);
-        bert_ = loadModel((test::goldenRoot() + "/bert").toStdString(), *backend_);
+        fixture_.open();
+        gpt2_ = loadModel((test::goldenRoot() + "/gpt2").toStdString(), fixture_.backend());
+        bert_ = loadModel((test::goldenRoot() + "/bert").toStdString(), fixture_.backend());
         text_ = tokens(variants::readDatastoreText((kData + "/datastore.txt").toStdString()));
         query_ = tokens(kQuery);
         QVERIFY2(text_.size() > 512,
@@ -118,6 +124,12 @@ private Q_SLOTS:
                 keys_.emplace_back(states.data() + t * states.dim(1),
                                    states.data() + (t + 1) * states.dim(1));
         }
+    }
+
+    void cleanupTestCase() {
+        gpt2_.reset();
+        bert_.reset();
+        fixture_.close();
     }
 
     void parsesTheKnnSection() {
@@ -268,7 +280,7 @@ private Q_SLOTS:
         const QString dump = scratch.freshPath();
         const test::CliResult result = test::runHeadlight(
             {"inspect", "--model", test::goldenRoot() + "/gpt2", "--text", kQuery, "--variant",
-             kData + "/spec.json", "--backend", "cpu", "--dump", dump});
+             kData + "/spec.json", "--backend", fixture_.cliName(), "--dump", dump});
         QVERIFY2(result.exitCode == 0, qPrintable(result.err));
         const io::SafetensorsFile file(dump.toStdString());
         const int64_t tokens = int64_t(query_.size());
@@ -281,7 +293,27 @@ private Q_SLOTS:
             query_, R"({"knn": {"datastore": "a.txt", "k": 4, "lambda": 0.5, "temperature": 2}})");
         QVERIFY(test::maxAbsDiff(file.loadF32("p_mix"), expected.internals.at("p_mix")) < 1e-6);
     }
+
+    void datastoreAndMixtureMatchTheCpu() {
+        const std::unique_ptr<Backend> cpuBackend = makeCpuBackend();
+        const auto onCpu = loadModel((test::goldenRoot() + "/gpt2").toStdString(), *cpuBackend);
+        QVERIFY(chunks_.size() > 1);
+        const variants::KnnDatastore cpuStore = variants::buildDatastore(*onCpu, chunks_);
+        QVERIFY(store_.values == cpuStore.values);
+        QVERIFY(test::maxAbsDiff(store_.keys, cpuStore.keys) < 1e-4);
+
+        const variants::VariantSpec spec =
+            parseVariantSpec(R"({"knn": {"datastore": "a.txt", "k": 4, "lambda": 0}})");
+        CaptureRequest capture;
+        capture.internals = capture.logits = true;
+        const ModelInput input{{40, 41, 42, 43, 44, 45, 46, 47}, {}, {}};
+        const Trace cpu = variants::forwardKnn(*onCpu, input, capture, spec, cpuStore);
+        const Trace here = variants::forwardKnn(*gpt2_, input, capture, spec, store_);
+        QVERIFY(test::maxAbsDiff(here.logits, cpu.logits) < 1e-4);
+        QVERIFY(test::maxAbsDiff(here.internals.at("p_lm"), cpu.internals.at("p_lm")) < 1e-5);
+        QVERIFY(test::maxAbsDiff(here.internals.at("p_mix"), here.internals.at("p_lm")) == 0.0);
+    }
 };
 
-HEADLIGHT_TEST_GUILESS_MAIN(TestKnnLm)
+HEADLIGHT_TEST_ON_EACH_BACKEND(TestKnnLm)
 #include "test_knn_lm.moc"

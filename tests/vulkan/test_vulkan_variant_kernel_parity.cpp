@@ -37,7 +37,7 @@ ModelInput modelInput(int64_t tokens, bool padded) {
 }
 } // namespace
 
-class TestVulkanVariantKernels : public QObject {
+class TestVulkanVariantKernelParity : public QObject {
     Q_OBJECT
     std::shared_ptr<vk::Context> context_;
     std::unique_ptr<Backend> vulkan_;
@@ -137,5 +137,5 @@ private Q_SLOTS:
     }
 };
 
-HEADLIGHT_TEST_GUILESS_MAIN(TestVulkanVariantKernels)
-#include "test_vulkan_variant_kernels.moc"
+HEADLIGHT_TEST_GUILESS_MAIN(TestVulkanVariantKernelParity)
+#include "test_vulkan_variant_kernel_parity.moc"
