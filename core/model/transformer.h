@@ -81,6 +81,7 @@ private:
         DeviceTensor relativeU, relativeV; // Transformer-XL u, v as [1, D]
         Tensor linformerE, linformerF;     // Linformer E, F [k, P], on the host: sliced per input
         Norm attentionNorm, ffnNorm, ffnPreNorm;
+        Norm queryNorm, keyNorm; // per-head RMSNorm of q and k (Qwen3); gamma invalid elsewhere
         Ffn ffn, ffnPre;
         std::vector<Ffn> experts;
         DeviceTensor router;
@@ -143,6 +144,7 @@ private:
                                 DeviceTensor v, Pass& pass, PendingCapture& capture) const;
     variants::AttentionShape attentionShape(const ModelInput& input, const variants::VariantSpec& variant) const;
     void project(const Linear& linear, const DeviceTensor& x, DeviceTensor& out) const;
+    void normalizeHeads(const Norm& norm, DeviceTensor& x) const;
     // Softmax attention whose queries and keys differ (the segment loop, the funnel's pooling).
     struct CrossProjection {
         DeviceTensor q;      // [S, H·d], not split: Transformer-XL adds u, v to it
