@@ -6,8 +6,8 @@ namespace headlight {
 namespace {
 // The order error messages and `headlight info` list them in.
 const ModelFamily* const kFamilies[] = {
-    &kBertFamily,  &kRobertaFamily, &kDistilBertFamily, &kGpt2Family,
-    &kLlamaFamily, &kQwen2Family,   &kMistralFamily,    &kHeadlightFamily,
+    &kBertFamily,  &kRobertaFamily, &kDistilBertFamily, &kGpt2Family, &kLlamaFamily,
+    &kQwen2Family, &kMistralFamily, &kQwen3Family,      &kOptFamily,  &kHeadlightFamily,
 };
 } // namespace
 
