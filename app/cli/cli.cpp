@@ -137,8 +137,8 @@ CliOption dpiOption() {
 
 const std::vector<CliCommand>& cliCommands() {
     static const std::vector<CliCommand> commands = {
-        convertCommand(), devicesCommand(),  exportCommand(),  figuresCommand(),
-        inspectCommand(), tokenizeCommand(), variantsCommand()};
+        convertCommand(), devicesCommand(), exportCommand(),   figuresCommand(),
+        infoCommand(),    inspectCommand(), tokenizeCommand(), variantsCommand()};
     return commands;
 }
 

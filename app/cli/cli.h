@@ -18,6 +18,7 @@ CliCommand convertCommand();
 CliCommand devicesCommand();
 CliCommand exportCommand();
 CliCommand figuresCommand();
+CliCommand infoCommand();
 CliCommand inspectCommand();
 CliCommand tokenizeCommand();
 CliCommand variantsCommand();

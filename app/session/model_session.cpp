@@ -3,6 +3,7 @@
 #include "backend/backend_factory.h"
 #include "backend/vulkan/vk_error.h"
 #include "io/hub_cache.h"
+#include "model/model_family.h"
 
 #include <QFileInfo>
 #include <QtConcurrent/QtConcurrentRun>
@@ -18,8 +19,9 @@ struct ModelSession::Result {
 
 QString LoadedModel::summary() const {
     const ModelSpec& s = model->spec();
-    return QStringLiteral("%1 · %2 layers × %3 heads · hidden %4 · %5")
-        .arg(QString::fromLatin1(architectureName(s.architecture)))
+    return QStringLiteral("%1 (%2) · %3 layers × %4 heads · hidden %5 · %6")
+        .arg(QString::fromLatin1(familyOf(s.architecture).displayName),
+             QString::fromLatin1(architectureName(s.architecture)))
         .arg(s.layers)
         .arg(s.heads)
         .arg(s.hidden)
