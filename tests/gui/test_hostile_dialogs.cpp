@@ -104,7 +104,7 @@ private Q_SLOTS:
         }
 
         QCOMPARE(window_->session().current()->model->spec().architecture, Architecture::Gpt2);
-        QVERIFY2(statusText(*window_).startsWith("gpt2  ·  gpt2 · "),
+        QVERIFY2(statusText(*window_).startsWith("gpt2  ·  GPT-2 (gpt2) · "),
                  qPrintable(statusText(*window_)));
         dialog->accept();
         QTRY_VERIFY(!window_->errorDialog()); // closed and deleted, ready for the next
