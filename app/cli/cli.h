@@ -14,12 +14,14 @@ bool isCliCommand(const QString& word);
 int runCli(int argc, char** argv);
 
 // Each command's declaration, with the function that runs it (one file per command).
+CliCommand aboutCommand();
 CliCommand convertCommand();
 CliCommand devicesCommand();
 CliCommand exportCommand();
 CliCommand figuresCommand();
 CliCommand infoCommand();
 CliCommand inspectCommand();
+CliCommand reproduceCommand();
 CliCommand tokenizeCommand();
 CliCommand variantsCommand();
 

@@ -16,15 +16,19 @@
 #include "export_files.h"
 #include "figure_builders.h"
 #include "model_session.h"
+#include "provenance.h"
 #include "scene_files.h"
 #include "scene_render.h"
 #include "variants/variant_spec.h"
 
+#include <QDir>
 #include <QFileInfo>
+#include <QJsonDocument>
 #include <QTextStream>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 namespace headlight::app {
 namespace {
@@ -250,47 +254,90 @@ render::FigureCaption captionFor(const Request& request, const ModelSpec& spec,
 // A saved scene (docs/scenes.md) names the model, text, variant, view and selection itself;
 // --backend, when given, overrides the scene's backend.
 void refuseScenarioFlags(const CliArgs& args) {
+    const char* given = args.has("--scene") ? "--scene" : "--scenario";
     for (const char* flag :
-         {"--model", "--text", "--texts", "--variant", "--view", "--layer", "--head"})
-        if (args.has(flag))
-            throw CliError(
-                "--scene gives the model, text, variant, view and selection: leave out " +
-                std::string(flag));
+         {"--model", "--text", "--texts", "--variant", "--view", "--layer", "--head", "--scene"})
+        if (args.has(flag) && std::strcmp(flag, given) != 0)
+            throw CliError(std::string(given) +
+                           " gives the model, text, variant, view and selection: leave out " +
+                           flag);
 }
 
+// --scene's file, or --scenario's JSON (whose relative model folder starts here).
 io::Scene sceneOf(const CliArgs& args) {
     refuseScenarioFlags(args);
-    io::Scene scene = loadScene(args.value("--scene"));
+    io::Scene scene = args.has("--scene") ? loadScene(args.value("--scene"))
+                                          : io::parseScene(args.value("--scenario").toStdString(),
+                                                           sceneVocabulary());
     if (args.has("--backend")) scene.backend = args.backend();
     return scene;
+}
+
+QString sceneFolder(const CliArgs& args) {
+    return args.has("--scene") ? QFileInfo(args.value("--scene")).absolutePath()
+                               : QDir::currentPath();
+}
+
+// The command that regenerates this export: the options given, in the order the command declares
+// them, with the files it reads named by absolute paths so that it runs from any folder, and the
+// file it writes by its name (in the folder the command runs in), so that a reproduction written
+// under the same name elsewhere records the same command.
+QStringList regenerationCommand(const CliArgs& args) {
+    static const QStringList files{"--model", "--texts", "--variant", "--scene"};
+    QStringList command{QStringLiteral("export")};
+    for (const CliOption& option : exportCommand().options) {
+        if (!args.has(option.flag)) continue;
+        command << option.flag;
+        if (!option.takesValue()) continue;
+        const QString value = args.value(option.flag);
+        if (option.flag == QLatin1String("--out"))
+            command << QFileInfo(value).fileName();
+        else if (files.contains(option.flag) && QFileInfo::exists(value))
+            command << QFileInfo(value).absoluteFilePath();
+        else
+            command << value;
+    }
+    return command;
+}
+
+QString provenanceJson(Provenance provenance, const CliArgs& args) {
+    provenance.command = regenerationCommand(args);
+    if (args.has("--texts")) {
+        const QString corpus = QFileInfo(args.value("--texts")).absoluteFilePath();
+        provenance.corpus = CorpusFile{corpus, fileSha256(corpus)};
+    }
+    return QString::fromUtf8(
+        QJsonDocument(provenanceToJson(provenance)).toJson(QJsonDocument::Compact));
 }
 
 int exportScene(const CliArgs& args) {
     refuseScenarioFlags(args);
     const QString out = args.required("--out");
     checkOut(out);
-    if (!isFigureFormat(*exportFormatFor(out)))
-        throw CliError("--scene renders a figure: --out must end in .png, .svg or .pdf");
     render::ExportOptions options;
     options.dpi = args.integer("--dpi", options.dpi, render::kMinDpi, render::kMaxDpi);
     if (args.has("--size")) options.inches = parseSize(args.value("--size"));
+    const io::Scene scene = sceneOf(args);
     const RenderedScene rendered =
-        renderScenario(sceneOf(args), QFileInfo(args.value("--scene")).absolutePath(),
-                       args.value("--vulkan-device").toStdString());
+        renderScenario(scene, sceneFolder(args), args.value("--vulkan-device").toStdString());
     options.caption = rendered.caption;
+    options.provenance =
+        provenanceJson(describeExport(*rendered.model, scene, rendered.content), args);
     exportToFile(out, rendered.content, options);
     return 0;
 }
 
 int runExport(const CliArgs& args) {
     if (args.has("--list-views")) return listViews();
-    if (args.has("--scene")) return exportScene(args);
+    if (args.has("--scene") || args.has("--scenario")) return exportScene(args);
     Request request = parseRequest(args);
     const std::shared_ptr<const LoadedModel> loaded = openModel(request, args);
     if (!loaded->backendNote.isEmpty())
         std::fprintf(stderr, "headlight export: %s\n", qPrintable(loaded->backendNote));
     const render::PageContent figure = buildExportFigure(args, request, loaded);
     request.options.caption = captionFor(request, loaded->model->spec(), args);
+    request.options.provenance =
+        provenanceJson(describeExport(*loaded, request.scenario, figure), args);
     exportToFile(request.out, figure, request.options);
     return 0;
 }
@@ -298,7 +345,8 @@ int runExport(const CliArgs& args) {
 
 io::Scenario exportScenario(const QStringList& rawArgs) {
     const CliArgs args(rawArgs, exportCommand());
-    return args.has("--scene") ? sceneOf(args) : parseRequest(args).scenario;
+    return args.has("--scene") || args.has("--scenario") ? sceneOf(args)
+                                                         : parseRequest(args).scenario;
 }
 
 CliCommand exportCommand() {
@@ -310,6 +358,8 @@ CliCommand exportCommand() {
                         "[--variant SPEC.json] [--layer L] [--head H] [--dpi N] [--size WxH] "
                         "[--backend cpu|vulkan] [--vulkan-device SEL]"),
          QStringLiteral("--scene SCENE.json --out FILE [--dpi N] [--size WxH] "
+                        "[--backend cpu|vulkan] [--vulkan-device SEL]"),
+         QStringLiteral("--scenario JSON --out FILE [--dpi N] [--size WxH] "
                         "[--backend cpu|vulkan] [--vulkan-device SEL]"),
          QStringLiteral("--list-views")},
         {},
@@ -330,11 +380,12 @@ CliCommand exportCommand() {
          backendOption(),
          vulkanDeviceOption(),
          {"--out", "FILE",
-          "where to write: .png, .svg, .pdf (the figure) or .csv, .safetensors (its numbers); "
-          "a scene writes a figure only"},
+          "where to write: .png, .svg, .pdf (the figure) or .csv, .safetensors (its numbers)"},
          {"--scene", "SCENE.json",
           "draw a saved scene (docs/scenes.md), which names the model, text, variant, view and "
-          "selection"}},
+          "selection"},
+         {"--scenario", "JSON",
+          "draw a scene given inline as JSON, as the window's exports record it (docs/export.md)"}},
         {QStringLiteral("headlight export --model resources/models/realformer --text 'The cat "
                         "sat on the mat.' --view entropy-violins --out violins.pdf")},
         &runExport,

@@ -1,16 +1,29 @@
 #include "export_files.h"
 
 #include "export/atomic_write.h"
+#include "export/embedded_metadata.h"
 #include "export/figure_data.h"
 #include "io/safetensors.h"
 
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 
 namespace headlight::app {
 namespace {
 
+// A person opening the CSV reads how to regenerate it before the machine-readable line.
+QByteArray csvComments(const QString& provenance) {
+    if (provenance.isEmpty()) return {};
+    const QString command =
+        QJsonDocument::fromJson(provenance.toUtf8()).object().value("command_line").toString();
+    return render::csvComments(
+        provenance, {QStringLiteral("Made by Headlight; regenerate with: %1").arg(command)});
+}
+
 void writeTensors(const QString& path, const render::FigureData& data,
-                  const render::FigureCaption& caption) {
+                  const render::ExportOptions& options) {
+    const render::FigureCaption& caption = options.caption;
     std::vector<io::TensorToWrite> tensors;
     for (const render::DataTensor& t : data.tensors)
         tensors.push_back({t.name, t.shape, t.values, {}});
@@ -18,6 +31,8 @@ void writeTensors(const QString& path, const render::FigureData& data,
     metadata["model"] = caption.model.toStdString();
     metadata["variant"] = caption.variant.toStdString();
     metadata["text"] = caption.text.toStdString();
+    if (!options.provenance.isEmpty())
+        metadata[render::kProvenanceKey] = options.provenance.toStdString();
     io::writeSafetensors(path.toStdString(), tensors, metadata);
 }
 } // namespace
@@ -57,9 +72,10 @@ void exportToFile(const QString& path, const render::PageContent& content,
     case ExportFormat::Pdf:
         return render::exportFigure(path, *render::imageFormatFor(path), content, options);
     case ExportFormat::Csv:
-        return render::writeCsv(path, render::figureData(content).table);
+        return render::writeCsv(path, render::figureData(content).table,
+                                csvComments(options.provenance));
     case ExportFormat::Safetensors:
-        return writeTensors(path, render::figureData(content), options.caption);
+        return writeTensors(path, render::figureData(content), options);
     }
 }
 } // namespace headlight::app

@@ -2,7 +2,8 @@
 // One way into every export file, for the window's File ▸ Export… and for `headlight export`:
 // the path's extension picks the format. Figures go to PNG, SVG or PDF (render/export), the
 // figure's numbers to CSV or safetensors (io::writeSafetensors, with the caption and the
-// figure's labels as metadata). Every file is written atomically.
+// figure's labels as metadata). Every file is written atomically, and carries the options'
+// provenance (app/figures/provenance.h) when it is set.
 
 #include "export/figure_export.h"
 

@@ -86,6 +86,7 @@ RenderedScene renderScenario(const io::Scenario& scenario, const QString& baseFo
     const auto result = runNow(model, scenario, view == ViewKind::Sparsity);
     const ViewState state = scenarioViewState(scenario, result->tokenCount());
     RenderedScene rendered;
+    rendered.model = model;
     if (isPanelView(view)) {
         rendered.content = buildPanels(view, result.get(), state);
     } else {

@@ -8,12 +8,16 @@
 #include "io/scenario.h"
 
 #include <QString>
+#include <memory>
 
 namespace headlight::app {
+
+struct LoadedModel;
 
 struct RenderedScene {
     render::PageContent content;
     render::FigureCaption caption;
+    std::shared_ptr<const LoadedModel> model; // what ran it, for the export's provenance
 };
 
 // Needs a running Q(Gui)Application; waits for the load and the pass in local event loops.

@@ -12,7 +12,9 @@ std::optional<QString> resourcesFolder() {
     QStringList candidates;
     if (qEnvironmentVariableIsSet("HEADLIGHT_RESOURCES")) candidates << qEnvironmentVariable("HEADLIGHT_RESOURCES");
     const QString binary = QCoreApplication::applicationDirPath();
-    candidates << binary + "/../resources" << binary + "/../../resources" << QStringLiteral(HEADLIGHT_RESOURCE_DIR);
+    // An install (FHS: bin/ beside share/headlight), then a build tree, then the source tree.
+    candidates << binary + "/../share/headlight" << binary + "/../resources"
+               << binary + "/../../resources" << QStringLiteral(HEADLIGHT_RESOURCE_DIR);
     for (const QString& candidate : candidates)
         if (QDir(candidate + "/models").exists()) return QDir(candidate).absolutePath();
     return std::nullopt;

@@ -12,8 +12,9 @@ struct DefaultModel {
     QString text;   // example text to start with (may be empty)
 };
 
-// The resources folder: $HEADLIGHT_RESOURCES, else next to the executable (../resources,
-// ../../resources, as in an install or a build tree), else the source tree it was built from.
+// The resources folder: $HEADLIGHT_RESOURCES, else next to the executable (../share/headlight as
+// `cmake --install` and the Debian package lay it out; ../resources or ../../resources in a build
+// tree), else the source tree it was built from.
 std::optional<QString> resourcesFolder();
 // The default zoo model named by resources/models/default.json ({"model": "...", "text": "..."}).
 std::optional<DefaultModel> defaultModel();

@@ -2,6 +2,7 @@
 
 #include "backend/backend_factory.h"
 #include "backend/vulkan/vk_error.h"
+#include "file_hashes.h"
 #include "io/hub_cache.h"
 #include "model/model_family.h"
 
@@ -85,6 +86,12 @@ void ModelSession::load(const QString& folder, const BackendChoice& choice,
             result->model = loadCheckpoint(folder, choice, deviceSelector);
         } catch (const std::exception& error) {
             result->error = QString::fromUtf8(error.what());
+            return result;
+        }
+        try {
+            hashModelFiles(result->model->folder); // for the exports' provenance, off the UI thread
+        } catch (const FileHashError&) {
+            // Why ignored: the model loaded; an export that needs the hash reports the reason.
         }
         return result;
     }));

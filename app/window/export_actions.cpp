@@ -3,6 +3,7 @@
 #include "export_files.h"
 #include "figure_view.h"
 #include "main_window.h"
+#include "provenance.h"
 
 #include <QAction>
 #include <QDir>
@@ -10,6 +11,7 @@
 #include <QFileInfo>
 #include <QGridLayout>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
 #include <QRegularExpression>
@@ -161,18 +163,53 @@ bool ExportActions::exportData(const QString& path) {
     return write(path, pageOptions(), tr("data"));
 }
 
-bool ExportActions::write(const QString& path, const render::ExportOptions& options,
-                          const QString& what) {
+namespace {
+
+QString number(double value) {
+    return QString::number(value, 'g', 17); // round-trips, so --size gives the same page
+}
+
+// The shown figure's provenance: what ran it, and the `headlight export --scenario` command that
+// draws the same view with the same page (docs/export.md says what may still differ).
+QString provenanceJson(const ForwardResult& result, io::Scenario scenario,
+                       const render::PageContent& content, const QString& path,
+                       const render::ExportOptions& options) {
+    scenario.text = result.text.toStdString();
+    scenario.backend = result.model->backend->kind(); // as --backend pins it below
+    Provenance provenance = describeExport(*result.model, scenario, content);
+    const QString scene = QString::fromUtf8(
+        QJsonDocument(io::scenarioToJson(scenario)).toJson(QJsonDocument::Compact));
+    provenance.command = {QStringLiteral("export"),
+                          QStringLiteral("--dpi"),
+                          QString::number(options.dpi),
+                          QStringLiteral("--size"),
+                          number(options.inches.width()) + QLatin1Char('x') +
+                              number(options.inches.height()),
+                          QStringLiteral("--backend"),
+                          provenance.backend,
+                          QStringLiteral("--out"),
+                          QFileInfo(path).fileName(),
+                          QStringLiteral("--scenario"),
+                          scene};
+    return QString::fromUtf8(
+        QJsonDocument(provenanceToJson(provenance)).toJson(QJsonDocument::Compact));
+}
+} // namespace
+
+bool ExportActions::write(const QString& path, render::ExportOptions options, const QString& what) {
     const QString shown = QDir::toNativeSeparators(path);
     try {
         if (window_->workspace()->canvasShown())
             throw std::runtime_error("the Vulkan canvas tab has no figure to export; pick one of "
                                      "the other views");
         const FigureView* view = window_->workspace()->figureView();
-        if (view->panels())
-            exportToFile(path, *view->panels(), options);
-        else
-            exportToFile(path, view->figure(), options);
+        const render::PageContent content = view->panels() ? render::PageContent(*view->panels())
+                                                           : render::PageContent(view->figure());
+        const ForwardResult* result = window_->workspace()->result();
+        if (result && result->model)
+            options.provenance =
+                provenanceJson(*result, window_->workspace()->scenario(), content, path, options);
+        exportToFile(path, content, options);
     } catch (const std::exception& error) {
         window_->showError(tr("Cannot export the %1").arg(what),
                            tr("Headlight could not write %1.").arg(shown),

@@ -38,7 +38,7 @@ private:
     void chooseDataFile();
     QFileDialog* saveDialog(const QString& title, const QStringList& filters,
                             const QString& suffix);
-    bool write(const QString& path, const render::ExportOptions& options, const QString& what);
+    bool write(const QString& path, render::ExportOptions options, const QString& what);
     render::ExportOptions pageOptions() const;
 
     MainWindow* window_;

@@ -1,5 +1,6 @@
 #include "main_window.h"
 
+#include "about_info.h"
 #include "canvas/canvas_window.h"
 #include "canvas_maps.h"
 #include "classroom.h"
@@ -305,22 +306,38 @@ void MainWindow::rebuildRecentMenu() {
     recentMenu_->setEnabled(!recent.isEmpty());
 }
 
+// A checkpoint folder opens as a model; a .json file as a scene or lesson (docs/scenes.md).
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
     const QList<QUrl> urls = event->mimeData()->urls();
-    if (urls.size() == 1 && QFileInfo(urls.first().toLocalFile()).isDir())
+    if (urls.size() != 1) return;
+    const QFileInfo dropped(urls.first().toLocalFile());
+    if (dropped.isDir() ||
+        (dropped.isFile() && dropped.suffix().compare("json", Qt::CaseInsensitive) == 0))
         event->acceptProposedAction();
 }
 
 void MainWindow::dropEvent(QDropEvent* event) {
-    openCheckpoint(event->mimeData()->urls().first().toLocalFile());
+    const QString path = event->mimeData()->urls().first().toLocalFile();
+    if (QFileInfo(path).isDir())
+        openCheckpoint(path);
+    else
+        classroom_->openFile(path);
 }
 
 void MainWindow::showAbout() {
-    QMessageBox::about(
-        this, tr("About Headlight"),
-        tr("<b>Headlight %1</b><p>Runs real forward passes of Transformer variants and "
-           "shows what happens inside them.</p>")
-            .arg(QApplication::applicationVersion()));
+    QStringList lines;
+    for (const QString& line : aboutLines(backend_))
+        lines << line.toHtmlEscaped();
+    // Why not QMessageBox::about: that one is modal and blocks; this one lets tests read it.
+    auto* about = new QMessageBox(QMessageBox::Information, tr("About Headlight"),
+                                  tr("<b>Headlight</b><p>Runs real forward passes of Transformer "
+                                     "variants and shows what happens inside them.</p><p>%1</p>")
+                                      .arg(lines.join(QStringLiteral("<br>"))),
+                                  QMessageBox::Ok, this);
+    about->setObjectName(QStringLiteral("aboutDialog"));
+    about->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    about->setAttribute(Qt::WA_DeleteOnClose);
+    about->open();
 }
 
 void MainWindow::showAttentionNote() {

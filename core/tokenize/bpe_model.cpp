@@ -9,9 +9,9 @@
 namespace headlight::tokenize {
 namespace {
 
-unsigned long long pairKey(int left, int right) {
-    return (static_cast<unsigned long long>(static_cast<unsigned>(left)) << 32) |
-           static_cast<unsigned>(right);
+std::size_t pairHash(int left, int right) {
+    return mixBits((static_cast<uint64_t>(static_cast<uint32_t>(left)) << 32) |
+                   static_cast<uint32_t>(right));
 }
 
 std::string byteToken(unsigned char byte) {
@@ -31,25 +31,42 @@ struct Candidate {
 };
 } // namespace
 
-BpeModel::BpeModel(Vocab vocab, const std::vector<std::pair<std::string, std::string>>& merges,
-                   BpeOptions options, const std::string& mergeSource)
+BpeModel::BpeModel(Vocab vocab, const MergeList& merges, BpeOptions options,
+                   const std::string& mergeSource)
     : vocab_(std::move(vocab))
     , options_(std::move(options)) {
+    merges_.reserve(merges.size());
+    mergeIndex_.reserve(merges.size(), [this](int rank) {
+        return pairHash(merges_[rank].left, merges_[rank].right);
+    });
+    std::string merged; // reused: no allocation per merge
+    for (size_t rank = 0; rank < merges.size(); ++rank)
+        addMerge(merges[rank].first, merges[rank].second, merged, static_cast<int>(rank),
+                 mergeSource);
+}
+
+void BpeModel::addMerge(std::string_view left, std::string_view right, std::string& merged,
+                        int rank, const std::string& mergeSource) {
+    const auto fail = [&](const std::string& problem) {
+        throw TokenizerError(mergeSource + ": merge " + std::to_string(rank + 1) + " ('" +
+                             std::string(left) + " " + std::string(right) + "') " + problem);
+    };
     const std::string& prefix = options_.continuingSubwordPrefix;
-    for (size_t rank = 0; rank < merges.size(); ++rank) {
-        const auto& [left, right] = merges[rank];
-        const std::string where =
-            mergeSource + ": merge " + std::to_string(rank + 1) + " ('" + left + " " + right + "')";
-        if (right.compare(0, prefix.size(), prefix) != 0)
-            throw TokenizerError(where + " does not start its second token with '" + prefix + "'");
-        const std::string merged = left + right.substr(prefix.size());
-        for (const std::string* token : {&left, &right, &merged})
-            if (!vocab_.idOf(*token))
-                throw TokenizerError(where + " uses '" + *token +
-                                     "', which is not in the vocabulary");
-        merges_[pairKey(*vocab_.idOf(left), *vocab_.idOf(right))] = {static_cast<int>(rank),
-                                                                     *vocab_.idOf(merged)};
+    if (right.substr(0, prefix.size()) != prefix)
+        fail("does not start its second token with '" + prefix + "'");
+    merged.assign(left).append(right.substr(prefix.size()));
+    int ids[3];
+    const std::string_view parts[3] = {left, right, merged};
+    for (int i = 0; i < 3; ++i) {
+        const auto id = vocab_.idOf(parts[i]);
+        if (!id) fail("uses '" + std::string(parts[i]) + "', which is not in the vocabulary");
+        ids[i] = *id;
     }
+    merges_.push_back({ids[0], ids[1], ids[2]});
+    mergeIndex_.assign(
+        pairHash(ids[0], ids[1]), rank,
+        [&](int other) { return merges_[other].left == ids[0] && merges_[other].right == ids[1]; },
+        [this](int other) { return pairHash(merges_[other].left, merges_[other].right); });
 }
 
 std::vector<PieceToken> BpeModel::tokenize(std::u32string_view word) const {
@@ -121,8 +138,8 @@ void BpeModel::mergeAll(std::vector<Symbol>& symbols) const {
     const auto offer = [&](int pos) {
         const int next = symbols[pos].next;
         if (next < 0) return;
-        if (const Merge* merge = findMerge(symbols[pos].id, symbols[next].id))
-            queue.push({pos, merge->rank, merge->newId});
+        if (const int rank = findMerge(symbols[pos].id, symbols[next].id); rank >= 0)
+            queue.push({pos, rank, merges_[rank].newId});
     };
     for (size_t i = 0; i + 1 < symbols.size(); ++i)
         offer(static_cast<int>(i));
@@ -132,8 +149,8 @@ void BpeModel::mergeAll(std::vector<Symbol>& symbols) const {
         Symbol& current = symbols[top.pos];
         if (current.removed || current.next < 0) continue;
         Symbol& right = symbols[current.next];
-        const Merge* merge = findMerge(current.id, right.id);
-        if (!merge || merge->newId != top.newId) continue;
+        const int rank = findMerge(current.id, right.id);
+        if (rank < 0 || merges_[rank].newId != top.newId) continue;
         current.id = top.newId;
         current.span.end = right.span.end;
         current.next = right.next;
@@ -144,9 +161,10 @@ void BpeModel::mergeAll(std::vector<Symbol>& symbols) const {
     }
 }
 
-const BpeModel::Merge* BpeModel::findMerge(int left, int right) const {
-    const auto found = merges_.find(pairKey(left, right));
-    return found == merges_.end() ? nullptr : &found->second;
+int BpeModel::findMerge(int left, int right) const {
+    return mergeIndex_.find(pairHash(left, right), [&](int rank) {
+        return merges_[rank].left == left && merges_[rank].right == right;
+    });
 }
 
 int BpeModel::unkId() const {

@@ -8,11 +8,14 @@
 
 #include <optional>
 #include <string>
-#include <unordered_map>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 namespace headlight::tokenize {
+
+// Merges in rank order, as pairs of token texts (views into the parsed file).
+using MergeList = std::vector<std::pair<std::string_view, std::string_view>>;
 
 struct BpeOptions {
     std::optional<std::string> unkToken;
@@ -27,14 +30,15 @@ class BpeModel final : public Model {
 public:
     // Throws TokenizerError when a merge names a token the vocabulary lacks (`mergeSource` says
     // where the merges came from, e.g. "merges.txt line").
-    BpeModel(Vocab vocab, const std::vector<std::pair<std::string, std::string>>& merges,
-             BpeOptions options, const std::string& mergeSource);
+    BpeModel(Vocab vocab, const MergeList& merges, BpeOptions options,
+             const std::string& mergeSource);
     std::vector<PieceToken> tokenize(std::u32string_view word) const override;
     const Vocab& vocab() const override { return vocab_; }
 
 private:
-    struct Merge {
-        int rank;
+    struct Merge { // its rank is its place in merges_
+        int left;
+        int right;
         int newId;
     };
     struct Symbol {
@@ -49,11 +53,14 @@ private:
     void addCharacter(std::vector<Symbol>& symbols, std::optional<Symbol>& pendingUnk,
                       std::string piece, int index) const;
     void mergeAll(std::vector<Symbol>& symbols) const;
-    const Merge* findMerge(int left, int right) const;
+    void addMerge(std::string_view left, std::string_view right, std::string& merged, int rank,
+                  const std::string& mergeSource);
+    int findMerge(int left, int right) const; // its rank, or -1
     int unkId() const;
 
     Vocab vocab_;
-    std::unordered_map<unsigned long long, Merge> merges_;
+    std::vector<Merge> merges_;
+    FlatIndex mergeIndex_; // (left, right) -> rank; a later duplicate wins, as in HF
     BpeOptions options_;
 };
 } // namespace headlight::tokenize

@@ -2,6 +2,7 @@
 // (BertConverter, GPT2Converter, RobertaConverter), with the special tokens transformers registers
 // as added tokens so that "[CLS]" or "<|endoftext|>" typed in the text stay whole.
 #include "bpe_model.h"
+#include "json_tree.h"
 #include "loaders.h"
 #include "pipeline.h"
 #include "tokenizer_config.h"
@@ -75,17 +76,24 @@ std::unique_ptr<PostProcessor> bosTemplate(const NamedToken& bos) {
     return std::make_unique<TemplateProcessing>(std::move(single), std::move(pair), std::move(ids));
 }
 
-std::vector<std::pair<std::string, std::string>> readMerges(const QString& path) {
-    std::vector<std::pair<std::string, std::string>> merges;
-    const std::vector<std::string> lines = readTextLines(path);
+// merges.txt's lines as pairs of views into `lines`; the "#version" line is skipped.
+MergeList mergesOf(const std::vector<std::string>& lines, const QString& path) {
+    MergeList merges;
+    merges.reserve(lines.size());
     for (size_t i = 0; i < lines.size(); ++i) {
         if (lines[i].rfind("#version", 0) == 0) continue;
-        const QStringList parts =
-            QString::fromStdString(lines[i]).split(QLatin1Char(' '), Qt::SkipEmptyParts);
+        // As Python's str.split(" ") with the empty parts dropped.
+        std::vector<std::string_view> parts;
+        const std::string_view line = lines[i];
+        for (size_t begin = 0; begin < line.size();) {
+            const size_t end = std::min(line.find(' ', begin), line.size());
+            if (end > begin) parts.push_back(line.substr(begin, end - begin));
+            begin = end + 1;
+        }
         if (parts.size() != 2)
             throw TokenizerError(path.toStdString() + " line " + std::to_string(i + 1) +
                                  ": expected two tokens separated by a space");
-        merges.emplace_back(parts[0].toStdString(), parts[1].toStdString());
+        merges.emplace_back(parts[0], parts[1]);
     }
     return merges;
 }
@@ -162,8 +170,7 @@ std::unique_ptr<Tokenizer> loadWordPieceVocab(const QString& folder) {
 
 std::unique_ptr<Tokenizer> loadByteLevelBpe(const QString& folder) {
     const QString vocabPath = folder + "/vocab.json";
-    const Vocab vocab =
-        parseVocabObject(JsonFields(readJsonObject(vocabPath), vocabPath.toStdString()));
+    const Vocab vocab = parseVocab(JsonTree(vocabPath).root(), vocabPath.toStdString());
     const TokenizerConfig config = TokenizerConfig::read(folder);
     PipelineParts parts;
     parts.kind = "byte-level-bpe";
@@ -174,7 +181,8 @@ std::unique_ptr<Tokenizer> loadByteLevelBpe(const QString& folder) {
     else
         addByteLevelGpt2Parts(parts, config, vocab, vocabPath);
     const QString mergesPath = folder + "/merges.txt";
-    parts.model = std::make_unique<BpeModel>(vocab, readMerges(mergesPath), BpeOptions{},
+    const std::vector<std::string> mergeLines = readTextLines(mergesPath);
+    parts.model = std::make_unique<BpeModel>(vocab, mergesOf(mergeLines, mergesPath), BpeOptions{},
                                              mergesPath.toStdString());
     return std::make_unique<PipelineTokenizer>(std::move(parts));
 }

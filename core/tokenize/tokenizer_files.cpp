@@ -137,19 +137,6 @@ void JsonFields::fail(const std::string& problem) const {
     throw TokenizerError(where_ + ": " + problem);
 }
 
-Vocab parseVocabObject(const JsonFields& entries) {
-    if (entries.raw().size() > kMaxVocabEntries) entries.fail("more than 10,000,000 entries");
-    Vocab vocab;
-    for (auto it = entries.raw().begin(); it != entries.raw().end(); ++it) {
-        const double id = it.value().toDouble(-1);
-        if (!it.value().isDouble() || id < 0 || id > INT_MAX || id != std::floor(id))
-            entries.fail("the id of '" + it.key().toStdString() +
-                         "' is not a non-negative integer");
-        vocab.add(it.key().toStdString(), static_cast<int>(id));
-    }
-    return vocab;
-}
-
 std::optional<std::string> tokenContent(const QJsonValue& value) {
     if (value.isString()) return value.toString().toStdString();
     if (value.isObject() && value.toObject().value("content").isString())

@@ -48,10 +48,6 @@ private:
     std::string where_;
 };
 
-class Vocab;
-// A {"token": id, ...} object (vocab.json, or "vocab" in tokenizer.json).
-Vocab parseVocabObject(const JsonFields& entries);
-
 // The text of a special-token entry, which tokenizer_config.json writes either as a string or as
 // an AddedToken object with "content".
 std::optional<std::string> tokenContent(const QJsonValue& value);

@@ -2,6 +2,7 @@
 // post-processor and added tokens. Padding, truncation and the decoder are ignored: transformers
 // turns the first two off for a plain call, and nothing here decodes.
 #include "bpe_model.h"
+#include "json_tree.h"
 #include "loaders.h"
 #include "pipeline.h"
 #include "tokenizer_config.h"
@@ -16,26 +17,9 @@
 namespace headlight::tokenize {
 namespace {
 
-std::pair<std::string, std::string> parseMerge(const QJsonValue& value, const JsonFields& model,
-                                               qsizetype index) {
-    const std::string where = "merge " + std::to_string(index + 1);
-    if (value.isArray() && value.toArray().size() == 2 && value.toArray()[0].isString() &&
-        value.toArray()[1].isString())
-        return {value.toArray()[0].toString().toStdString(),
-                value.toArray()[1].toString().toStdString()};
-    const QStringList parts = value.toString().split(QLatin1Char(' '));
-    if (!value.isString() || parts.size() != 2)
-        model.fail(where + " is not two tokens separated by one space");
-    return {parts[0].toStdString(), parts[1].toStdString()};
-}
-
-std::unique_ptr<Model> parseBpe(const JsonFields& model) {
-    const QJsonArray list = model.array("merges");
-    if (list.size() > kMaxVocabEntries) model.fail("more than 10,000,000 merges");
-    std::vector<std::pair<std::string, std::string>> merges;
-    merges.reserve(list.size());
-    for (qsizetype i = 0; i < list.size(); ++i)
-        merges.push_back(parseMerge(list[i], model, i));
+// `tree` is the model object itself, for the vocabulary and the merges; `model` has the rest.
+std::unique_ptr<Model> parseBpe(const JsonFields& model, simdjson::dom::object tree) {
+    const MergeList merges = parseMerges(arrayField(tree, "merges", model), model);
     const QJsonValue dropout = model.raw().value("dropout");
     if (dropout.isDouble() && dropout.toDouble() > 0)
         model.fail("BPE dropout is not supported (it makes encoding random)");
@@ -47,18 +31,20 @@ std::unique_ptr<Model> parseBpe(const JsonFields& model) {
     options.fuseUnk = model.boolean("fuse_unk", false);
     options.byteFallback = model.boolean("byte_fallback", false);
     options.ignoreMerges = model.boolean("ignore_merges", false);
-    return std::make_unique<BpeModel>(parseVocabObject(model.child("vocab")), merges,
-                                      std::move(options), model.where());
+    return std::make_unique<BpeModel>(
+        parseVocab(objectField(tree, "vocab", model), model.where() + ": vocab"), merges,
+        std::move(options), model.where());
 }
 
-std::unique_ptr<Model> parseWordPiece(const JsonFields& model) {
+std::unique_ptr<Model> parseWordPiece(const JsonFields& model, simdjson::dom::object tree) {
     WordPieceOptions options;
     options.unkToken = model.optionalString("unk_token").value_or("[UNK]");
     options.continuingSubwordPrefix =
         model.optionalString("continuing_subword_prefix").value_or("##");
     options.maxInputCharsPerWord = model.integer("max_input_chars_per_word", 100, 0, INT_MAX);
-    return std::make_unique<WordPieceModel>(parseVocabObject(model.child("vocab")),
-                                            std::move(options));
+    return std::make_unique<WordPieceModel>(
+        parseVocab(objectField(tree, "vocab", model), model.where() + ": vocab"),
+        std::move(options));
 }
 
 // Files from before "type" was written are told apart by their fields, as serde's untagged enum
@@ -105,17 +91,19 @@ BertOverrides bertOverrides(const TokenizerConfig& config) {
 
 std::unique_ptr<Tokenizer> loadTokenizerJson(const QString& folder) {
     const QString path = folder + "/tokenizer.json";
-    const JsonFields root(readJsonObject(path), path.toStdString());
+    const JsonTree tree(path);
+    const JsonFields root(toQJsonObject(tree.root(), {"model"}), path.toStdString());
     const std::string where = root.where();
     if (root.has("version") && root.string("version") != "1.0")
         root.fail("unsupported version '" + root.string("version") + "'");
-    const JsonFields model = root.child("model");
+    const simdjson::dom::object modelTree = objectField(tree.root(), "model", root);
+    const JsonFields model(toQJsonObject(modelTree, {"vocab", "merges"}), where + ": model");
     const std::string type = modelType(model);
     PipelineParts parts;
     if (type == "BPE")
-        parts.model = parseBpe(model);
+        parts.model = parseBpe(model, modelTree);
     else if (type == "WordPiece")
-        parts.model = parseWordPiece(model);
+        parts.model = parseWordPiece(model, modelTree);
     else
         model.fail("unsupported model '" + type + "'");
     const QJsonValue preTokenizer = root.raw().value("pre_tokenizer");

@@ -242,8 +242,8 @@ QByteArray csvBytes(const DataTable& table) {
     return bytes;
 }
 
-void writeCsv(const QString& path, const DataTable& table) {
-    const QByteArray bytes = csvBytes(table);
+void writeCsv(const QString& path, const DataTable& table, const QByteArray& comments) {
+    const QByteArray bytes = comments + csvBytes(table);
     writeAtomically(path, [&](QIODevice& device) {
         if (device.write(bytes) != bytes.size()) failExport(path, device.errorString());
     });

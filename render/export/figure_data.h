@@ -51,6 +51,7 @@ FigureData figureData(const PageContent& content);
 
 QString csvField(const QString& text);
 QByteArray csvBytes(const DataTable& table);
-// Atomic, as every export (export/atomic_write.h). Throws ExportError.
-void writeCsv(const QString& path, const DataTable& table);
+// Atomic, as every export (export/atomic_write.h), after `comments` (whole "#" lines, e.g.
+// export/embedded_metadata.h's csvComments). Throws ExportError.
+void writeCsv(const QString& path, const DataTable& table, const QByteArray& comments = {});
 } // namespace headlight::render

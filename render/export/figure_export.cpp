@@ -1,8 +1,10 @@
 #include "export/figure_export.h"
 
 #include "export/atomic_write.h"
+#include "export/embedded_metadata.h"
 #include "figures/figure_style.h"
 
+#include <QBuffer>
 #include <QFileInfo>
 #include <QImage>
 #include <QImageWriter>
@@ -76,6 +78,8 @@ void writePng(const QString& path, const PageContent& content, const ExportOptio
         writer.setText(QStringLiteral("Title"), titleOf(content));
         writer.setText(QStringLiteral("Description"), captionLine(options.caption));
         writer.setText(QStringLiteral("Software"), QStringLiteral("Headlight"));
+        if (!options.provenance.isEmpty())
+            writer.setText(QLatin1String(kProvenanceKey), options.provenance);
         if (!writer.write(image)) failExport(path, writer.errorString());
     });
 }
@@ -90,10 +94,13 @@ void paintVector(const QString& path, QPaintDevice& device, const PageContent& c
     painter.end();
 }
 
+// Why through a buffer: QSvgGenerator has no <metadata>, so the provenance goes into its output.
 void writeSvg(const QString& path, const PageContent& content, const ExportOptions& options) {
-    writeAtomically(path, [&](QIODevice& device) {
+    QBuffer buffer;
+    buffer.open(QIODevice::WriteOnly);
+    {
         QSvgGenerator svg;
-        svg.setOutputDevice(&device);
+        svg.setOutputDevice(&buffer);
         svg.setResolution(int(kLayoutDpi));
         svg.setSize(pageRect(options).size().toSize());
         svg.setViewBox(pageRect(options));
@@ -102,6 +109,12 @@ void writeSvg(const QString& path, const PageContent& content, const ExportOptio
         svg.setTitle(titleOf(content).toHtmlEscaped());
         svg.setDescription(captionLine(options.caption).toHtmlEscaped());
         paintVector(path, svg, content, options);
+    }
+    const QByteArray bytes = options.provenance.isEmpty()
+                                 ? buffer.data()
+                                 : svgWithMetadata(buffer.data(), options.provenance);
+    writeAtomically(path, [&](QIODevice& device) {
+        if (device.write(bytes) != bytes.size()) failExport(path, device.errorString());
     });
 }
 
@@ -115,6 +128,9 @@ void writePdf(const QString& path, const PageContent& content, const ExportOptio
         pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
         pdf.setTitle(titleOf(content));
         pdf.setCreator(QStringLiteral("Headlight"));
+        if (!options.provenance.isEmpty())
+            pdf.setDocumentXmpMetadata(
+                xmpPacket(titleOf(content), captionLine(options.caption), options.provenance));
         paintVector(path, pdf, content, options);
     });
 }

@@ -39,6 +39,7 @@ struct ExportOptions {
     QSizeF inches{8.0, 5.5}; // page size
     int dpi = 200;           // PNG only
     FigureCaption caption;
+    QString provenance; // a JSON object for the file's metadata (export/embedded_metadata.h)
 };
 constexpr double kLayoutDpi = 96.0; // page units per inch
 constexpr int kMinDpi = 10, kMaxDpi = 2400;

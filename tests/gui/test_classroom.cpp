@@ -283,8 +283,6 @@ private Q_SLOTS:
               dir.filePath("bad.png")},
              "headlight export: --scene gives the model, text, variant, view and selection: leave "
              "out --model\n"},
-            {{"--scene", dir.filePath("scene.json"), "--out", dir.filePath("bad.csv")},
-             "headlight export: --scene renders a figure: --out must end in .png, .svg or .pdf\n"},
             {{"--scene", dir.filePath("none.json"), "--out", dir.filePath("bad.png")},
              "headlight export: cannot read " + dir.filePath("none.json") +
                  ": No such file or directory\n"},

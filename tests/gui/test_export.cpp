@@ -4,7 +4,9 @@
 // safetensors contents; atomicity (a failed export leaves neither a file nor a temporary one,
 // and a file already there stays as it was); and File ▸ Export figure… / Export data… in the
 // window, its dialog with the DPI box, and its error dialog for a path that cannot be written.
+#include "cli_runner.h"
 #include "export/atomic_write.h"
+#include "export/embedded_metadata.h"
 #include "export/figure_data.h"
 #include "export/figure_export.h"
 #include "export_actions.h"
@@ -13,6 +15,7 @@
 #include "golden.h"
 #include "io/safetensors.h"
 #include "main_window.h"
+#include "provenance.h"
 #include "temp_files.h"
 
 #include <QAction>
@@ -112,6 +115,27 @@ SvgContent parseSvg(const QByteArray& bytes) {
     content.valid = !xml.hasError();
     if (xml.hasError()) qWarning() << "SVG parse error:" << xml.errorString();
     return content;
+}
+
+// Every file the window exported says what made it, with the command that draws it again; the
+// CSV's table is reproduced identically by that command (a figure's caption differs: the
+// window's names the backend, docs/export.md).
+void checkWindowProvenance(app::MainWindow& window, const test::ScratchDir& dir) {
+    const app::ForwardResult* result = window.workspace()->result();
+    for (const char* name : {"view.png", "view.svg", "view.pdf", "view.csv", "view.safetensors"}) {
+        const std::optional<app::Provenance> read = app::readProvenance(dir.filePath(name));
+        QVERIFY2(read, name);
+        QCOMPARE(read->modelName, QStringLiteral("bert"));
+        QCOMPARE(read->files.weights.count("model.safetensors"), std::size_t(1));
+        QCOMPARE(read->scenario.text, result->text.toStdString());
+        QCOMPARE(read->scenario.view, app::viewId(window.workspace()->view()).toStdString());
+        QCOMPARE(read->backend, QString::fromLatin1(backendName(result->model->backend->kind())));
+        QCOMPARE(read->command.mid(0, 2), (QStringList{"export", "--dpi"}));
+        QCOMPARE(read->command.value(read->command.indexOf("--out") + 1), QString(name));
+        QVERIFY(read->command.contains("--scenario"));
+    }
+    const test::CliResult again = test::runHeadlight({"reproduce", dir.filePath("view.csv")});
+    QVERIFY2(again.exitCode == 0, qPrintable(again.out + again.err));
 }
 
 // Everything in `folder` (no dot entries), to see that nothing was left behind.
@@ -412,7 +436,9 @@ private Q_SLOTS:
         QVERIFY(svg.texts.join(' ').contains("Variant: vanilla"));
         QVERIFY(exports->exportData(dir.filePath("view.csv")));
         QVERIFY(exports->exportData(dir.filePath("view.safetensors")));
-        QVERIFY(test::readFile(dir.filePath("view.csv")).startsWith("Query token"));
+        QVERIFY(render::csvWithoutComments(test::readFile(dir.filePath("view.csv")))
+                    .startsWith("Query token"));
+        checkWindowProvenance(window, dir);
         // The caption names the variant the view shows.
         QSignalSpy shown(window.workspace(), &app::Workspace::resultShown);
         window.workspace()->setVariant(

@@ -14,13 +14,15 @@ using test::runHeadlight;
 namespace {
 
 // Every option each command takes (what it took before the table existed, plus variants'
-// --markdown and --write-docs), with -h and --help added to all.
+// --markdown and --write-docs, export's --scenario, about and reproduce), with -h and --help added
+// to all.
 const std::map<QString, QStringList> kOptions = {
+    {"about", {"--backend", "--vulkan-device"}},
     {"convert", {"--model", "--out"}},
     {"devices", {"--backend", "--vulkan-device", "--json"}},
     {"export",
      {"--list-views", "--model", "--text", "--texts", "--variant", "--view", "--layer", "--head",
-      "--dpi", "--size", "--backend", "--vulkan-device", "--out", "--scene"}},
+      "--dpi", "--size", "--backend", "--vulkan-device", "--out", "--scene", "--scenario"}},
     {"figures",
      {"--corpus", "--out", "--models", "--format", "--dpi", "--backend", "--vulkan-device"}},
     {"info", {"--model", "--json"}},
@@ -28,6 +30,7 @@ const std::map<QString, QStringList> kOptions = {
      {"--model", "--text", "--text-pair", "--no-special-tokens", "--ids", "--token-type-ids",
       "--attention-mask", "--variant", "--backend", "--vulkan-device", "--repeat", "--dump",
       "--json"}},
+    {"reproduce", {}},
     {"tokenize", {"--model", "--text", "--text-pair", "--no-special-tokens", "--json"}},
     {"variants", {"--json", "--markdown", "--write-docs"}},
 };

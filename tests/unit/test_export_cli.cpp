@@ -4,6 +4,7 @@
 // safetensors data, a variant spec, and a one-line error with a non-zero exit and no file for
 // each kind of bad argument.
 #include "cli_runner.h"
+#include "export/embedded_metadata.h"
 #include "golden.h"
 #include "temp_files.h"
 
@@ -139,15 +140,15 @@ private Q_SLOTS:
         QVERIFY(runHeadlight({"export", "--model", bert(), "--texts", texts, "--view",
                               "jsd-violins", "--out", csv})
                     .exitCode == 0);
-        // 1 layer pair × 4 heads under a header.
-        QCOMPARE(test::readFile(csv).count('\n'), 5);
+        // 1 layer pair × 4 heads under a header, after the provenance comments.
+        QCOMPARE(render::csvWithoutComments(test::readFile(csv)).count('\n'), 5);
     }
 
     void dataExportsFromTheCommandLine() {
         test::ScratchDir dir;
         const QString csv = dir.filePath("entropy.csv");
         QVERIFY(runHeadlight(exportArgs("entropy-violins", csv)).exitCode == 0);
-        const QList<QByteArray> lines = test::readFile(csv).split('\n');
+        const QList<QByteArray> lines = render::csvWithoutComments(test::readFile(csv)).split('\n');
         QCOMPARE(lines.first(), QByteArray("panel,layer,head,q1,median,q3,band"));
         QCOMPARE(lines.size(), 1 + 2 * 4 + 1); // 2 layers × 4 heads, then the empty tail
         const QString tensors = dir.filePath("grid.safetensors");

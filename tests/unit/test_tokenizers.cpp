@@ -404,6 +404,34 @@ private Q_SLOTS:
         QCOMPARE(tokenizer->vocabSize(), 278);
     }
 
+    // Gemma 3's tokenizer.json was refused ("merge 407579 ... uses '\uFEFF\uFEFF', which is not
+    // in the vocabulary"): Qt 6.4's UTF-8 decoding drops a leading U+FEFF, so every token made of
+    // U+FEFF lost one. A hand-made file with such tokens, merges ([a, b] pairs, as Gemma 3 writes
+    // them) and an added token; the ids are what Hugging Face's tokenizers 0.23.2 gives.
+    void tokensOfByteOrderMarksKeepThem() {
+        const auto tokenizer = load("bom_merges");
+        const std::string bom = "\xEF\xBB\xBF";
+        QCOMPARE(tokenizer->encode(bom + bom + bom + bom + "a").ids, (std::vector<int>{2, 3}));
+        QCOMPARE(tokenizer->encode(bom + "a" + bom + bom + bom + "X" + bom).ids,
+                 (std::vector<int>{4, 1, 5, 0}));
+        QCOMPARE(tokenizer->tokenString(0), bom);
+        QCOMPARE(tokenizer->tokenString(5), bom + "X");
+    }
+
+    // As serde's HashMap in HF: a token listed twice keeps its last id, and the id it had before
+    // names nothing; a merge listed twice takes its later rank ("b c" then outranks "a b").
+    void duplicatesInVocabAndMergesKeepTheLastOne() {
+        QTemporaryDir dir;
+        writeFile(dir.path() + "/tokenizer.json",
+                  R"({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "c": 2, "ab": 3,
+                      "bc": 4, "a": 5}, "merges": ["a b", "b c", "a b"]}})");
+        const auto tokenizer = Tokenizer::load(dir.path().toStdString());
+        QCOMPARE(tokenizer->encode("a").ids, std::vector<int>{5});
+        QCOMPARE(tokenizer->tokenString(0), std::string());
+        QCOMPARE(tokenizer->tokenString(5), std::string("a"));
+        QCOMPARE(tokenizer->encode("abc").ids, (std::vector<int>{5, 4}));
+    }
+
     // --- errors ---
 
     void invalidUtf8IsRejected() {

@@ -1,6 +1,7 @@
 // Device faults fall back to the CPU backend with a visible message and the same results: no
 // Vulkan driver at all (a real loader finding no ICD), pipeline creation failing, the device lost
-// mid-run and device memory running out (forced with HEADLIGHT_VULKAN_FAULT and a tiny
+// mid-run, a batch that never finishes (a hung shader, cut off by HEADLIGHT_VULKAN_TIMEOUT_S) and
+// device memory running out (forced with HEADLIGHT_VULKAN_FAULT and a tiny
 // HEADLIGHT_VULKAN_MEMORY_BUDGET_MB), from the CLI and in the window.
 #include <QLabel>
 #include <QProcessEnvironment>
@@ -63,6 +64,8 @@ private Q_SLOTS:
             << "Vulkan failed (creating pipeline";
         QTest::newRow("device lost mid-run") << QByteArray("HEADLIGHT_VULKAN_FAULT") << QByteArray("device-lost")
                                              << "Vulkan failed (vkQueueSubmit failed: VK_ERROR_DEVICE_LOST";
+        QTest::newRow("device hangs") << QByteArray("HEADLIGHT_VULKAN_FAULT") << QByteArray("hang")
+                                      << "dispatches within 1 s (a hung shader or driver; HEADLIGHT_VULKAN_TIMEOUT_S sets the limit)";
         QTest::newRow("out of device memory")
             << QByteArray("HEADLIGHT_VULKAN_MEMORY_BUDGET_MB") << QByteArray("0")
             << "would exceed the device memory budget of 0 MiB); using the CPU backend";
@@ -74,6 +77,7 @@ private Q_SLOTS:
         QFETCH(QString, message);
         QList<QPair<QByteArray, QByteArray>> environment{{variable, value}};
         if (variable == "VK_DRIVER_FILES") environment.append({"VK_ICD_FILENAMES", value});
+        if (value == "hang") environment.append({QByteArray("HEADLIGHT_VULKAN_TIMEOUT_S"), QByteArray("1")});
         const Outcome faulty = inspect(dir_, QString::fromLatin1(QTest::currentDataTag()).replace(' ', '_'),
                                        "vulkan", environment);
         QVERIFY2(faulty.run.exitCode == 0, qPrintable(faulty.run.err));

@@ -1,5 +1,7 @@
 #include "compute_batch.h"
 
+#include <chrono>
+
 #include <string>
 
 #include "buffer.h"
@@ -119,8 +121,18 @@ void ComputeBatch::submitAndWait() {
         throw DeviceLost("vkQueueSubmit failed: VK_ERROR_DEVICE_LOST (forced by HEADLIGHT_VULKAN_FAULT=device-lost)",
                          VK_ERROR_DEVICE_LOST);
     }
-    check(vkQueueSubmit(context_.queue(), 1, &submit, fence_), "vkQueueSubmit");
-    check(vkWaitForFences(context_.device(), 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+    if (!context_.faults().hangSubmissions)
+        check(vkQueueSubmit(context_.queue(), 1, &submit, fence_), "vkQueueSubmit");
+    const auto timeout = std::chrono::nanoseconds(context_.faults().batchTimeout).count();
+    const VkResult waited = vkWaitForFences(context_.device(), 1, &fence_, VK_TRUE, uint64_t(timeout));
+    if (waited == VK_TIMEOUT) {
+        context_.markHung();
+        throw DeviceLost("the device did not finish " + std::to_string(dispatches_) + " dispatches within " +
+                             std::to_string(context_.faults().batchTimeout.count()) +
+                             " s (a hung shader or driver; HEADLIGHT_VULKAN_TIMEOUT_S sets the limit)",
+                         VK_TIMEOUT);
+    }
+    check(waited, "vkWaitForFences");
     vkResetFences(context_.device(), 1, &fence_);
     vkResetCommandBuffer(cmd_, 0);
     for (VkDescriptorPool pool : pools_) vkResetDescriptorPool(context_.device(), pool, 0);

@@ -108,9 +108,13 @@ DeviceInfo describe(VkPhysicalDevice device, uint32_t index) {
     for (uint32_t i = 0; i < memory.memoryHeapCount; ++i)
         if (memory.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
             info.deviceLocalBytes = std::max<uint64_t>(info.deviceLocalBytes, memory.memoryHeaps[i].size);
+    // Why only integrated and CPU devices: a discrete GPU with resizable BAR also offers a
+    // device-local, host-visible type, but host reads through the PCIe BAR are uncached and
+    // slow, so there tensors live in plain device memory and move by staging copies.
     const VkMemoryPropertyFlags unified =
         VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
-    for (uint32_t i = 0; i < memory.memoryTypeCount; ++i)
+    const bool sharesHostMemory = info.kind == DeviceKind::Integrated || info.kind == DeviceKind::Cpu;
+    for (uint32_t i = 0; i < memory.memoryTypeCount && sharesHostMemory; ++i)
         if ((memory.memoryTypes[i].propertyFlags & unified) == unified) info.unifiedMemory = true;
     return info;
 }
@@ -203,8 +207,16 @@ DeviceFaults DeviceFaults::fromEnvironment() {
     const std::string fault = std::getenv("HEADLIGHT_VULKAN_FAULT") ? std::getenv("HEADLIGHT_VULKAN_FAULT") : "";
     if (fault == "pipeline") faults.failPipelines = true;
     else if (fault == "device-lost") faults.loseDevice = true;
+    else if (fault == "hang") faults.hangSubmissions = true;
     else if (!fault.empty())
-        throw VulkanError("HEADLIGHT_VULKAN_FAULT must be 'pipeline' or 'device-lost', not '" + fault + "'");
+        throw VulkanError("HEADLIGHT_VULKAN_FAULT must be 'pipeline', 'device-lost' or 'hang', not '" + fault + "'");
+    if (const char* timeout = std::getenv("HEADLIGHT_VULKAN_TIMEOUT_S")) {
+        char* end = nullptr;
+        const unsigned long seconds = std::strtoul(timeout, &end, 10);
+        if (end == timeout || *end || seconds == 0)
+            throw VulkanError("HEADLIGHT_VULKAN_TIMEOUT_S must be a whole number of seconds, at least 1");
+        faults.batchTimeout = std::chrono::seconds(seconds);
+    }
     if (const char* budget = std::getenv("HEADLIGHT_VULKAN_MEMORY_BUDGET_MB")) {
         char* end = nullptr;
         const unsigned long long megabytes = std::strtoull(budget, &end, 10);
@@ -261,7 +273,8 @@ std::unique_ptr<Context> Context::create(const ContextOptions& options) {
 }
 
 Context::~Context() {
-    if (device_) {
+    // A hung device is abandoned, not destroyed: waiting for it would hang the program too.
+    if (device_ && !hung_) {
         vkDeviceWaitIdle(device_);
         vkDestroyCommandPool(device_, commandPool_, nullptr);
         vkDestroyDevice(device_, nullptr);

@@ -10,6 +10,7 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -49,11 +50,18 @@ struct DeviceInfo {
 // Device faults, forced so that every fallback path can be tested on any machine:
 //   HEADLIGHT_VULKAN_FAULT=pipeline     every pipeline creation fails
 //   HEADLIGHT_VULKAN_FAULT=device-lost  every submission reports VK_ERROR_DEVICE_LOST
+//   HEADLIGHT_VULKAN_FAULT=hang         submissions never reach the queue, as if a shader hung
+//   HEADLIGHT_VULKAN_TIMEOUT_S=N        a batch not finished after N s is a hung device (default 120)
 //   HEADLIGHT_VULKAN_MEMORY_BUDGET_MB=N device allocations beyond N MiB fail as out of memory
 // The budget is also a user setting: it keeps Headlight from taking a shared GPU's memory.
 struct DeviceFaults {
     bool failPipelines = false;
     bool loseDevice = false;
+    bool hangSubmissions = false;
+    // Why a limit at all: a shader that never ends (a driver bug, or a kernel wrong on one GPU)
+    // would otherwise freeze the pass; the limit turns it into DeviceLost and the CPU fallback.
+    // Generous, because one batch of a long input on a CPU driver can take tens of seconds.
+    std::chrono::seconds batchTimeout{120};
     std::optional<uint64_t> memoryBudgetBytes; // none: no budget; 0 makes every allocation fail
     static DeviceFaults fromEnvironment(); // throws VulkanError on an unknown fault name
 };
@@ -101,6 +109,8 @@ public:
                         VkMemoryPropertyFlags preferred = 0) const;
 
     const DeviceFaults& faults() const { return faults_; }
+    // Called when a batch outlived faults().batchTimeout: the device is abandoned at destruction.
+    void markHung() { hung_ = true; }
     // Accounts a device allocation against the memory budget; throws OutOfDeviceMemory beyond it.
     void reserveMemory(uint64_t bytes);
     void releaseMemory(uint64_t bytes) { allocatedBytes_ -= bytes; }
@@ -138,6 +148,7 @@ private:
     std::atomic<int> validationErrors_{0};
     DeviceFaults faults_;
     std::atomic<uint64_t> allocatedBytes_{0};
+    bool hung_ = false;
     mutable std::mutex messagesMutex_;
     std::vector<std::string> messages_;
 };
