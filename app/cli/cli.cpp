@@ -139,8 +139,9 @@ CliOption dpiOption() {
 
 const std::vector<CliCommand>& cliCommands() {
     static const std::vector<CliCommand> commands = {
-        aboutCommand(),   convertCommand(),   devicesCommand(),  exportCommand(),  figuresCommand(),
-        inspectCommand(), reproduceCommand(), tokenizeCommand(), variantsCommand()};
+        aboutCommand(),   convertCommand(), devicesCommand(),   exportCommand(),
+        figuresCommand(), infoCommand(),    inspectCommand(),   reproduceCommand(),
+        tokenizeCommand(), variantsCommand()};
     return commands;
 }
 

@@ -19,6 +19,7 @@ CliCommand convertCommand();
 CliCommand devicesCommand();
 CliCommand exportCommand();
 CliCommand figuresCommand();
+CliCommand infoCommand();
 CliCommand inspectCommand();
 CliCommand reproduceCommand();
 CliCommand tokenizeCommand();

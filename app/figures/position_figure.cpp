@@ -264,10 +264,8 @@ PositionEncoding positionEncoding(const LoadedModel& model, const variants::Vari
         break;
     }
     if (!model.positionTable.empty()) return PositionEncoding::Learned;
-    const bool rope = spec.architecture == Architecture::Llama ||
-                      spec.architecture == Architecture::Qwen2 ||
-                      spec.architecture == Architecture::Mistral;
-    return rope ? PositionEncoding::Rope : PositionEncoding::None;
+    return spec.positions == PositionsKind::Rotary ? PositionEncoding::Rope
+                                                   : PositionEncoding::None;
 }
 
 render::PanelsFigure positionFigure(const ForwardResult& result, const ViewState& state) {

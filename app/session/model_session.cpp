@@ -5,6 +5,7 @@
 #include "counted.h"
 #include "file_hashes.h"
 #include "io/hub_cache.h"
+#include "model/model_family.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -21,8 +22,9 @@ struct ModelSession::Result {
 
 QString LoadedModel::summary() const {
     const ModelSpec& s = model->spec();
-    return QStringLiteral("%1 · %2 × %3 · hidden %4 · %5")
-        .arg(QString::fromLatin1(architectureName(s.architecture)),
+    return QStringLiteral("%1 (%2) · %3 × %4 · hidden %5 · %6")
+        .arg(QString::fromLatin1(familyOf(s.architecture).displayName),
+             QString::fromLatin1(architectureName(s.architecture)),
              counted(s.layers, QStringLiteral("layer")), counted(s.heads, QStringLiteral("head")))
         .arg(s.hidden)
         .arg(QString::fromLatin1(backendName(backend->kind())));

@@ -1,7 +1,8 @@
 #pragma once
-// Where each architecture keeps its weights in a Hugging Face checkpoint, read into one uniform
-// host-side layout. Every tensor's shape is checked against what config.json implies, and every
-// value must be finite, so a wrong or corrupted checkpoint fails here with the tensor's name.
+// Where each architecture keeps its weights (each family's readWeights, core/model/families/) in a
+// Hugging Face checkpoint, read into one uniform host-side layout. Every tensor's shape is checked
+// against what config.json implies, and every value must be finite, so a wrong or corrupted
+// checkpoint fails here with the tensor's name.
 //
 //   BERT / RoBERTa  [bert.|roberta.]embeddings.*,
 //   encoder.layer.N.{attention.self.{query,key,value},
@@ -15,6 +16,10 @@
 //                   here
 //   Llama family    [model.]{embed_tokens, norm}, layers.N.{input_layernorm,
 //                   self_attn.{q,k,v,o}_proj, post_attention_layernorm, mlp.{gate,up,down}_proj}
+//                   (Qwen3 adds self_attn.{q,k}_norm)
+//   OPT             [model.]decoder.{embed_tokens, embed_positions, final_layer_norm},
+//                   layers.N.{self_attn.{q,k,v,out}_proj, self_attn_layer_norm, fc1, fc2,
+//                   final_layer_norm}
 //   Headlight zoo   docs/zoo-format.md (core/model/zoo_layout.cpp)
 //
 // Legacy names load under their modern ones (LayerNorm.gamma is LayerNorm.weight,
@@ -54,6 +59,7 @@ struct HostLayer {
     HostNorm attentionNorm,
         ffnNorm;               // post-LN: after each residual add; pre-LN: before each sub-layer
     HostLinear up, gate, down; // gate is empty unless the FFN is gated (SwiGLU)
+    HostNorm queryNorm, keyNorm; // per-head RMSNorm [head_dim] of q and k (Qwen3); else empty
     // Zoo only (docs/zoo-format.md); empty elsewhere.
     HostFfn ffnPre; // Macaron's first half-step FFN
     HostNorm ffnPreNorm;

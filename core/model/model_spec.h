@@ -1,6 +1,7 @@
 #pragma once
 // ModelSpec: what config.json says about a model, in typed form. One struct covers the supported
-// Hugging Face architectures; each field notes which config key it comes from.
+// Hugging Face architectures; each field notes which config key it comes from. Each family reads
+// its own keys in core/model/families/ (model_family.h).
 
 #include <optional>
 #include <string>
@@ -9,11 +10,23 @@
 
 namespace headlight {
 
-enum class Architecture { Bert, Roberta, DistilBert, Gpt2, Llama, Qwen2, Mistral, Headlight };
+enum class Architecture {
+    Bert,
+    Roberta,
+    DistilBert,
+    Gpt2,
+    Llama,
+    Qwen2,
+    Mistral,
+    Qwen3,
+    Opt,
+    Headlight
+};
 const char* architectureName(Architecture arch); // "bert", "roberta", ... (config model_type)
 
 enum class Activation { Gelu, GeluTanh, Relu, Silu }; // Gelu = exact erf form
 enum class NormKind { LayerNorm, RmsNorm };
+enum class PositionsKind { Learned, Rotary }; // a learned table added to the embeddings, or RoPE
 
 struct ModelSpec {
     Architecture architecture = Architecture::Bert;
@@ -32,6 +45,9 @@ struct ModelSpec {
     NormKind norm = NormKind::LayerNorm;
     Activation activation = Activation::Gelu; // hidden_act | activation_function | activation
     bool causal = false;              // decoder-only (GPT-2, Llama family)
+    bool preNorm = false; // norms before each sub-layer (GPT-2, Llama family), else after
+    PositionsKind positions = PositionsKind::Learned;
+    bool qkNorm = false;              // per-head RMSNorm of q and k before RoPE (Qwen3)
     int padTokenId = -1;              // pad_token_id, -1 when absent/null
     int positionOffset = 0;           // RoBERTa: padding_idx + 1 (position ids start there)
     double ropeTheta = 10000.0;       // rope_theta

@@ -3,6 +3,7 @@
 #include "backend/key_mask.h"
 #include "io/checkpoint.h"
 #include "model/memory_budget.h"
+#include "model/model_family.h"
 #include "variants/early_exit.h"
 #include "variants/position_bias.h"
 #include "variants/variant_merge.h"
@@ -12,12 +13,6 @@
 #include <cmath>
 
 namespace headlight {
-namespace {
-
-bool usesRotary(Architecture a) {
-    return a == Architecture::Llama || a == Architecture::Qwen2 || a == Architecture::Mistral;
-}
-} // namespace
 
 std::unique_ptr<TransformerModel> loadModel(const std::string& folder, Backend& backend) {
     ModelSpec spec = loadModelConfig(folder);
@@ -32,8 +27,8 @@ namespace {
 // The wiring of a Hugging Face architecture in the zoo's terms, so one stack serves both.
 variants::BlockSpec hfBlock(const ModelSpec& spec) {
     variants::BlockSpec block;
-    const bool pre = spec.architecture == Architecture::Gpt2 || usesRotary(spec.architecture);
-    block.placement = pre ? variants::BlockSpec::Placement::Pre : variants::BlockSpec::Placement::Post;
+    block.placement =
+        spec.preNorm ? variants::BlockSpec::Placement::Pre : variants::BlockSpec::Placement::Post;
     block.norm = spec.norm == NormKind::RmsNorm ? variants::BlockSpec::Norm::Rms : variants::BlockSpec::Norm::Layer;
     return block;
 }
@@ -93,6 +88,8 @@ TransformerModel::Layer TransformerModel::upload(const HostLayer& host) const {
     layer.attentionNorm = upload(host.attentionNorm);
     layer.ffnNorm = upload(host.ffnNorm);
     layer.ffnPreNorm = upload(host.ffnPreNorm);
+    layer.queryNorm = upload(host.queryNorm);
+    layer.keyNorm = upload(host.keyNorm);
     layer.ffn = upload(HostFfn{host.up, host.gate, host.down});
     layer.ffnPre = upload(host.ffnPre);
     for (const HostFfn& expert : host.experts) layer.experts.push_back(upload(expert));
@@ -130,7 +127,8 @@ bool TransformerModel::finalNormApplies() const {
 }
 
 bool TransformerModel::rotary(const variants::VariantSpec& variant) const {
-    return (usesRotary(spec_.architecture) && variant.position == variants::PositionKind::Checkpoint) ||
+    return (spec_.positions == PositionsKind::Rotary &&
+            variant.position == variants::PositionKind::Checkpoint) ||
            variant.position == variants::PositionKind::Rope;
 }
 
@@ -194,20 +192,11 @@ Tensor TransformerModel::positionTable() const {
 }
 
 std::vector<int32_t> TransformerModel::positionIds(const ModelInput& input) const {
+    const auto familyPositions = familyOf(spec_.architecture).positionIds;
+    if (familyPositions) return familyPositions(spec_, input.ids, input.attentionMask);
     std::vector<int32_t> positions(input.ids.size());
-    if (spec_.architecture != Architecture::Roberta) {
-        for (std::size_t t = 0; t < positions.size(); ++t) positions[t] = int32_t(t);
-        return positions;
-    }
-    // RoBERTa (HF create_position_ids_from_input_ids): padding tokens sit at padding_idx, the
-    // others count up from padding_idx + 1.
-    const int32_t padding = spec_.positionOffset - 1;
-    int32_t seen = 0;
-    for (std::size_t t = 0; t < positions.size(); ++t) {
-        const bool real = input.ids[t] != spec_.padTokenId;
-        seen += real;
-        positions[t] = real ? seen + padding : padding;
-    }
+    for (std::size_t t = 0; t < positions.size(); ++t)
+        positions[t] = int32_t(t);
     return positions;
 }
 
@@ -239,6 +228,18 @@ DeviceTensor TransformerModel::embed(const Pass& pass) const {
 
 void TransformerModel::project(const Linear& linear, const DeviceTensor& x, DeviceTensor& out) const {
     backend_.linear(x, linear.weight, linear.bias.valid() ? &linear.bias : nullptr, out);
+}
+
+// Qwen3's q_norm / k_norm: RMSNorm over each head's d features of x [T, heads·d], in place;
+// nothing when the layer has no such norm. Why through [heads, T, d]: a Vulkan tensor's rows are
+// its storage's rows, so the norm needs a tensor whose rows are the heads' vectors.
+void TransformerModel::normalizeHeads(const Norm& norm, DeviceTensor& x) const {
+    if (!norm.gamma.valid()) return;
+    const int64_t d = norm.gamma.dim(0), heads = x.dim(1) / d;
+    DeviceTensor split = backend_.allocate({heads, x.dim(0), d});
+    backend_.splitHeads(x, int(heads), split);
+    backend_.rmsNorm(split, norm.gamma, spec_.normEps, split);
+    backend_.mergeHeads(split, x);
 }
 
 variants::CrossAttentionLayer TransformerModel::crossAttention(const Layer& layer, bool xl) const {
@@ -324,6 +325,8 @@ DeviceTensor TransformerModel::attend(const Layer& layer, int index, const Devic
     project(layer.query, x, q);
     project(layer.key, x, k);
     project(layer.value, x, v);
+    normalizeHeads(layer.queryNorm, q);
+    normalizeHeads(layer.keyNorm, k);
     if (rotary(pass.variant)) {
         backend_.rope(q, spec_.heads, spec_.headDim, pass.positions, spec_.ropeTheta);
         backend_.rope(k, spec_.kvHeads, spec_.headDim, pass.positions, spec_.ropeTheta);

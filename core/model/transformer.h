@@ -82,6 +82,7 @@ private:
         DeviceTensor relativeU, relativeV; // Transformer-XL u, v as [1, D]
         Tensor linformerE, linformerF;     // Linformer E, F [k, P], on the host: sliced per input
         Norm attentionNorm, ffnNorm, ffnPreNorm;
+        Norm queryNorm, keyNorm; // per-head RMSNorm of q and k (Qwen3); gamma invalid elsewhere
         Ffn ffn, ffnPre;
         std::vector<Ffn> experts;
         DeviceTensor router;
@@ -133,6 +134,7 @@ private:
                                 DeviceTensor v, Pass& pass, PendingCapture& capture) const;
     variants::AttentionShape attentionShape(const ModelInput& input, const variants::VariantSpec& variant) const;
     void project(const Linear& linear, const DeviceTensor& x, DeviceTensor& out) const;
+    void normalizeHeads(const Norm& norm, DeviceTensor& x) const;
     // The layer's weights as the cross-attention loops (variants/transformer_xl_recurrence.h,
     // funnel_pooling.h) read them; `xl` adds Transformer-XL's W_R, u and v.
     variants::CrossAttentionLayer crossAttention(const Layer& layer, bool xl) const;

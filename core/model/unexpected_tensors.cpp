@@ -1,25 +1,16 @@
 #include "model/unexpected_tensors.h"
 
+#include "model/model_family.h"
+
 #include <algorithm>
 #include <cctype>
 #include <vector>
 
 namespace headlight {
-namespace {
 
-bool startsWith(const std::string& text, const std::string& start) {
-    return text.compare(0, start.size(), start) == 0;
-}
-
-bool startsWithAny(const std::string& text, const std::vector<std::string>& starts) {
-    return std::any_of(starts.begin(), starts.end(),
-                       [&](const std::string& start) { return startsWith(text, start); });
-}
-
-// `name` is `before` + a layer number + one of `afters` (e.g. "h.3.attn.bias").
 bool isLayerBuffer(const std::string& name, const std::string& before,
                    const std::vector<std::string>& afters) {
-    if (!startsWith(name, before)) return false;
+    if (!name.starts_with(before)) return false;
     std::size_t end = before.size();
     while (end < name.size() && std::isdigit(static_cast<unsigned char>(name[end])))
         ++end;
@@ -28,43 +19,12 @@ bool isLayerBuffer(const std::string& name, const std::string& before,
     return std::find(afters.begin(), afters.end(), rest) != afters.end();
 }
 
-// The heads HF's task classes put beside the base model, for the architectures that have them.
-std::vector<std::string> taskHeads(Architecture architecture) {
-    std::vector<std::string> heads{"lm_head.", "score.", "classifier.", "qa_outputs."};
-    if (architecture == Architecture::Bert) heads.push_back("cls.");
-    if (architecture == Architecture::DistilBert)
-        heads.insert(heads.end(), {"vocab_transform.", "vocab_layer_norm.", "vocab_projector.",
-                                   "pre_classifier."});
-    return heads;
-}
-
-// The base model's own tensors HF drops: the pooler and buffers, named under `prefix`.
-bool ignoredInBase(Architecture architecture, const std::string& name) {
-    switch (architecture) {
-    case Architecture::Bert:
-    case Architecture::Roberta:
-        return startsWith(name, "pooler.") || name == "embeddings.position_ids" ||
-               name == "embeddings.token_type_ids";
-    case Architecture::DistilBert:
-        return name == "embeddings.position_ids";
-    case Architecture::Gpt2:
-        return isLayerBuffer(name, "h.", {".attn.bias", ".attn.masked_bias"});
-    case Architecture::Llama:
-    case Architecture::Qwen2:
-    case Architecture::Mistral:
-        return name == "rotary_emb.inv_freq" ||
-               isLayerBuffer(name, "layers.", {".self_attn.rotary_emb.inv_freq"});
-    case Architecture::Headlight:
-        return false;
-    }
-    return false;
-}
-} // namespace
-
 bool ignoredOnLoad(Architecture architecture, const std::string& prefix, const std::string& name) {
-    if (architecture == Architecture::Headlight) return false;
-    if (startsWithAny(name, taskHeads(architecture))) return true;
-    return startsWith(name, prefix) && ignoredInBase(architecture, name.substr(prefix.size()));
+    const ModelFamily& family = familyOf(architecture);
+    if (std::any_of(family.taskHeads.begin(), family.taskHeads.end(),
+                    [&](const std::string& head) { return name.starts_with(head); }))
+        return true;
+    return name.starts_with(prefix) && family.ignoredInBase(name.substr(prefix.size()));
 }
 
 void rejectUnexpectedTensors(const io::Checkpoint& checkpoint, Architecture architecture,

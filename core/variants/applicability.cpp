@@ -53,9 +53,7 @@ void checkScoreOptions(const VariantSpec& variant) {
                            " acts on; use it with the softmax kernel");
 }
 bool rotary(const VariantSpec& variant, const ModelSpec& model) {
-    const Architecture a = model.architecture;
-    const bool rotaryCheckpoint =
-        a == Architecture::Llama || a == Architecture::Qwen2 || a == Architecture::Mistral;
+    const bool rotaryCheckpoint = model.positions == PositionsKind::Rotary;
     return variant.position == PositionKind::Rope ||
            (variant.position == PositionKind::Checkpoint && rotaryCheckpoint);
 }

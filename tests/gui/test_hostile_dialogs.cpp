@@ -104,7 +104,7 @@ private Q_SLOTS:
         }
 
         QCOMPARE(window_->session().current()->model->spec().architecture, Architecture::Gpt2);
-        QVERIFY2(statusText(*window_).startsWith("gpt2  ·  gpt2 · "),
+        QVERIFY2(statusText(*window_).startsWith("gpt2  ·  GPT-2 (gpt2) · "),
                  qPrintable(statusText(*window_)));
         dialog->accept();
         QTRY_VERIFY(!window_->errorDialog()); // closed and deleted, ready for the next
@@ -115,9 +115,9 @@ private Q_SLOTS:
         window_->openCheckpoint(test::goldenRoot() + "/bert");
         QVERIFY(loaded.wait(kLoadTimeoutMs));
         QVERIFY(!window_->errorDialog());
-        QVERIFY2(
-            statusText(*window_).contains("bert  ·  bert · 2 layers × 4 heads · hidden 32 · cpu"),
-            qPrintable(statusText(*window_)));
+        QVERIFY2(statusText(*window_).contains(
+                     "bert  ·  BERT (bert) · 2 layers × 4 heads · hidden 32 · cpu"),
+                 qPrintable(statusText(*window_)));
         QCOMPARE(window_->windowTitle(), QString("Headlight — bert"));
         QVERIFY(window_->session().current()->tokenizer != nullptr);
     }

@@ -43,9 +43,9 @@ private Q_SLOTS:
         QSignalSpy loaded(&window.session(), &app::ModelSession::loaded);
         window.openCheckpoint(test::goldenRoot() + "/bert");
         QVERIFY(loaded.wait(20000));
-        QVERIFY2(
-            statusText(window).contains("bert  ·  bert · 2 layers × 4 heads · hidden 32 · cpu"),
-            qPrintable(statusText(window)));
+        QVERIFY2(statusText(window).contains(
+                     "bert  ·  BERT (bert) · 2 layers × 4 heads · hidden 32 · cpu"),
+                 qPrintable(statusText(window)));
         QVERIFY(window.windowTitle().contains("bert"));
         QVERIFY(window.session().current()->tokenizer != nullptr);
         QVERIFY(findAction(window.menuBar(), "File", "Open checkpoint folder…"));

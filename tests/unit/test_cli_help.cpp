@@ -25,6 +25,7 @@ const std::map<QString, QStringList> kOptions = {
       "--dpi", "--size", "--backend", "--vulkan-device", "--out", "--scene", "--scenario"}},
     {"figures",
      {"--corpus", "--out", "--models", "--format", "--dpi", "--backend", "--vulkan-device"}},
+    {"info", {"--model", "--json"}},
     {"inspect",
      {"--model", "--text", "--text-pair", "--no-special-tokens", "--ids", "--token-type-ids",
       "--attention-mask", "--variant", "--backend", "--vulkan-device", "--repeat", "--dump",

@@ -257,7 +257,7 @@ private Q_SLOTS:
             errorOf([&] { loadModelConfig(dir.path().toStdString()); }),
             dir.filePath("config.json") +
                 ": unsupported architecture 'xyz' (supported: bert, roberta, distilbert, gpt2, "
-                "llama, qwen2, mistral, headlight)");
+                "llama, qwen2, mistral, qwen3, opt, headlight)");
     }
 
     void appliesHuggingFaceDefaults() {
@@ -393,7 +393,8 @@ private Q_SLOTS:
 
     void refusesUnknownArchitectures() {
         const QString supported =
-            "(supported: bert, roberta, distilbert, gpt2, llama, qwen2, mistral, headlight)";
+            "(supported: bert, roberta, distilbert, gpt2, llama, qwen2, mistral, qwen3, opt, "
+            "headlight)";
         QCOMPARE(parseError({{"model_type", "xyz"}, {"architectures", QJsonArray{"BertModel"}}}),
                  "config.json: unsupported architecture 'xyz' " + supported);
         QCOMPARE(parseError({{"architectures", QJsonArray{"Qwen2MoeForCausalLM"}}}),

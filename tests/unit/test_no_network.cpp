@@ -97,6 +97,7 @@ private Q_SLOTS:
             {binary, "devices", "--json"},
             {binary, "tokenize", "--model", bert, "--text", "Hello, world!", "--json"},
             {binary, "tokenize", "--model", llama, "--text", "Hello, world!"},
+            {binary, "info", "--model", llama},
             {binary, "inspect", "--model", bert, "--text", "Hello, world!", "--json", "--dump",
              dump},
             {binary, "inspect", "--model", llama, "--ids", "1,2,3", "--json", "--backend",

@@ -44,9 +44,10 @@ def _std(name):
     n = name
     if any(k in n for k in ("query.", "key.", "q_lin", "k_lin", "q_proj", "k_proj", "c_attn")):
         return QK_STD
-    if "embeddings" in n or "wte" in n or "wpe" in n or "embed_tokens" in n:
+    if any(k in n for k in ("embeddings", "wte", "wpe", "embed_tokens", "embed_positions")):
         return 0.4
-    if any(k in n for k in ("o_proj", "down_proj", "c_proj", "out_lin", "lin2", "output.dense")):
+    if any(k in n for k in ("o_proj", "down_proj", "c_proj", "out_lin", "lin2", "output.dense",
+                            "out_proj", "fc2")):
         return 0.1  # projections back into the residual stream: keep |hidden| moderate
     if any(k in n for k in ("gate_proj", "up_proj")):
         return 0.2
@@ -55,7 +56,7 @@ def _std(name):
 
 def _is_norm(name):
     return any(k in name for k in ("LayerNorm", "layer_norm", "layernorm", "ln_1", "ln_2", "ln_f",
-                                   "model.norm"))
+                                   "model.norm", "q_norm", "k_norm"))
 
 
 def make_tensors(seed, shapes, dtype):
@@ -350,7 +351,7 @@ def build_gpt2(vocabs, name="gpt2", lm_head=True, dtype="F32", seed=5, D=32, L=2
 # Llama family
 # ------------------------------------------------------------------------------------------
 
-def llama_shapes(V_, D, L, I, H, KV, d, qkv_bias, lm_head):
+def llama_shapes(V_, D, L, I, H, KV, d, qkv_bias, lm_head, qk_norm=False):
     s = [("model.embed_tokens.weight", (V_, D))]
     for i in range(L):
         p = f"model.layers.{i}."
@@ -360,6 +361,8 @@ def llama_shapes(V_, D, L, I, H, KV, d, qkv_bias, lm_head):
         if qkv_bias:
             s += [(p + "self_attn.q_proj.bias", (H * d,)), (p + "self_attn.k_proj.bias", (KV * d,)),
                   (p + "self_attn.v_proj.bias", (KV * d,))]
+        if qk_norm:
+            s += [(p + "self_attn.q_norm.weight", (d,)), (p + "self_attn.k_norm.weight", (d,))]
         s += [(p + "self_attn.o_proj.weight", (D, H * d)),
               (p + "post_attention_layernorm.weight", (D,)),
               (p + "mlp.gate_proj.weight", (I, D)), (p + "mlp.up_proj.weight", (I, D)),
@@ -421,6 +424,76 @@ def build_qwen2(vocabs, seed=8, D=48, L=3, I=128):
                  family="bytelevel")
 
 
+def build_qwen3(vocabs, seed=10, D=32, L=2, I=64):
+    """Qwen3: q_norm / k_norm per head, head_dim 16 with hidden 32 and 4 heads (q is wider than
+    the residual stream, as in Qwen3-0.6B), tied embeddings, the Qwen2 tokenizer."""
+    base = vocabs.byte_tokens
+    vocab = _ids(base)
+    specials = {"<|endoftext|>": len(base), "<|im_start|>": len(base) + 1, "<|im_end|>": len(base) + 2}
+    full = dict(vocab, **specials)
+    n_vocab = -(-(len(base) + 3) // 64) * 64
+    H, KV, d = 4, 2, 16
+    eot = specials["<|endoftext|>"]
+    cfg = _cfg({
+        "architectures": ["Qwen3ForCausalLM"], "attention_bias": False, "attention_dropout": 0.0,
+        "bos_token_id": eot, "eos_token_id": eot, "head_dim": d, "hidden_act": "silu",
+        "hidden_size": D, "initializer_range": 0.02, "intermediate_size": I,
+        "max_position_embeddings": 512, "max_window_layers": L, "model_type": "qwen3",
+        "num_attention_heads": H, "num_hidden_layers": L, "num_key_value_heads": KV,
+        "rms_norm_eps": 1e-06, "rope_scaling": None, "rope_theta": 1000000.0,
+        "sliding_window": None, "tie_word_embeddings": True, "use_cache": True,
+        "use_sliding_window": False, "vocab_size": n_vocab}, "F32")
+    tensors = make_tensors(seed, llama_shapes(n_vocab, D, L, I, H, KV, d, False, False, True), "F32")
+    tok = T.ByteLevelBPETokenizer(full, vocabs.byte_merges, pattern=T.QWEN2_PATTERN,
+                                  style="qwen2", nfc=True)
+    fwd = lambda W, c, ids, m, tt: M.llama_forward(W, c, ids, m)  # noqa: E731
+    return Model("qwen3", cfg, tensors, "F32", tok, fwd,
+                 files=qwen2_tokenizer_files(vocab, vocabs.byte_merges, specials), pad_id=eot,
+                 family="bytelevel")
+
+
+# ------------------------------------------------------------------------------------------
+# OPT
+# ------------------------------------------------------------------------------------------
+
+def build_opt(vocabs, name="opt", pre=True, seed=11, D=32, L=2, I=64, P=512):
+    """OPT: the GPT-2 byte-level vocabulary behind <s> <pad> </s> <unk> (as facebook/opt-*),
+    learned positions with 2 extra rows, ReLU; pre=False is the post-LN wiring of opt-350m
+    (do_layer_norm_before false, no final LayerNorm)."""
+    toks = ["<s>", "<pad>", "</s>", "<unk>"] + vocabs.byte_tokens
+    vocab = _ids(toks)
+    cfg = _cfg({
+        "_remove_final_layer_norm": False, "activation_dropout": 0.0,
+        "activation_function": "relu", "architectures": ["OPTForCausalLM"],
+        "attention_dropout": 0.0, "bos_token_id": 2, "do_layer_norm_before": pre, "dropout": 0.1,
+        "enable_bias": True, "eos_token_id": 2, "ffn_dim": I, "hidden_size": D,
+        "init_std": 0.02, "layer_norm_elementwise_affine": True, "layerdrop": 0.0,
+        "max_position_embeddings": P, "model_type": "opt", "num_attention_heads": 4,
+        "num_hidden_layers": L, "pad_token_id": 1, "use_cache": True, "vocab_size": len(toks),
+        "word_embed_proj_dim": D}, "F32")
+    p = "model.decoder."
+    s = [(p + "embed_tokens.weight", (len(toks), D)), (p + "embed_positions.weight", (P + 2, D))]
+    for i in range(L):
+        q = f"{p}layers.{i}."
+        for k in ("q_proj", "k_proj", "v_proj", "out_proj"):
+            s += [(q + f"self_attn.{k}.weight", (D, D)), (q + f"self_attn.{k}.bias", (D,))]
+        s += [(q + "self_attn_layer_norm.weight", (D,)), (q + "self_attn_layer_norm.bias", (D,)),
+              (q + "fc1.weight", (I, D)), (q + "fc1.bias", (I,)),
+              (q + "fc2.weight", (D, I)), (q + "fc2.bias", (D,)),
+              (q + "final_layer_norm.weight", (D,)), (q + "final_layer_norm.bias", (D,))]
+    if pre:
+        s += [(p + "final_layer_norm.weight", (D,)), (p + "final_layer_norm.bias", (D,))]
+    tensors = make_tensors(seed, s, "F32")  # lm_head.weight is tied to embed_tokens: not stored
+    tok = T.ByteLevelBPETokenizer(vocab, vocabs.byte_merges, style="opt")
+    tc = {"add_bos_token": True, "add_prefix_space": False, "bos_token": "</s>",
+          "eos_token": "</s>", "errors": "replace", "model_max_length": P,
+          "pad_token": "<pad>", "unk_token": "</s>", "tokenizer_class": "GPT2Tokenizer"}
+    fwd = lambda W, c, ids, m, tt: M.opt_forward(W, c, ids, m)  # noqa: E731
+    return Model(name, cfg, tensors, "F32", tok, fwd,
+                 files=bpe_vocab_files(vocab, vocabs.byte_merges, tc), pad_id=1,
+                 family="bytelevel")
+
+
 def build_all():
     v = Vocabs()
     return [
@@ -433,4 +506,7 @@ def build_all():
         build_llama(v),
         build_qwen2(v),
         build_llama(v, name="mistral", seed=9, L=3, window=4),
+        build_qwen3(v),
+        build_opt(v),
+        build_opt(v, name="opt_post_ln", pre=False, seed=12),
     ]

@@ -159,8 +159,11 @@ def llama(W, cfg, ids, mask, tt):
         p = f"model.layers.{i}."
         h = _rms(x, W[p + "input_layernorm.weight"], eps)
         a = p + "self_attn."
-        q = F.linear(h, W[a + "q_proj.weight"], W.get(a + "q_proj.bias")).view(1, T, H, hd).transpose(1, 2)
-        k = F.linear(h, W[a + "k_proj.weight"], W.get(a + "k_proj.bias")).view(1, T, KV, hd).transpose(1, 2)
+        q = F.linear(h, W[a + "q_proj.weight"], W.get(a + "q_proj.bias")).view(1, T, H, hd)
+        k = F.linear(h, W[a + "k_proj.weight"], W.get(a + "k_proj.bias")).view(1, T, KV, hd)
+        if cfg["model_type"] == "qwen3":  # Qwen3Attention: q_norm(q_proj(x).view(hidden_shape))
+            q, k = _rms(q, W[a + "q_norm.weight"], eps), _rms(k, W[a + "k_norm.weight"], eps)
+        q, k = q.transpose(1, 2), k.transpose(1, 2)
         v = F.linear(h, W[a + "v_proj.weight"], W.get(a + "v_proj.bias")).view(1, T, KV, hd).transpose(1, 2)
         q = q * cos + _rotate_half(q) * sin
         k = k * cos + _rotate_half(k) * sin
@@ -168,7 +171,7 @@ def llama(W, cfg, ids, mask, tt):
         w = torch.matmul(q, k.transpose(2, 3)) / hd ** 0.5 + causal
         w = F.softmax(w, dim=-1)
         o = torch.matmul(w, v).transpose(1, 2).reshape(1, T, H * hd)
-        x = x + F.linear(o, W[a + "o_proj.weight"])
+        x = x + F.linear(o, W[a + "o_proj.weight"], W.get(a + "o_proj.bias"))
         h = _rms(x, W[p + "post_attention_layernorm.weight"], eps)
         m = p + "mlp."
         x = x + F.linear(F.silu(F.linear(h, W[m + "gate_proj.weight"])) * F.linear(h, W[m + "up_proj.weight"]),
@@ -178,16 +181,52 @@ def llama(W, cfg, ids, mask, tt):
     return torch.stack(atts), torch.stack(hs)
 
 
+def opt(W, cfg, ids, mask, tt):
+    """Transcribed the way modeling_opt.py writes OPTDecoder: positions cumsum(mask) * mask - 1
+    plus the offset 2, q_proj(x) * scaling, an additive causal + padding mask, and the LayerNorms
+    before (do_layer_norm_before) or after each sub-layer."""
+    p = "model.decoder."
+    D, H, L, T = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_hidden_layers"], len(ids)
+    hd, pre = D // H, cfg["do_layer_norm_before"]
+    m = torch.tensor(mask)
+    pos = (torch.cumsum(m, 0) * m - 1).long() + 2
+    x = (W[p + "embed_tokens.weight"][torch.tensor(ids)] + W[p + "embed_positions.weight"][pos])[None]
+    min_dtype = torch.finfo(torch.float64).min
+    add = torch.triu(torch.full((T, T), min_dtype), 1).masked_fill(m[None, :] == 0, min_dtype)
+    ln = lambda v, n: F.layer_norm(v, (D,), W[n + ".weight"], W[n + ".bias"])  # noqa: E731
+    hs, atts = [], []
+    for i in range(L):
+        hs.append(x[0])
+        q = f"{p}layers.{i}."
+        a = q + "self_attn."
+        h = ln(x, q + "self_attn_layer_norm") if pre else x
+        proj = lambda n: F.linear(h, W[a + n + ".weight"], W[a + n + ".bias"]).view(1, T, H, hd).transpose(1, 2)  # noqa: E731,E501
+        qs = (F.linear(h, W[a + "q_proj.weight"], W[a + "q_proj.bias"]) * hd ** -0.5).view(1, T, H, hd).transpose(1, 2)
+        w = F.softmax(torch.matmul(qs, proj("k_proj").transpose(-1, -2)) + add, dim=-1)
+        o = torch.matmul(w, proj("v_proj")).transpose(1, 2).reshape(1, T, D)
+        x = x + F.linear(o, W[a + "out_proj.weight"], W[a + "out_proj.bias"])
+        if not pre:
+            x = ln(x, q + "self_attn_layer_norm")
+        h = ln(x, q + "final_layer_norm") if pre else x
+        x = x + F.linear(F.relu(F.linear(h, W[q + "fc1.weight"], W[q + "fc1.bias"])), W[q + "fc2.weight"],
+                         W[q + "fc2.bias"])
+        if not pre:
+            x = ln(x, q + "final_layer_norm")
+        atts.append(w[0])
+    hs.append((ln(x, p + "final_layer_norm") if pre else x)[0])
+    return torch.stack(atts), torch.stack(hs)
+
+
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
         os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "tests", "data", "models")
     worst_all = 0.0
     for name in ("bert", "bert_mlm", "roberta", "distilbert", "gpt2", "gpt2_plain", "llama", "qwen2",
-                 "mistral"):
+                 "mistral", "qwen3", "opt", "opt_post_ln"):
         d = os.path.join(root, name)
         cfg = json.load(open(os.path.join(d, "config.json")))
         W = _load(d)
-        fn = {"gpt2": gpt2, "llama": llama, "qwen2": llama, "mistral": llama}.get(cfg["model_type"], encoder)
+        fn = {"gpt2": gpt2, "llama": llama, "qwen2": llama, "mistral": llama, "qwen3": llama, "opt": opt}.get(cfg["model_type"], encoder)
         worst = 0.0
         for case in json.load(open(os.path.join(d, "golden.json"), encoding="utf-8"))["cases"]:
             g = S.load(os.path.join(d, "golden", case["name"] + ".safetensors"))[0]

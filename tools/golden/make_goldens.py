@@ -222,7 +222,7 @@ def verify(out_dir, models, all_cases):
             assert np.all(np.isfinite(att)) and np.all(np.isfinite(g["hidden_states"]))
             assert np.allclose(att.sum(-1), 1.0, atol=1e-5), (model.name, case["name"])
             assert np.all(att[..., ~mask] == 0.0), "masked key got attention"
-            causal = cfg["model_type"] in ("gpt2", "llama", "qwen2", "mistral")
+            causal = cfg["model_type"] in ("gpt2", "llama", "qwen2", "mistral", "qwen3", "opt")
             if causal:
                 assert np.all(att[..., np.triu(np.ones((Tn, Tn), bool), 1)] == 0.0)
             if cfg["model_type"] == "mistral":

@@ -199,8 +199,9 @@ def gpt2_forward(W, cfg, input_ids, attention_mask, prefix=""):
 
 
 # ------------------------------------------------------------------------------------------
-# Llama / Qwen2 / Mistral (modeling_llama.py LlamaRMSNorm, LlamaRotaryEmbedding (default
-# rope), rotate_half, apply_rotary_pos_emb, repeat_kv, LlamaAttention, LlamaMLP)
+# Llama / Qwen2 / Mistral / Qwen3 (modeling_llama.py LlamaRMSNorm, LlamaRotaryEmbedding (default
+# rope), rotate_half, apply_rotary_pos_emb, repeat_kv, LlamaAttention, LlamaMLP;
+# modeling_qwen3.py Qwen3Attention: q_norm / k_norm, RMSNorm over head_dim, before RoPE)
 # ------------------------------------------------------------------------------------------
 
 
@@ -224,6 +225,7 @@ def llama_forward(W, cfg, input_ids, attention_mask):
     d = cfg.get("head_dim") or D // H
     eps = cfg["rms_norm_eps"]
     bias = cfg["model_type"] == "qwen2" or cfg.get("attention_bias", False)
+    qk_norm = cfg["model_type"] == "qwen3"
     pos = np.arange(T)
     cos, sin = rope_cos_sin(T, d, cfg["rope_theta"])
     qi, kj = np.arange(T)[:, None], np.arange(T)[None, :]
@@ -248,8 +250,12 @@ def llama_forward(W, cfg, input_ids, attention_mask):
         bq = W[a + "q_proj.bias"] if bias else None
         bk = W[a + "k_proj.bias"] if bias else None
         bv = W[a + "v_proj.bias"] if bias else None
-        q = linear(h, W[a + "q_proj.weight"], bq).reshape(T, H, d).transpose(1, 0, 2)
-        k = linear(h, W[a + "k_proj.weight"], bk).reshape(T, KV, d).transpose(1, 0, 2)
+        q = linear(h, W[a + "q_proj.weight"], bq).reshape(T, H, d)
+        k = linear(h, W[a + "k_proj.weight"], bk).reshape(T, KV, d)
+        if qk_norm:  # Qwen3: self.q_norm(q_proj(x).view(hidden_shape)), per head, then RoPE
+            q = rms_norm(q, W[a + "q_norm.weight"], eps)
+            k = rms_norm(k, W[a + "k_norm.weight"], eps)
+        q, k = q.transpose(1, 0, 2), k.transpose(1, 0, 2)
         v = linear(h, W[a + "v_proj.weight"], bv).reshape(T, KV, d).transpose(1, 0, 2)
         q = q * cos[None] + rotate_half(q) * sin[None]
         k = k * cos[None] + rotate_half(k) * sin[None]
@@ -266,6 +272,58 @@ def llama_forward(W, cfg, input_ids, attention_mask):
         x = x + linear(h, W[m + "down_proj.weight"])
         atts.append(probs)
     x = rms_norm(x, W["model.norm.weight"], eps)
+    hs.append(x)
+    return dict(attentions=np.stack(atts), hidden_states=np.stack(hs), last_hidden_state=x,
+                position_ids=pos)
+
+
+# ------------------------------------------------------------------------------------------
+# OPT (modeling_opt.py OPTLearnedPositionalEmbedding (offset 2), OPTAttention, OPTDecoderLayer,
+# OPTDecoder): learned positions cumsum(mask) * mask - 1 + 2, so padding sits at row 1;
+# do_layer_norm_before picks pre- or post-LN; the final LayerNorm exists only with pre-LN;
+# nn.LayerNorm's default eps 1e-5; q is scaled by head_dim^-0.5 before q k^T.
+# ------------------------------------------------------------------------------------------
+
+
+def opt_forward(W, cfg, input_ids, attention_mask, prefix="model.decoder."):
+    ids = np.asarray(input_ids)
+    T = len(ids)
+    g = lambda n: W[prefix + n]  # noqa: E731
+    D, H = cfg["hidden_size"], cfg["num_attention_heads"]
+    d = D // H
+    eps = 1e-5
+    pre = cfg.get("do_layer_norm_before", True)
+    mask = np.asarray(attention_mask, dtype=np.int64)
+    pos = np.cumsum(mask) * mask - 1 + 2
+    x = g("embed_tokens.weight")[ids] + g("embed_positions.weight")[pos]
+    qi, kj = np.arange(T)[:, None], np.arange(T)[None, :]
+    allowed = (kj <= qi) & _key_mask(attention_mask, T)
+    act = ACT[cfg["activation_function"]]
+    ln = lambda v, n: layer_norm(v, g(n + ".weight"), g(n + ".bias"), eps)  # noqa: E731
+    hs, atts = [], []
+    for i in range(cfg["num_hidden_layers"]):
+        hs.append(x)
+        p = f"layers.{i}."
+        a = p + "self_attn."
+        h = ln(x, p + "self_attn_layer_norm") if pre else x
+        q = linear(h, g(a + "q_proj.weight"), g(a + "q_proj.bias")) * d ** -0.5
+        k = linear(h, g(a + "k_proj.weight"), g(a + "k_proj.bias"))
+        v = linear(h, g(a + "v_proj.weight"), g(a + "v_proj.bias"))
+        q, k, v = (t.reshape(T, H, d).transpose(1, 0, 2) for t in (q, k, v))
+        probs = softmax_masked(q @ k.transpose(0, 2, 1), allowed)
+        ctx = (probs @ v).transpose(1, 0, 2).reshape(T, D)
+        x = x + linear(ctx, g(a + "out_proj.weight"), g(a + "out_proj.bias"))
+        if not pre:
+            x = ln(x, p + "self_attn_layer_norm")
+        h = ln(x, p + "final_layer_norm") if pre else x
+        h = linear(act(linear(h, g(p + "fc1.weight"), g(p + "fc1.bias"))), g(p + "fc2.weight"),
+                   g(p + "fc2.bias"))
+        x = x + h
+        if not pre:
+            x = ln(x, p + "final_layer_norm")
+        atts.append(probs)
+    if pre:
+        x = ln(x, "final_layer_norm")
     hs.append(x)
     return dict(attentions=np.stack(atts), hidden_states=np.stack(hs), last_hidden_state=x,
                 position_ids=pos)

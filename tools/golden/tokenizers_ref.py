@@ -273,7 +273,9 @@ class ByteLevelBPETokenizer:
         self.vocab = vocab
         self.ranks = {tuple(m): i for i, m in enumerate(merges)}
         self.pattern = pattern
-        self.style = style  # "gpt2" (no specials), "roberta" (<s> A </s></s> B </s>), "qwen2"
+        # "gpt2" (no specials), "roberta" (<s> A </s></s> B </s>), "qwen2", "opt" (OPT's
+        # GPT2Tokenizer with add_bos_token: </s> A)
+        self.style = style
         self.nfc = nfc
 
     def encode_pieces(self, text):
@@ -312,6 +314,10 @@ class ByteLevelBPETokenizer:
                 enc.extend(b, 0, 1)
                 enc.add_special(eos, "</s>", 0)
             return enc
+        if self.style == "opt" and add_special_tokens:
+            if b is not None:
+                raise ValueError("the reference has no OPT text pairs")
+            enc.add_special(self.vocab["</s>"], "</s>", 0)
         # GPT-2 / Qwen2: the ByteLevel post-processor adds nothing.  RoBERTa token type ids are
         # all 0 (create_token_type_ids_from_sequences, type_vocab_size 1).
         enc.extend(a, 0, 0)
