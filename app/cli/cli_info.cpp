@@ -41,7 +41,7 @@ struct StoredTensors {
     qint64 parameters = 0;
 };
 
-StoredTensors storedTensors(const io::Checkpoint& checkpoint) {
+StoredTensors summariseStoredTensors(const io::Checkpoint& checkpoint) {
     std::set<std::string> dtypes;
     StoredTensors stored;
     for (const std::string& name : checkpoint.names()) {
@@ -61,7 +61,7 @@ int runInfo(const CliArgs& args) {
     const std::string folder = io::resolveModel(args.required("--model").toStdString()).folder;
     const ModelSpec s = loadModelConfig(folder);
     const io::Checkpoint checkpoint(folder);
-    const StoredTensors stored = storedTensors(checkpoint);
+    const StoredTensors stored = summariseStoredTensors(checkpoint);
     const QList<QPair<QString, QJsonValue>> rows{
         {"model_type", QString::fromStdString(s.modelType.empty() ? architectureName(s.architecture)
                                                                   : s.modelType)},
