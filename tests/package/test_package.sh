@@ -1,5 +1,5 @@
 #!/bin/bash
-# The Debian package as a user gets it (packaging/CMakeLists.txt): cpack builds
+# The Debian package as a user gets it (tools/packaging/CMakeLists.txt): cpack builds
 # headlight_VERSION_amd64.deb; its Depends name the Qt 6, Vulkan loader, OpenBLAS and font
 # packages and it recommends Mesa's Vulkan drivers; unpacked with dpkg-deb -x into a throwaway
 # root, it holds the program, the resources, the .desktop entry, the MIME types, the icons and the

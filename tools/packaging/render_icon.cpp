@@ -1,5 +1,5 @@
 // Build-time tool: renders the SVG icon to a square PNG of one size for the hicolor icon theme
-// (packaging/CMakeLists.txt runs it once per size). Usage: headlight_render_icon SVG SIZE OUT.png
+// (tools/packaging/CMakeLists.txt runs it once per size). Usage: headlight_render_icon SVG SIZE OUT.png
 #include <QGuiApplication>
 #include <QImage>
 #include <QPainter>
