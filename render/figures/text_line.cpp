@@ -53,9 +53,22 @@ double heightOf(const QTextLayout& layout) {
 }
 
 // Glyph outlines in the layout's coordinates (baseline at the line's ascent).
+// Why sorted: QTextLayout returns a line's runs (one per font) in the order of a hash keyed by
+// font-engine addresses, which changes from run to run; the SVG must come out the same each time.
 QPainterPath outlines(const QTextLayout& layout) {
+    QList<QGlyphRun> runs = layout.glyphRuns();
+    const auto firstPosition = [](const QGlyphRun& run) {
+        const QList<QPointF> positions = run.positions();
+        return positions.isEmpty() ? QPointF() : positions.front();
+    };
+    std::sort(runs.begin(), runs.end(), [&](const QGlyphRun& a, const QGlyphRun& b) {
+        const QPointF pa = firstPosition(a), pb = firstPosition(b);
+        if (pa.x() != pb.x()) return pa.x() < pb.x();
+        if (pa.y() != pb.y()) return pa.y() < pb.y();
+        return a.glyphIndexes() < b.glyphIndexes();
+    });
     QPainterPath path;
-    for (const QGlyphRun& run : layout.glyphRuns()) {
+    for (const QGlyphRun& run : runs) {
         const QRawFont font = run.rawFont();
         const QList<quint32> glyphs = run.glyphIndexes();
         const QList<QPointF> positions = run.positions();
