@@ -26,6 +26,8 @@ const io::Checkpoint* goldenCheckpoint(Architecture architecture) {
             {Architecture::Llama, "llama"},
             {Architecture::Qwen2, "qwen2"},
             {Architecture::Mistral, "mistral"},
+            {Architecture::Qwen3, "qwen3"},
+            {Architecture::Opt, "opt"},
             {Architecture::Headlight, "../zoo/post_layer_learned_gelu"},
         };
         for (const auto& [architecture, folder] : folders)
