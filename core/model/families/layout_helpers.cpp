@@ -60,8 +60,10 @@ HostWeights readEncoderWeights(const io::Checkpoint& checkpoint, const ModelSpec
     return w;
 }
 
-HostWeights readLlamaWeights(const io::Checkpoint& checkpoint, const ModelSpec& s, bool outputBias,
-                             std::set<std::string>& read) {
+namespace {
+// `outputBias`: whether o_proj carries a bias when the q/k/v projections do.
+HostWeights readLlamaLayout(const io::Checkpoint& checkpoint, const ModelSpec& s, bool outputBias,
+                            std::set<std::string>& read) {
     const WeightReader r = readerFor(checkpoint, {"model.", ""}, "embed_tokens.weight", read);
     const int64_t d = s.hidden, f = s.intermediate, qd = int64_t(s.heads) * s.headDim,
                   kvd = int64_t(s.kvHeads) * s.headDim;
@@ -89,5 +91,16 @@ HostWeights readLlamaWeights(const io::Checkpoint& checkpoint, const ModelSpec& 
         w.layers.push_back(std::move(layer));
     }
     return w;
+}
+} // namespace
+
+HostWeights readLlamaWeights(const io::Checkpoint& checkpoint, const ModelSpec& s,
+                             std::set<std::string>& read) {
+    return readLlamaLayout(checkpoint, s, true, read);
+}
+
+HostWeights readQwen2Weights(const io::Checkpoint& checkpoint, const ModelSpec& s,
+                             std::set<std::string>& read) {
+    return readLlamaLayout(checkpoint, s, false, read);
 }
 } // namespace headlight::families

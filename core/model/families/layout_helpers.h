@@ -41,7 +41,10 @@ HostWeights readEncoderWeights(const io::Checkpoint& checkpoint, const ModelSpec
                                const EncoderLayerNames& names, std::set<std::string>& read);
 
 // The Llama layout ([model.]embed_tokens, layers.N.*, norm), shared by Llama, Mistral, Qwen2 and
-// Qwen3. `outputBias`: whether o_proj carries a bias when the q/k/v projections do.
-HostWeights readLlamaWeights(const io::Checkpoint& checkpoint, const ModelSpec& s, bool outputBias,
+// Qwen3. Llama, Mistral and Qwen3 bias o_proj whenever q, k and v are biased (attention_bias).
+HostWeights readLlamaWeights(const io::Checkpoint& checkpoint, const ModelSpec& s,
+                             std::set<std::string>& read);
+// Qwen2: the same layout, but o_proj never carries a bias, whatever q, k and v do.
+HostWeights readQwen2Weights(const io::Checkpoint& checkpoint, const ModelSpec& s,
                              std::set<std::string>& read);
 } // namespace headlight::families

@@ -36,10 +36,6 @@ void readConfig(const ConfigReader& config, ModelSpec& spec) {
     if (config.boolOr("mlp_bias", false)) config.fail("mlp_bias is not supported");
 }
 
-HostWeights readWeights(const io::Checkpoint& checkpoint, const ModelSpec& spec,
-                        std::set<std::string>& read) {
-    return families::readLlamaWeights(checkpoint, spec, true, read);
-}
 } // namespace
 
 const ModelFamily kLlamaFamily{Architecture::Llama,
@@ -49,7 +45,7 @@ const ModelFamily kLlamaFamily{Architecture::Llama,
                                "hidden_size",
                                "num_attention_heads",
                                readConfig,
-                               readWeights,
+                               families::readLlamaWeights,
                                families::taskHeads(),
                                families::isRotaryBuffer,
                                nullptr};

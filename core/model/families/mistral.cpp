@@ -12,10 +12,6 @@ void readConfig(const ConfigReader& config, ModelSpec& spec) {
         spec.slidingWindow = config.intOr("sliding_window", 4096, 1, kMaxPositions);
 }
 
-HostWeights readWeights(const io::Checkpoint& checkpoint, const ModelSpec& spec,
-                        std::set<std::string>& read) {
-    return families::readLlamaWeights(checkpoint, spec, true, read);
-}
 } // namespace
 
 const ModelFamily kMistralFamily{Architecture::Mistral,
@@ -25,7 +21,7 @@ const ModelFamily kMistralFamily{Architecture::Mistral,
                                  "hidden_size",
                                  "num_attention_heads",
                                  readConfig,
-                                 readWeights,
+                                 families::readLlamaWeights,
                                  families::taskHeads(),
                                  families::isRotaryBuffer,
                                  nullptr};

@@ -12,10 +12,6 @@ void readConfig(const ConfigReader& config, ModelSpec& spec) {
     families::readQwenWindow(config, spec);
 }
 
-HostWeights readWeights(const io::Checkpoint& checkpoint, const ModelSpec& spec,
-                        std::set<std::string>& read) {
-    return families::readLlamaWeights(checkpoint, spec, false, read);
-}
 } // namespace
 
 const ModelFamily kQwen2Family{Architecture::Qwen2,
@@ -25,7 +21,7 @@ const ModelFamily kQwen2Family{Architecture::Qwen2,
                                "hidden_size",
                                "num_attention_heads",
                                readConfig,
-                               readWeights,
+                               families::readQwen2Weights,
                                families::taskHeads(),
                                families::isRotaryBuffer,
                                nullptr};

@@ -15,10 +15,6 @@ void readConfig(const ConfigReader& config, ModelSpec& spec) {
     families::readQwenWindow(config, spec);
 }
 
-HostWeights readWeights(const io::Checkpoint& checkpoint, const ModelSpec& spec,
-                        std::set<std::string>& read) {
-    return families::readLlamaWeights(checkpoint, spec, true, read);
-}
 } // namespace
 
 const ModelFamily kQwen3Family{Architecture::Qwen3,
@@ -28,7 +24,7 @@ const ModelFamily kQwen3Family{Architecture::Qwen3,
                                "hidden_size",
                                "num_attention_heads",
                                readConfig,
-                               readWeights,
+                               families::readLlamaWeights,
                                families::taskHeads(),
                                families::isRotaryBuffer,
                                nullptr};
