@@ -56,13 +56,13 @@ void ensureRuntimeFolder() {
     qputenv("XDG_RUNTIME_DIR", folder);
 }
 
-// Why: `export`, `figures` and `reproduce` paint text, which needs a QGuiApplication; with no
+// Why: `export`, `figures`, `merge` and `reproduce` paint text, which needs a QGuiApplication; with no
 // platform named they take the offscreen one, so figures render with no display. The other commands
 // need no GUI.
 std::unique_ptr<QCoreApplication> makeApplication(int& argc, char** argv) {
     const bool paints =
         argc >= 2 && (std::strcmp(argv[1], "export") == 0 || std::strcmp(argv[1], "figures") == 0 ||
-                      std::strcmp(argv[1], "reproduce") == 0);
+                      std::strcmp(argv[1], "merge") == 0 || std::strcmp(argv[1], "reproduce") == 0);
     if (!paints) return std::make_unique<QCoreApplication>(argc, argv);
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
     ensureRuntimeFolder();
@@ -140,8 +140,8 @@ CliOption dpiOption() {
 const std::vector<CliCommand>& cliCommands() {
     static const std::vector<CliCommand> commands = {
         aboutCommand(),   convertCommand(), devicesCommand(),   exportCommand(),
-        figuresCommand(), infoCommand(),    inspectCommand(),   reproduceCommand(),
-        tokenizeCommand(), variantsCommand()};
+        figuresCommand(), infoCommand(),    inspectCommand(),   mergeCommand(),
+        reproduceCommand(), tokenizeCommand(), variantsCommand()};
     return commands;
 }
 

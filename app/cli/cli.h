@@ -21,6 +21,7 @@ CliCommand exportCommand();
 CliCommand figuresCommand();
 CliCommand infoCommand();
 CliCommand inspectCommand();
+CliCommand mergeCommand();
 CliCommand reproduceCommand();
 CliCommand tokenizeCommand();
 CliCommand variantsCommand();

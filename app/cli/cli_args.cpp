@@ -35,7 +35,8 @@ CliArgs::CliArgs(const QStringList& args, const CliCommand& command) {
         else if (option)
             note(word.toStdString() + " needs a value");
         else if (!word.startsWith(QLatin1Char('-')) &&
-                 std::size_t(operands_.size()) < command.operands.size())
+                 (std::size_t(operands_.size()) < command.operands.size() ||
+                  (!command.operands.empty() && command.operands.back().repeats)))
             operands_.append(word);
         else
             note("unknown argument '" + word.toStdString() + "'");

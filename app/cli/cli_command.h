@@ -23,6 +23,7 @@ struct CliOption {
 struct CliOperand {
     QString name;
     QString description;
+    bool repeats = false; // the last operand only: it takes every further word (`merge SHARD...`)
 };
 
 struct CliCommand {

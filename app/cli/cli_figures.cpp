@@ -7,21 +7,26 @@
 // heads sorted by median, coloured by the paper's 1.5 / 4.5 nat bands) and MODEL-jsd.EXT (JSD
 // between the same head in adjacent layers, 0.25 / 0.75 bit bands); then medians.csv (q1, median
 // and q3 of every head of every model; a JSD row's layer l is the pair l → l+1) and, on stdout,
-// each layer's mean head median. The zoo
-// models were trained identically (docs/zoo.md), so the figures compare the architectures.
+// each layer's mean head median (figure_set_output.h). The zoo models were trained identically
+// (docs/zoo.md), so the figures compare the architectures. With --shard i/n it analyses only the
+// i-th of n slices of the corpus and writes the pooled values to a shard file instead
+// (corpus_shard.h), which `headlight merge` turns into the same files (docs/scale.md).
 #include "cli.h"
 #include "cli_args.h"
-#include "corpus_analysis.h"
-#include "counted.h"
+#include "backend/backend_kind.h"
+#include "build_info.h"
+#include "corpus_shard.h"
 #include "default_model.h"
-#include "export/figure_data.h"
-#include "export_files.h"
-#include "figure_builders.h"
+#include "figure_set_output.h"
+#include "file_hashes.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QTextStream>
 #include <cstdio>
+#include <optional>
 
 namespace headlight::app {
 namespace {
@@ -30,12 +35,11 @@ const QStringList kModels = {QStringLiteral("post_ln"), QStringLiteral("pre_ln")
                              QStringLiteral("realformer")};
 
 struct FiguresRequest {
-    QStringList texts;
+    QStringList texts; // the whole corpus
     QString corpusName;
-    QDir out;
+    QString corpusSha256;
     QDir models;
-    QStringList formats; // "pdf", "svg", "png"
-    render::ExportOptions options;
+    std::optional<ShardPlace> shard; // --shard
 };
 
 QDir modelsFolder(const CliArgs& args) {
@@ -55,31 +59,16 @@ void checkModels(const QDir& models) {
                            "/config.json there)");
 }
 
-QStringList parseFormats(const CliArgs& args) {
-    QStringList formats = args.values("--format");
-    if (formats.isEmpty()) formats = {QStringLiteral("pdf"), QStringLiteral("png")};
-    for (const QString& format : formats)
-        if (format != QLatin1String("pdf") && format != QLatin1String("svg") &&
-            format != QLatin1String("png"))
-            throw CliError("--format must be pdf, svg or png; not '" + format.toStdString() + "'");
-    formats.removeDuplicates();
-    return formats;
-}
-
-QDir outputFolder(const QString& path) {
-    QDir out(path);
-    if (!out.exists() && !QDir().mkpath(path))
-        throw CliError("cannot create the folder " + path.toStdString());
-    if (!QFileInfo(out.absolutePath()).isWritable())
-        throw CliError("cannot write into " + path.toStdString() + ": the folder is not writable");
-    return out;
-}
-
 FiguresRequest parseRequest(const CliArgs& args) {
     FiguresRequest request;
     const QString corpus = args.required("--corpus");
-    const QString out = args.required("--out");
-    request.formats = parseFormats(args);
+    args.required("--out");
+    figureFormats(args);
+    if (args.has("--shard")) try {
+            request.shard = parseShardPlace(args.value("--shard"));
+        } catch (const std::invalid_argument& error) {
+            throw CliError(error.what());
+        }
     request.models = modelsFolder(args);
     checkModels(request.models);
     try {
@@ -90,9 +79,7 @@ FiguresRequest parseRequest(const CliArgs& args) {
     if (request.texts.isEmpty())
         throw CliError("--corpus " + corpus.toStdString() + " holds no text (one text per line)");
     request.corpusName = QFileInfo(corpus).fileName();
-    request.options.dpi =
-        args.integer("--dpi", request.options.dpi, render::kMinDpi, render::kMaxDpi);
-    request.out = outputFolder(out);
+    request.corpusSha256 = fileSha256(corpus);
     return request;
 }
 
@@ -105,69 +92,71 @@ void showProgress(const QString& model, std::size_t done, std::size_t total) {
     if (done == total) std::fputc('\n', stderr);
 }
 
-PooledCorpus runModel(const QString& name, const FiguresRequest& request, const CliArgs& args) {
+// Everything one model's pooling of (a shard of) the corpus gives, and its files' hashes.
+ShardModel runModel(const QString& name, const FiguresRequest& request, const CliArgs& args,
+                    QString& backendRan) {
     std::optional<BackendKind> forced;
     if (args.has("--backend")) forced = args.backend();
     const std::string selector = args.value("--vulkan-device").toStdString();
+    const QString folder = request.models.filePath(name);
     const std::unique_ptr<LoadedModel> model =
-        loadCheckpoint(request.models.filePath(name), chooseBackend(forced, selector), selector);
+        loadCheckpoint(folder, chooseBackend(forced, selector), selector);
+    backendRan = QString::fromLatin1(backendName(model->backend->kind()));
+    const auto [first, end] =
+        shardTexts(request.shard.value_or(ShardPlace{}), std::size_t(request.texts.size()));
     const std::atomic<bool> never{false};
-    PooledCorpus corpus = poolCorpus(
-        *model, {}, request.texts,
-        [&name](std::size_t done, std::size_t total) { showProgress(name, done, total); }, never);
-    if (corpus.stats.texts == 0)
-        throw CliError(name.toStdString() + " could analyse none of the texts; text 1: " +
-                       corpus.pooled.errors.front().message);
-    if (!corpus.pooled.errors.empty())
-        std::fprintf(stderr, "headlight figures: %s left out %zu of %zu texts; text %zu: %s\n",
-                     qPrintable(name), corpus.pooled.errors.size(), corpus.pooled.total,
-                     corpus.pooled.errors.front().index + 1,
-                     corpus.pooled.errors.front().message.c_str());
-    return corpus;
+    ShardModel result;
+    result.name = name;
+    result.corpus = poolCorpus(
+        *model, {}, request.texts.mid(qsizetype(first), qsizetype(end - first)),
+        [&name](std::size_t done, std::size_t total) { showProgress(name, done, total); }, never,
+        first);
+    result.corpus.pooled.total = std::size_t(request.texts.size());
+    const ModelFiles files = hashModelFiles(folder);
+    for (const FileHashes* role : {&files.weights, &files.tokenizer, &files.config})
+        for (const auto& [file, sha] : *role)
+            result.files.insert(file, sha);
+    return result;
 }
 
-void writeFigures(const QString& name, const PooledCorpus& corpus, const FiguresRequest& request) {
-    ForwardResult result;
-    result.tokens = corpus.firstLabels;
-    ViewState unselected;
-    unselected.layer = unselected.head = -1;
-    render::ExportOptions options = request.options;
-    options.caption = {
-        name, QStringLiteral("as trained"),
-        QStringLiteral("%1 from %2")
-            .arg(counted(qint64(corpus.stats.texts), QStringLiteral("text")), request.corpusName)};
-    for (const auto& [kind, file] : {std::pair{ViewKind::EntropyViolins, QStringLiteral("entropy")},
-                                     std::pair{ViewKind::JsdViolins, QStringLiteral("jsd")}}) {
-        render::Figure figure = buildFigure(kind, &result, unselected, &corpus.stats);
-        if (auto* violins = std::get_if<render::ViolinFigure>(&figure))
-            violins->title = name + QStringLiteral(": ") + violins->title;
-        for (const QString& format : request.formats)
-            exportToFile(request.out.filePath(name + "-" + file + "." + format), figure, options);
-    }
+// What every shard of one run must share.
+QJsonObject shardSettings(const FiguresRequest& request, const QString& backend) {
+    const analysis::CorpusOptions sampling;
+    return {{"figure_set", "realformer"},
+            {"corpus_name", request.corpusName},
+            {"corpus_sha256", request.corpusSha256},
+            {"corpus_texts", qint64(request.texts.size())},
+            {"variant", "as trained"},
+            {"backend", backend},
+            {"sample_cap", qint64(sampling.maxValuesPerHead)},
+            {"sample_seed", QString::number(sampling.seed)}};
 }
 
-void addMedianRows(render::DataTable& table, const QString& name, const QString& measure,
-                   const ViolinSet& set, const CorpusStats& stats) {
-    for (const analysis::Violin& v : set.violins) {
-        const analysis::Summary& s = v.summary;
-        table.rows.push_back({name, measure, QString::number(v.layer), QString::number(v.head),
-                              QString::number(s.q1, 'g', 9), QString::number(s.median, 'g', 9),
-                              QString::number(s.q3, 'g', 9), QString::number(s.count),
-                              QString::number(stats.texts)});
+int writeShard(const FiguresRequest& request, const CliArgs& args) {
+    const ShardPlace place = *request.shard;
+    const QDir out = figureOutputFolder(args.value("--out"));
+    CorpusShard shard{place, {}, {}, {}};
+    QString backend;
+    for (const QString& name : kModels)
+        shard.models.push_back(runModel(name, request, args, backend));
+    shard.settings = shardSettings(request, backend);
+    shard.made = {{"version", headlightVersion()},
+                  {"revision", buildRevision()},
+                  {"command", QJsonArray::fromStringList(QCoreApplication::arguments().mid(1))}};
+    const QString path =
+        out.filePath(QStringLiteral("realformer-shard-%1-of-%2.safetensors")
+                         .arg(place.index, 4, 10, QLatin1Char('0'))
+                         .arg(place.count, 4, 10, QLatin1Char('0')));
+    try {
+        writeCorpusShard(path, shard);
+    } catch (const CorpusShardError& error) {
+        throw CliError(error.what());
     }
-}
-
-// "2.31 2.05 1.80": each layer's (or layer pair's) mean of its heads' medians.
-QString layerMeans(const ViolinSet& set) {
-    std::map<int64_t, std::pair<double, int>> byLayer;
-    for (const analysis::Violin& v : set.violins) {
-        byLayer[v.layer].first += v.summary.median;
-        ++byLayer[v.layer].second;
-    }
-    QStringList means;
-    for (const auto& [layer, sum] : byLayer)
-        means << QString::number(sum.first / sum.second, 'f', 3);
-    return means.join(' ');
+    const auto [first, end] = shardTexts(place, std::size_t(request.texts.size()));
+    QTextStream(stdout) << "wrote shard " << place.index << "/" << place.count << " (texts "
+                        << first + 1 << " to " << end << " of " << request.texts.size() << ") to "
+                        << QFileInfo(path).absoluteFilePath() << "\n";
+    return 0;
 }
 
 int runFigures(const CliArgs& args) {
@@ -176,22 +165,16 @@ int runFigures(const CliArgs& args) {
         throw CliUsageError("unknown figure set '" + args.operands().first().toStdString() +
                             "': the only one is realformer");
     const FiguresRequest request = parseRequest(args);
-    render::DataTable medians;
-    medians.header = {"model", "measure", "layer", "head", "q1", "median", "q3", "values", "texts"};
-    QTextStream out(stdout);
-    out << "layer means of the head medians: entropy (nats) | adjacent-layer JSD (bits)\n";
+    if (request.shard) return writeShard(request, args);
+    FigureSetOutput output = startFigureSet(QStringLiteral("figures"), args, request.corpusName);
     for (const QString& name : kModels) {
-        const PooledCorpus corpus = runModel(name, request, args);
-        writeFigures(name, corpus, request);
-        addMedianRows(medians, name, QStringLiteral("entropy"), corpus.stats.entropy, corpus.stats);
-        addMedianRows(medians, name, QStringLiteral("jsd"), corpus.stats.jsd, corpus.stats);
-        out << name.leftJustified(11) << layerMeans(corpus.stats.entropy) << " | "
-            << layerMeans(corpus.stats.jsd) << "\n";
-        out.flush();
+        QString backend;
+        const ShardModel model = runModel(name, request, args, backend);
+        reportLeftOut(output.command, name, model.corpus);
+        writeModelFigures(output, name, model.corpus);
+        QTextStream(stdout).flush();
     }
-    render::writeCsv(request.out.filePath(QStringLiteral("medians.csv")), medians);
-    out << "wrote " << request.formats.size() * kModels.size() * 2 + 1 << " files to "
-        << request.out.absolutePath() << "\n";
+    finishFigureSet(output, std::size_t(kModels.size()));
     return 0;
 }
 } // namespace
@@ -203,18 +186,25 @@ CliCommand figuresCommand() {
                        "Pre-LN and RealFormer models over a corpus"),
         {QStringLiteral("realformer --corpus FILE --out DIR [--models DIR] "
                         "[--format pdf|svg|png]... [--dpi N] [--backend cpu|vulkan] "
-                        "[--vulkan-device SEL]")},
+                        "[--vulkan-device SEL]"),
+         QStringLiteral("realformer --corpus FILE --shard I/N --out DIR [--models DIR] "
+                        "[--backend cpu|vulkan] [--vulkan-device SEL]")},
         {{QStringLiteral("realformer"),
           QStringLiteral("the figure set: He et al. 2021, Figs. 2 and 3 (the one there is)")}},
         {{"--corpus", "FILE", "the texts, one per line"},
          {"--out", "DIR", "the folder to write into (made if missing)"},
+         {"--shard", "I/N",
+          "analyse only slice I of N of the corpus (I from 0) into a shard file for "
+          "`headlight merge`"},
          {"--models", "DIR", "the folder with post_ln, pre_ln and realformer (default: the zoo's)"},
          {"--format", "pdf|svg|png", "a format to write, repeatable (default: pdf and png)"},
          dpiOption(),
          backendOption(),
          vulkanDeviceOption()},
         {QStringLiteral("headlight figures realformer --corpus resources/texts/jargon-heldout.txt "
-                        "--out figures/")},
+                        "--out figures/"),
+         QStringLiteral("headlight figures realformer --corpus texts.txt --shard 3/16 "
+                        "--out shards/")},
         &runFigures,
     };
 }

@@ -22,17 +22,21 @@ QStringList readCorpus(const QString& path) {
 
 PooledCorpus poolCorpus(const LoadedModel& model, const variants::VariantSpec& variant,
                         const QStringList& texts, const analysis::CorpusProgress& progress,
-                        const std::atomic<bool>& cancel) {
+                        const std::atomic<bool>& cancel, std::size_t firstIndex) {
     PooledCorpus out;
-    int64_t longest = 2;
+    std::size_t index = firstIndex;
     const auto analyseOne = [&](const std::string& text) {
+        const std::size_t corpusIndex = index++;
         const PreparedText prepared =
             prepareText(model.tokenizer.get(), QString::fromStdString(text));
         if (prepared.input.ids.empty()) throw std::invalid_argument("the text has no tokens");
-        if (out.firstLabels.isEmpty()) out.firstLabels = prepared.labels;
+        if (out.firstLabels.isEmpty()) {
+            out.firstLabels = prepared.labels;
+            out.firstLabelsIndex = corpusIndex;
+        }
         const Trace trace = model.model->forward(prepared.input, {}, variant);
         const Tensor attention = trace.stackedProbabilities();
-        longest = std::max(longest, attention.dim(2));
+        out.longest = std::max(out.longest, attention.dim(2));
         return analysis::TextAnalysis{analysis::attentionEntropy(attention, trace.valid),
                                       analysis::adjacentLayerJsd(attention, trace.valid),
                                       trace.valid};
@@ -40,13 +44,19 @@ PooledCorpus poolCorpus(const LoadedModel& model, const variants::VariantSpec& v
     std::vector<std::string> lines;
     for (const QString& text : texts)
         lines.push_back(text.toStdString());
-    out.pooled = analysis::aggregateCorpus(lines, analyseOne, progress, cancel);
-    const analysis::CorpusAccumulator& acc = out.pooled.accumulated;
-    if (acc.textCount() == 0) return out;
-    out.stats.entropy = violinSet(acc.entropy(), float(std::log(double(longest))));
-    out.stats.jsd = violinSet(acc.jsd(), 1.0f);
-    out.stats.texts = acc.textCount();
-    out.stats.failed = out.pooled.errors.size();
+    out.pooled = analysis::aggregateCorpus(lines, analyseOne, progress, cancel, {}, firstIndex);
+    out.stats = corpusStats(out.pooled.accumulated, out.longest, out.pooled.errors.size());
     return out;
+}
+
+CorpusStats corpusStats(const analysis::CorpusAccumulator& pooled, int64_t longest,
+                        std::size_t failed) {
+    CorpusStats stats;
+    if (pooled.textCount() == 0) return stats;
+    stats.entropy = violinSet(pooled.entropy(), float(std::log(double(longest))));
+    stats.jsd = violinSet(pooled.jsd(), 1.0f);
+    stats.texts = pooled.textCount();
+    stats.failed = failed;
+    return stats;
 }
 } // namespace headlight::app

@@ -1,0 +1,38 @@
+#pragma once
+// What `headlight figures realformer` writes from pooled corpora, shared with `headlight merge`,
+// which writes the same files from merged shards: per model MODEL-entropy.EXT and MODEL-jsd.EXT,
+// then medians.csv, and on stdout each layer's mean head median.
+
+#include "corpus_analysis.h"
+#include "export/figure_data.h"
+#include "export/figure_export.h"
+
+#include <QDir>
+#include <QStringList>
+
+namespace headlight::app {
+
+class CliArgs;
+
+struct FigureSetOutput {
+    QString command; // "figures" or "merge", for the lines on stderr
+    QDir out;
+    QStringList formats; // "pdf", "svg", "png"
+    render::ExportOptions options;
+    QString corpusName;
+    render::DataTable medians;
+};
+
+// --format (default pdf and png), --dpi and the --out folder (made if missing). Throws CliError.
+QStringList figureFormats(const CliArgs& args);
+QDir figureOutputFolder(const QString& path);
+// Prints the stdout header. Throws CliError for bad --format or --dpi, or an unusable --out.
+FigureSetOutput startFigureSet(const QString& command, const CliArgs& args,
+                               const QString& corpusName);
+// Throws CliError when the model analysed no text; says on stderr how many it left out.
+void reportLeftOut(const QString& command, const QString& model, const PooledCorpus& corpus);
+// The model's two figures in each format, its median rows and its stdout line.
+void writeModelFigures(FigureSetOutput& output, const QString& model, const PooledCorpus& corpus);
+// medians.csv and the stdout summary.
+void finishFigureSet(const FigureSetOutput& output, std::size_t models);
+} // namespace headlight::app
