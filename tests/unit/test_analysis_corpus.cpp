@@ -1,5 +1,5 @@
 // Corpus aggregation: the streaming accumulator (padding excluded, the per-head cap held by a
-// deterministic reservoir) and the driver (progress per text, prompt cancellation, one failing
+// deterministic bottom-k sample that shards of a corpus merge into exactly) and the driver (progress per text, prompt cancellation, one failing
 // text recorded while the rest go on).
 #include "analysis/corpus.h"
 
@@ -39,6 +39,13 @@ CorpusAccumulator feedSequence(CorpusOptions options, int texts) {
     CorpusAccumulator accumulator(options);
     for (int i = 0; i < texts; ++i)
         accumulator.add(syntheticText(1, 1, 8, float(8 * i)));
+    return accumulator;
+}
+// Texts first..end of the corpus feedSequence feeds, with their corpus indices.
+CorpusAccumulator feedTexts(CorpusOptions options, int first, int end) {
+    CorpusAccumulator accumulator(options);
+    for (int i = first; i < end; ++i)
+        accumulator.add(syntheticText(2, 2, 8, float(8 * i)), uint64_t(i));
     return accumulator;
 }
 } // namespace
@@ -110,6 +117,57 @@ private Q_SLOTS:
         const double mean = std::accumulate(kept.begin(), kept.end(), 0.0) / double(kept.size());
         QVERIFY2(mean > 400.0 && mean < 600.0, qPrintable(QString::number(mean)));
         QVERIFY(*std::max_element(kept.begin(), kept.end()) >= 900.0f);
+    }
+
+    void shardsMergeToTheSampleOfOneRun() {
+        // 30 texts × 8 values per head, cap 20: one run keeps 20 of 240; three shards of 10
+        // texts each, merged in any order, must keep the same 20, listed the same way.
+        const CorpusOptions options{20, 99};
+        const CorpusAccumulator whole = feedTexts(options, 0, 30);
+        const CorpusAccumulator a = feedTexts(options, 0, 10), b = feedTexts(options, 10, 20),
+                                c = feedTexts(options, 20, 30);
+        for (const auto& order : std::vector<std::vector<const CorpusAccumulator*>>{
+                 {&a, &b, &c}, {&c, &a, &b}, {&b, &c, &a}}) {
+            CorpusAccumulator merged(options);
+            for (const CorpusAccumulator* shard : order)
+                merged.merge(*shard);
+            QCOMPARE(merged.textCount(), std::size_t(30));
+            QCOMPARE(merged.entropy().values, whole.entropy().values);
+            QCOMPARE(merged.jsd().values, whole.jsd().values);
+            for (int64_t layer = 0; layer < 2; ++layer)
+                for (int64_t head = 0; head < 2; ++head)
+                    QCOMPARE(merged.entropySeen(layer, head), uint64_t(240));
+        }
+        QCOMPARE(whole.entropy().at(1, 1).size(), std::size_t(20));
+        // The sample reaches every shard: a merge that kept one shard's values would not.
+        const std::vector<float>& kept = whole.entropy().at(0, 0);
+        QVERIFY(*std::min_element(kept.begin(), kept.end()) < 80.0f);
+        QVERIFY(*std::max_element(kept.begin(), kept.end()) >= 160.0f);
+    }
+
+    void aRestoredSampleMergesLikeTheOriginal() {
+        const CorpusOptions options{20, 5};
+        const CorpusAccumulator a = feedTexts(options, 0, 12), b = feedTexts(options, 12, 30);
+        CorpusAccumulator restored(options, a.entropySample(), a.jsdSample(), a.textCount());
+        restored.merge(b);
+        CorpusAccumulator original = a;
+        original.merge(b);
+        QCOMPARE(restored.entropy().values, original.entropy().values);
+        QCOMPARE(restored.jsd().values, feedTexts(options, 0, 30).jsd().values);
+    }
+
+    void mismatchedSamplesAreRefused() {
+        CorpusAccumulator merged({20, 5});
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, merged.merge(feedTexts({20, 6}, 0, 2)));
+        merged.merge(feedTexts({20, 5}, 0, 2));
+        CorpusAccumulator other({20, 5});
+        other.add(syntheticText(3, 2, 4, 0.0f), 7);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, merged.merge(other));
+        KeyedSample tooMany = feedTexts({20, 5}, 0, 2).entropySample();
+        tooMany.seen[0] = 3; // 16 kept of 3 seen
+        QVERIFY_THROWS_EXCEPTION(
+            std::invalid_argument,
+            CorpusAccumulator({20, 5}, tooMany, feedTexts({20, 5}, 0, 2).jsdSample(), 2));
     }
 
     void progressIsReportedAfterEveryText() {

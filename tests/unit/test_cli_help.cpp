@@ -24,12 +24,14 @@ const std::map<QString, QStringList> kOptions = {
      {"--list-views", "--model", "--text", "--texts", "--variant", "--view", "--layer", "--head",
       "--dpi", "--size", "--backend", "--vulkan-device", "--out", "--scene", "--scenario"}},
     {"figures",
-     {"--corpus", "--out", "--models", "--format", "--dpi", "--backend", "--vulkan-device"}},
+     {"--corpus", "--out", "--models", "--format", "--dpi", "--backend", "--vulkan-device",
+      "--shard"}},
     {"info", {"--model", "--json"}},
     {"inspect",
      {"--model", "--text", "--text-pair", "--no-special-tokens", "--ids", "--token-type-ids",
       "--attention-mask", "--variant", "--backend", "--vulkan-device", "--repeat", "--dump",
       "--json"}},
+    {"merge", {"--out", "--format", "--dpi"}},
     {"reproduce", {}},
     {"tokenize", {"--model", "--text", "--text-pair", "--no-special-tokens", "--json"}},
     {"variants", {"--json", "--markdown", "--write-docs"}},
@@ -85,8 +87,9 @@ private Q_SLOTS:
             expected << "-h, --help";
             std::sort(expected.begin(), expected.end());
             QCOMPARE(names, expected);
-            QVERIFY2(!section(run.out, "example:").filter("  headlight " + command + " ").isEmpty(),
-                     qPrintable(run.out));
+            const QStringList examples =
+                section(run.out, "example:") + section(run.out, "examples:");
+            QVERIFY2(!examples.filter("  headlight " + command + " ").isEmpty(), qPrintable(run.out));
             QCOMPARE(runHeadlight({command, "-h"}).out, run.out);
             QCOMPARE(runHeadlight({"help", command}).out, run.out);
         }
