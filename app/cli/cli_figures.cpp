@@ -93,15 +93,17 @@ void showProgress(const QString& model, std::size_t done, std::size_t total) {
 }
 
 // Everything one model's pooling of (a shard of) the corpus gives, and its files' hashes.
+// `ran` gets the backend and device that ran.
 ShardModel runModel(const QString& name, const FiguresRequest& request, const CliArgs& args,
-                    QString& backendRan) {
+                    Provenance& ran) {
     std::optional<BackendKind> forced;
     if (args.has("--backend")) forced = args.backend();
     const std::string selector = args.value("--vulkan-device").toStdString();
     const QString folder = request.models.filePath(name);
     const std::unique_ptr<LoadedModel> model =
         loadCheckpoint(folder, chooseBackend(forced, selector), selector);
-    backendRan = QString::fromLatin1(backendName(model->backend->kind()));
+    ran.backend = QString::fromLatin1(backendName(model->backend->kind()));
+    ran.device = QString::fromStdString(model->backend->deviceName());
     const auto [first, end] =
         shardTexts(request.shard.value_or(ShardPlace{}), std::size_t(request.texts.size()));
     const std::atomic<bool> never{false};
@@ -113,9 +115,14 @@ ShardModel runModel(const QString& name, const FiguresRequest& request, const Cl
         first);
     result.corpus.pooled.total = std::size_t(request.texts.size());
     const ModelFiles files = hashModelFiles(folder);
-    for (const FileHashes* role : {&files.weights, &files.tokenizer, &files.config})
-        for (const auto& [file, sha] : *role)
-            result.files.insert(file, sha);
+    for (const auto& [role, hashes] : {std::pair{"weights", &files.weights},
+                                       std::pair{"tokenizer", &files.tokenizer},
+                                       std::pair{"config", &files.config}}) {
+        QJsonObject json;
+        for (const auto& [file, sha] : *hashes)
+            json.insert(file, sha);
+        result.files.insert(QLatin1String(role), json);
+    }
     return result;
 }
 
@@ -136,11 +143,14 @@ int writeShard(const FiguresRequest& request, const CliArgs& args) {
     const ShardPlace place = *request.shard;
     const QDir out = figureOutputFolder(args.value("--out"));
     CorpusShard shard{place, {}, {}, {}};
-    QString backend;
+    Provenance ran;
     for (const QString& name : kModels)
-        shard.models.push_back(runModel(name, request, args, backend));
-    shard.settings = shardSettings(request, backend);
+        shard.models.push_back(runModel(name, request, args, ran));
+    shard.settings = shardSettings(request, ran.backend);
     shard.made = {{"version", headlightVersion()},
+                  {"device", ran.device},
+                  {"corpus", QFileInfo(args.value("--corpus")).absoluteFilePath()},
+                  {"models", request.models.absolutePath()},
                   {"revision", buildRevision()},
                   {"command", QJsonArray::fromStringList(QCoreApplication::arguments().mid(1))}};
     const QString path =
@@ -159,6 +169,38 @@ int writeShard(const FiguresRequest& request, const CliArgs& args) {
     return 0;
 }
 
+// What every file of a run over the whole corpus carries, less the backend that ran, the command
+// that pins it and each figure's own fields.
+Provenance runProvenance(const FiguresRequest& request, const CliArgs& args) {
+    Provenance provenance;
+    provenance.modelName = kModels.join(QStringLiteral(", "));
+    provenance.modelFolder = request.models.absolutePath();
+    provenance.files = figureSetFiles(request.models, kModels);
+    provenance.scenario.model = provenance.modelFolder.toStdString();
+    provenance.scenario.view = "entropy-violins";
+    provenance.corpus =
+        CorpusFile{QFileInfo(args.value("--corpus")).absoluteFilePath(), request.corpusSha256};
+    provenance.version = headlightVersion();
+    provenance.revision = buildRevision();
+    return provenance;
+}
+
+// `headlight figures ...` with absolute paths and the backend that ran, which regenerates the run.
+QStringList regenerationCommand(const FiguresRequest& request, const CliArgs& args,
+                                const FigureSetOutput& output) {
+    QStringList command = {QStringLiteral("figures"),       QStringLiteral("realformer"),
+                           QStringLiteral("--corpus"),      output.provenance.corpus->path,
+                           QStringLiteral("--out"),         output.out.absolutePath(),
+                           QStringLiteral("--models"),      request.models.absolutePath()};
+    for (const QString& format : output.formats)
+        command << QStringLiteral("--format") << format;
+    command << QStringLiteral("--dpi") << QString::number(output.options.dpi)
+            << QStringLiteral("--backend") << output.provenance.backend;
+    if (args.has("--vulkan-device"))
+        command << QStringLiteral("--vulkan-device") << args.value("--vulkan-device");
+    return command;
+}
+
 int runFigures(const CliArgs& args) {
     if (args.operands().isEmpty()) throw CliUsageError("give the figure set: realformer");
     if (args.operands().first() != QLatin1String("realformer"))
@@ -166,10 +208,11 @@ int runFigures(const CliArgs& args) {
                             "': the only one is realformer");
     const FiguresRequest request = parseRequest(args);
     if (request.shard) return writeShard(request, args);
-    FigureSetOutput output = startFigureSet(QStringLiteral("figures"), args, request.corpusName);
+    FigureSetOutput output = startFigureSet(QStringLiteral("figures"), args, request.corpusName,
+                                            runProvenance(request, args));
     for (const QString& name : kModels) {
-        QString backend;
-        const ShardModel model = runModel(name, request, args, backend);
+        const ShardModel model = runModel(name, request, args, output.provenance);
+        output.provenance.command = regenerationCommand(request, args, output);
         reportLeftOut(output.command, name, model.corpus);
         writeModelFigures(output, name, model.corpus);
         QTextStream(stdout).flush();

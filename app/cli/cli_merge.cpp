@@ -4,12 +4,57 @@
 #include "cli.h"
 #include "cli_args.h"
 #include "corpus_shard.h"
+#include "build_info.h"
 #include "figure_set_output.h"
 
+#include <QFileInfo>
 #include <QTextStream>
 
 namespace headlight::app {
 namespace {
+
+FileHashes hashesOf(const QString& model, const QJsonObject& json) {
+    FileHashes hashes;
+    for (auto it = json.begin(); it != json.end(); ++it)
+        hashes.emplace(model + QLatin1Char('/') + it.key(), it.value().toString());
+    return hashes;
+}
+
+// What the merged files carry: the run the shards came from, as the first shard recorded it.
+// `headlight reproduce` refuses these files (the shards would have to run again), but they say
+// what they were made from like any other export.
+Provenance mergeProvenance(const CorpusShard& merged) {
+    Provenance provenance;
+    QStringList names;
+    for (const ShardModel& model : merged.models) {
+        names << model.name;
+        for (auto [into, role] : {std::pair{&provenance.files.weights, "weights"},
+                                  std::pair{&provenance.files.tokenizer, "tokenizer"},
+                                  std::pair{&provenance.files.config, "config"}})
+            into->merge(hashesOf(model.name, model.files.value(QLatin1String(role)).toObject()));
+    }
+    provenance.modelName = names.join(QStringLiteral(", "));
+    provenance.modelFolder = merged.made.value("models").toString();
+    provenance.scenario.model = provenance.modelFolder.toStdString();
+    provenance.scenario.view = "entropy-violins";
+    provenance.corpus = CorpusFile{merged.made.value("corpus").toString(),
+                                   merged.settings.value("corpus_sha256").toString()};
+    provenance.backend = merged.settings.value("backend").toString();
+    provenance.device = merged.made.value("device").toString();
+    provenance.version = headlightVersion();
+    provenance.revision = buildRevision();
+    return provenance;
+}
+
+QStringList mergeCommandLine(const QStringList& paths, const FigureSetOutput& output) {
+    QStringList command = {QStringLiteral("merge")};
+    for (const QString& path : paths)
+        command << QFileInfo(path).absoluteFilePath();
+    command << QStringLiteral("--out") << output.out.absolutePath();
+    for (const QString& format : output.formats)
+        command << QStringLiteral("--format") << format;
+    return command << QStringLiteral("--dpi") << QString::number(output.options.dpi);
+}
 
 int runMerge(const CliArgs& args) {
     const QStringList paths = args.operands();
@@ -29,8 +74,9 @@ int runMerge(const CliArgs& args) {
     const QString command = QStringLiteral("merge");
     for (const ShardModel& model : merged.models)
         reportLeftOut(command, model.name, model.corpus);
-    FigureSetOutput output =
-        startFigureSet(command, args, merged.settings.value("corpus_name").toString());
+    FigureSetOutput output = startFigureSet(
+        command, args, merged.settings.value("corpus_name").toString(), mergeProvenance(merged));
+    output.provenance.command = mergeCommandLine(paths, output);
     for (const ShardModel& model : merged.models) {
         writeModelFigures(output, model.name, model.corpus);
         QTextStream(stdout).flush();

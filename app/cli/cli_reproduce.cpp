@@ -1,6 +1,7 @@
 // `headlight reproduce FIGURE`: reads the provenance an export wrote into FIGURE
 // (app/figures/provenance.h), checks that the model files and the corpus are the ones it was made
-// from, runs its `headlight export` command again into a temporary file and compares the two:
+// from, runs its `headlight export` command (or, for a file of `headlight figures`, that command)
+// again into a temporary folder and compares the two files:
 //
 //   PNG          every pixel
 //   SVG          the drawing: the whole file less its <metadata> element
@@ -10,14 +11,17 @@
 //
 // and, for every format, the SHA-256 of the figure's numbers. Exit 0 when identical, 1 with one
 // line saying what differs, or 1 with one line saying why it cannot reproduce (no provenance,
-// the model folder or the corpus is missing, or a file of it changed).
+// the model folder or the corpus is missing, a file of it changed, or the file was merged from
+// corpus shards).
 #include "cli.h"
 #include "cli_args.h"
 #include "export/embedded_metadata.h"
 #include "export_files.h"
+#include "figure_set_output.h"
 #include "io/safetensors.h"
 #include "provenance.h"
 
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QImage>
@@ -47,12 +51,25 @@ void checkFiles(const QString& folder, const FileHashes& recorded, const FileHas
     }
 }
 
+// The models of a figure set's provenance: the folders its file names start with.
+QStringList figureSetModels(const Provenance& provenance) {
+    QStringList models;
+    for (const FileHashes* role :
+         {&provenance.files.weights, &provenance.files.tokenizer, &provenance.files.config})
+        for (const auto& [file, sha] : *role)
+            models << file.section(QLatin1Char('/'), 0, 0);
+    models.removeDuplicates();
+    return models;
+}
+
 void checkInputs(const Provenance& provenance) {
     const QString& folder = provenance.modelFolder;
     if (!QFileInfo(folder).isDir())
         throw CliError(
             ("cannot reproduce: the model folder " + folder + " is missing").toStdString());
-    const ModelFiles now = hashModelFiles(folder);
+    const bool figureSet = provenance.command.value(0) == QLatin1String("figures");
+    const ModelFiles now = figureSet ? figureSetFiles(QDir(folder), figureSetModels(provenance))
+                                     : hashModelFiles(folder);
     checkFiles(folder, provenance.files.weights, now.weights);
     checkFiles(folder, provenance.files.tokenizer, now.tokenizer);
     checkFiles(folder, provenance.files.config, now.config);
@@ -64,15 +81,20 @@ void checkInputs(const Provenance& provenance) {
         throw CliError(("cannot reproduce: the corpus " + corpus + " changed").toStdString());
 }
 
-// The recorded command with its --out pointed at `out`.
+// The recorded command with its --out pointed at `out`: the file for `export`, the folder the
+// file is written into for `figures`.
 QStringList rerunArguments(const Provenance& provenance, const QString& out) {
     QStringList args = provenance.command;
     const qsizetype at = args.indexOf(QStringLiteral("--out"));
-    if (args.value(0) != QLatin1String("export") || at < 0 || at + 1 >= args.size())
+    if (args.value(0) == QLatin1String("merge"))
+        throw CliError("cannot reproduce: the figure was merged from corpus shards (`headlight "
+                       "merge`); run the shards and the merge again (docs/scale.md)");
+    if ((args.value(0) != QLatin1String("export") && args.value(0) != QLatin1String("figures")) ||
+        at < 0 || at + 1 >= args.size())
         throw CliError("cannot reproduce: the recorded command is not a `headlight export ... "
-                       "--out FILE` command");
-    args[at + 1] = out;
-    return args.mid(1);
+                       "--out FILE` or `headlight figures ... --out DIR` command");
+    args[at + 1] = args[0] == QLatin1String("figures") ? QFileInfo(out).absolutePath() : out;
+    return args;
 }
 
 // A variant or scene file the command names may have been edited since.
@@ -184,15 +206,16 @@ int runReproduce(const CliArgs& args) {
     if (!provenance)
         throw CliError("cannot reproduce " + figure.toStdString() +
                        ": it carries no Headlight provenance");
-    checkInputs(*provenance);
     QTemporaryDir folder;
     if (!folder.isValid()) throw CliError("cannot make a temporary folder");
     // Under the same name, so that the reproduction records the same command (docs/export.md).
     const QString again = folder.filePath(QFileInfo(figure).fileName());
     const QStringList rerun = rerunArguments(*provenance, again);
-    checkScenario(*provenance, rerun);
-    const CliCommand command = exportCommand();
-    if (const int code = command.run(CliArgs(rerun, command)); code != 0) return code;
+    checkInputs(*provenance);
+    const bool figureSet = rerun.front() == QLatin1String("figures");
+    if (!figureSet) checkScenario(*provenance, rerun.mid(1));
+    const CliCommand command = figureSet ? figuresCommand() : exportCommand();
+    if (const int code = command.run(CliArgs(rerun.mid(1), command)); code != 0) return code;
     QString difference = compareFiles(*format, figure, again);
     const std::optional<Provenance> made = readProvenance(again);
     if (difference.isEmpty() && made && made->dataSha256 != provenance->dataSha256)

@@ -1,11 +1,14 @@
 #include "figure_set_output.h"
 
 #include "cli_args.h"
+#include "build_info.h"
 #include "counted.h"
+#include "export/embedded_metadata.h"
 #include "export_files.h"
 #include "figure_builders.h"
 
 #include <QFileInfo>
+#include <QJsonDocument>
 #include <QTextStream>
 #include <cstdio>
 #include <map>
@@ -36,7 +39,25 @@ QString layerMeans(const ViolinSet& set) {
         means << QString::number(sum.first / sum.second, 'f', 3);
     return means.join(' ');
 }
+
+QString provenanceText(const Provenance& provenance) {
+    return QString::fromUtf8(
+        QJsonDocument(provenanceToJson(provenance)).toJson(QJsonDocument::Compact));
+}
 } // namespace
+
+ModelFiles figureSetFiles(const QDir& models, const QStringList& names) {
+    ModelFiles all;
+    for (const QString& name : names) {
+        const ModelFiles files = hashModelFiles(models.filePath(name));
+        for (auto [into, from] : {std::pair{&all.weights, &files.weights},
+                                  std::pair{&all.tokenizer, &files.tokenizer},
+                                  std::pair{&all.config, &files.config}})
+            for (const auto& [file, sha] : *from)
+                into->emplace(name + QLatin1Char('/') + file, sha);
+    }
+    return all;
+}
 
 QStringList figureFormats(const CliArgs& args) {
     QStringList formats = args.values("--format");
@@ -59,8 +80,8 @@ QDir figureOutputFolder(const QString& path) {
 }
 
 FigureSetOutput startFigureSet(const QString& command, const CliArgs& args,
-                               const QString& corpusName) {
-    FigureSetOutput output{command, {}, figureFormats(args), {}, corpusName, {}};
+                               const QString& corpusName, const Provenance& provenance) {
+    FigureSetOutput output{command, {}, figureFormats(args), {}, corpusName, {}, provenance};
     output.options.dpi =
         args.integer("--dpi", output.options.dpi, render::kMinDpi, render::kMaxDpi);
     output.out = figureOutputFolder(args.required("--out"));
@@ -100,6 +121,11 @@ void writeModelFigures(FigureSetOutput& output, const QString& model, const Pool
         render::Figure figure = buildFigure(kind, &result, unselected, &corpus.stats);
         if (auto* violins = std::get_if<render::ViolinFigure>(&figure))
             violins->title = model + QStringLiteral(": ") + violins->title;
+        Provenance provenance = output.provenance;
+        provenance.modelName = model;
+        provenance.scenario.view = viewId(kind).toStdString();
+        provenance.dataSha256 = figureDataSha256(figure);
+        options.provenance = provenanceText(provenance);
         for (const QString& format : output.formats)
             exportToFile(output.out.filePath(model + "-" + file + "." + format), figure, options);
     }
@@ -112,7 +138,12 @@ void writeModelFigures(FigureSetOutput& output, const QString& model, const Pool
 }
 
 void finishFigureSet(const FigureSetOutput& output, std::size_t models) {
-    render::writeCsv(output.out.filePath(QStringLiteral("medians.csv")), output.medians);
+    const QString json = provenanceText(output.provenance);
+    render::writeCsv(output.out.filePath(QStringLiteral("medians.csv")), output.medians,
+                     render::csvComments(json, {QStringLiteral("Made by Headlight; regenerate "
+                                                               "with: %1")
+                                                    .arg(shellCommandLine(
+                                                        output.provenance.command))}));
     QTextStream(stdout) << "wrote " << qsizetype(models) * output.formats.size() * 2 + 1
                         << " files to " << output.out.absolutePath() << "\n";
 }

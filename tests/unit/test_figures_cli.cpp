@@ -4,6 +4,9 @@
 // one-line error with a non-zero exit and no file for each kind of bad argument.
 #include "backend/backend_factory.h"
 #include "cli_runner.h"
+#include "export/embedded_metadata.h"
+#include "file_hashes.h"
+#include "provenance.h"
 #include "temp_files.h"
 #include "text_input.h"
 #include "zoo_models.h"
@@ -63,8 +66,10 @@ std::vector<double> entropyMedians(const QString& folder) {
     return medians;
 }
 
+// The table's lines, less the leading "#" provenance lines.
 QStringList csvLines(const QString& path) {
-    return QString::fromUtf8(test::readFile(path)).split('\n', Qt::SkipEmptyParts);
+    return QString::fromUtf8(render::csvWithoutComments(test::readFile(path)))
+        .split('\n', Qt::SkipEmptyParts);
 }
 } // namespace
 
@@ -108,6 +113,58 @@ private Q_SLOTS:
         QCOMPARE(lines.first(), QString("model,measure,layer,head,q1,median,q3,values,texts"));
         QCOMPARE(lines.size(), 1 + 3 * (16 + 12));
         QVERIFY(run.out.contains("wrote 19 files"));
+    }
+
+    // Every file carries what `headlight export` writes into its files, with the whole figure set's
+    // command and model files, and `headlight reproduce` reruns it and finds the file identical.
+    void everyFileCarriesItsProvenanceAndReproduces() {
+        test::ScratchDir dir;
+        const QString out = dir.filePath("figures");
+        const QString corpus = writeCorpus(dir);
+        QVERIFY(runHeadlight({"figures", "realformer", "--corpus", corpus, "--out", out,
+                              "--models", test::zooModelsRoot(), "--format", "pdf", "--format",
+                              "svg", "--format", "png", "--dpi", "60"})
+                    .exitCode == 0);
+        const QString weights = test::zooModelsRoot() + "/pre_ln/model.safetensors";
+        for (const QString file : {"pre_ln-jsd.png", "pre_ln-jsd.svg", "pre_ln-jsd.pdf",
+                                   "medians.csv"}) {
+            const std::optional<app::Provenance> p = app::readProvenance(out + "/" + file);
+            QVERIFY2(p.has_value(), qPrintable(file));
+            QCOMPARE(p->command.mid(0, 4), QStringList({"figures", "realformer", "--corpus",
+                                                        QFileInfo(corpus).absoluteFilePath()}));
+            QVERIFY(p->command.contains("--backend") && p->backend == "cpu");
+            QCOMPARE(p->corpus->sha256, app::fileSha256(corpus));
+            QCOMPARE(p->files.weights.at("pre_ln/model.safetensors"), app::fileSha256(weights));
+            QCOMPARE(p->files.weights.size(), std::size_t(3));
+            QCOMPARE(p->modelName, QString(file == "medians.csv" ? "post_ln, pre_ln, realformer"
+                                                                 : "pre_ln"));
+            QCOMPARE(p->dataSha256.isEmpty(), file == "medians.csv");
+            QCOMPARE(p->version, QString(HEADLIGHT_VERSION));
+        }
+        for (const QString file : {"pre_ln-jsd.svg", "pre_ln-jsd.pdf"}) {
+            const test::CliResult again = runHeadlight({"reproduce", out + "/" + file});
+            QVERIFY2(again.exitCode == 0, qPrintable(again.err));
+            QVERIFY2(again.out.endsWith("identical: " + out + "/" + file + "\n"),
+                     qPrintable(again.out));
+        }
+        // A changed weights file is named, not silently rerun.
+        const QString copy = dir.filePath("zoo");
+        for (const QString model : {"post_ln", "pre_ln", "realformer"}) {
+            QDir().mkpath(copy + "/" + model);
+            for (const QString& f : QDir(test::zooModelsRoot() + "/" + model).entryList(QDir::Files))
+                QFile::copy(test::zooModelsRoot() + "/" + model + "/" + f, copy + "/" + model + "/" + f);
+        }
+        const QString moved = dir.filePath("moved");
+        QVERIFY(runHeadlight({"figures", "realformer", "--corpus", corpus, "--out", moved,
+                              "--models", copy, "--format", "png", "--dpi", "30"})
+                    .exitCode == 0);
+        test::writeFile(copy + "/realformer/config.json",
+                        test::readFile(copy + "/realformer/config.json") + " ");
+        const test::CliResult refused = runHeadlight({"reproduce", moved + "/post_ln-jsd.png"});
+        QCOMPARE(refused.exitCode, 1);
+        QVERIFY2(test::refusalReason(refused, "reproduce")
+                     .contains("the model changed: " + copy + "/realformer/config.json"),
+                 qPrintable(refused.err));
     }
 
     void entropyMediansMatchARecomputation() {

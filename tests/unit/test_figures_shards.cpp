@@ -1,8 +1,10 @@
 // `headlight figures realformer --shard i/n` and `headlight merge` as a cluster runs them: three
-// shards merged in any order give the medians.csv bytes and PNG pixels of one run over the whole
-// corpus, and every shard set that is not one whole run (other models, other settings, a shard
+// shards merged in any order give the medians.csv table bytes (all but the "#" provenance lines,
+// which name each run's own command) and PNG pixels of one run over the whole corpus; `headlight
+// reproduce` reproduces a figure and the table of a run and refuses a merged one; every shard set that is not one whole run (other models, other settings, a shard
 // missing or given twice, a truncated or foreign file) gets one line and a non-zero exit.
 #include "cli_runner.h"
+#include "export/embedded_metadata.h"
 #include "temp_files.h"
 #include "zoo_models.h"
 
@@ -84,8 +86,9 @@ private Q_SLOTS:
             {"merge", shards_[2], shards_[0], shards_[1], "--out", merged, "--format", "png"});
         QVERIFY2(merge.exitCode == 0, qPrintable(merge.err));
         QCOMPARE(merge.out, QString(single.out).replace(one, merged));
-        const QByteArray csv = test::readFile(one + "/medians.csv");
-        QCOMPARE(test::readFile(merged + "/medians.csv"), csv);
+        const QByteArray csv = render::csvWithoutComments(test::readFile(one + "/medians.csv"));
+        QCOMPARE(render::csvWithoutComments(test::readFile(merged + "/medians.csv")), csv);
+        QVERIFY(csv.startsWith("model,measure,layer,head,q1,median,q3,values,texts\n"));
         QVERIFY(csv.contains("realformer,entropy,3,3,"));
         for (const QString model : {"post_ln", "pre_ln", "realformer"})
             for (const QString measure : {"entropy", "jsd"}) {
@@ -94,6 +97,16 @@ private Q_SLOTS:
                 QVERIFY(!expected.isNull());
                 QVERIFY2(got == expected, qPrintable(file));
             }
+        for (const QString file : {"/pre_ln-jsd.png", "/medians.csv"}) {
+            const test::CliResult again = runHeadlight({"reproduce", one + file});
+            QVERIFY2(again.exitCode == 0, qPrintable(again.err));
+            QVERIFY2(again.out.endsWith("identical: " + one + file + "\n"), qPrintable(again.out));
+        }
+        const test::CliResult refused = runHeadlight({"reproduce", merged + "/post_ln-jsd.png"});
+        QCOMPARE(refused.exitCode, 1);
+        QVERIFY2(test::refusalReason(refused, "reproduce")
+                     .contains("merged from corpus shards (`headlight merge`)"),
+                 qPrintable(refused.err));
     }
 
     void shardsOfAnotherRunAreRefused() {
