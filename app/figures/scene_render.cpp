@@ -1,15 +1,14 @@
 #include "scene_render.h"
 
 #include "backend/backend_choice.h"
+#include "counted.h"
 #include "figure_builders.h"
 #include "forward_runner.h"
 #include "model_session.h"
 #include "scene_files.h"
 
-#include <QDir>
 #include <QEventLoop>
-#include <QFileInfo>
-#include <QJsonDocument>
+#include <QJsonArray>
 
 namespace headlight::app {
 namespace {
@@ -71,10 +70,21 @@ void checkSelection(const io::ScenarioSelection& selection, const ModelSpec& spe
     check("head", selection.head, spec.heads, "heads");
 }
 
-QString variantCaption(const QJsonObject& variant) {
-    return variant.isEmpty()
-               ? QStringLiteral("as trained")
-               : QString::fromUtf8(QJsonDocument(variant).toJson(QJsonDocument::Compact));
+// The variant spec as a caption: its options flattened, e.g. "mask.preset = longformer,
+// mask.window = 2" (matrices shortened to their size).
+QString variantCaption(const QJsonObject& spec, const QString& prefix = {}) {
+    QStringList parts;
+    for (auto it = spec.begin(); it != spec.end(); ++it) {
+        const QString key = prefix + it.key();
+        if (it->isObject())
+            parts << variantCaption(it->toObject(), key + QLatin1Char('.'));
+        else if (it->isArray())
+            parts << QStringLiteral("%1 = [%2 values]").arg(key).arg(it->toArray().size());
+        else
+            parts << QStringLiteral("%1 = %2").arg(key, it->toVariant().toString());
+    }
+    return parts.isEmpty() && prefix.isEmpty() ? QStringLiteral("as trained")
+                                               : parts.join(QStringLiteral(", "));
 }
 } // namespace
 
@@ -96,9 +106,16 @@ RenderedScene renderScenario(const io::Scenario& scenario, const QString& baseFo
             throw io::SceneError("scene: nothing to show: " + empty->message.toStdString());
         rendered.content = std::move(figure);
     }
-    rendered.caption.model = QFileInfo(QDir::cleanPath(folder)).fileName();
-    rendered.caption.variant = variantCaption(scenario.variant);
-    rendered.caption.text = QString::fromStdString(scenario.text);
+    rendered.caption = scenarioCaption(scenario, *model);
     return rendered;
+}
+
+render::FigureCaption scenarioCaption(const io::Scenario& scenario, const LoadedModel& model) {
+    const ModelSpec& spec = model.model->spec();
+    return {QStringLiteral("%1 (%2, %3 × %4)")
+                .arg(model.name(), QString::fromLatin1(architectureName(spec.architecture)),
+                     counted(spec.layers, QStringLiteral("layer")),
+                     counted(spec.heads, QStringLiteral("head"))),
+            variantCaption(scenario.variant), QString::fromStdString(scenario.text)};
 }
 } // namespace headlight::app

@@ -26,4 +26,11 @@ struct RenderedScene {
 // `baseFolder` is where a relative model folder starts (the scene file's folder).
 RenderedScene renderScenario(const io::Scenario& scenario, const QString& baseFolder,
                              const std::string& deviceSelector);
+
+// The caption of a scenario's figure, for the window's exports and `headlight export --scene` or
+// `--scenario` alike, so that `headlight reproduce` redraws a window export pixel for pixel: the
+// model's name, architecture and size ("bert (bert, 2 layers × 2 heads)"), the variant spec's
+// options flattened ("mask.preset = longformer, mask.window = 2"; "as trained" for none) and the
+// text.
+render::FigureCaption scenarioCaption(const io::Scenario& scenario, const LoadedModel& model);
 } // namespace headlight::app

@@ -4,6 +4,7 @@
 #include "figure_view.h"
 #include "main_window.h"
 #include "provenance.h"
+#include "scene_render.h"
 
 #include <QAction>
 #include <QDir>
@@ -105,36 +106,18 @@ void ExportActions::chooseDataFile() {
     dialog->open();
 }
 
-namespace {
-
-// The variant spec as a caption: "vanilla", or its options flattened, e.g.
-// "mask.preset = longformer, mask.window = 2" (matrices shortened to their size).
-QString variantCaption(const QJsonObject& spec, const QString& prefix = {}) {
-    QStringList parts;
-    for (auto it = spec.begin(); it != spec.end(); ++it) {
-        const QString key = prefix + it.key();
-        if (it->isObject())
-            parts << variantCaption(it->toObject(), key + QLatin1Char('.'));
-        else if (it->isArray())
-            parts << QStringLiteral("%1 = [%2 values]").arg(key).arg(it->toArray().size());
-        else
-            parts << QStringLiteral("%1 = %2").arg(key, it->toVariant().toString());
-    }
-    return parts.isEmpty() && prefix.isEmpty() ? QStringLiteral("vanilla")
-                                               : parts.join(QStringLiteral(", "));
-}
-} // namespace
-
 render::ExportOptions ExportActions::pageOptions() const {
     render::ExportOptions options;
     const QSize shown = window_->workspace()->figureView()->size();
     if (shown.width() >= render::kLayoutDpi && shown.height() >= render::kLayoutDpi)
         options.inches = QSizeF(shown) / render::kLayoutDpi;
-    if (const LoadedModel* model = window_->session().current())
-        options.caption.model = QStringLiteral("%1 (%2)").arg(model->name(), model->summary());
-    options.caption.variant = variantCaption(window_->workspace()->scenario().variant);
-    if (const ForwardResult* result = window_->workspace()->result())
-        options.caption.text = result->text;
+    // Why the scenario's caption: `headlight reproduce` redraws a window export with `export
+    // --scenario`, which captions the same scenario the same way, so the pixels match.
+    if (const ForwardResult* result = window_->workspace()->result(); result && result->model) {
+        io::Scenario scenario = window_->workspace()->scenario();
+        scenario.text = result->text.toStdString();
+        options.caption = scenarioCaption(scenario, *result->model);
+    }
     return options;
 }
 

@@ -117,9 +117,9 @@ SvgContent parseSvg(const QByteArray& bytes) {
     return content;
 }
 
-// Every file the window exported says what made it, with the command that draws it again; the
-// CSV's table is reproduced identically by that command (a figure's caption differs: the
-// window's names the backend, docs/export.md).
+// Every file the window exported says what made it, with the command that draws it again, and
+// that command reproduces each identically: the PNG pixel for pixel, the SVG's drawing, the PDF's
+// page and the CSV's table (the window captions the figure from its scenario as the command does).
 void checkWindowProvenance(app::MainWindow& window, const test::ScratchDir& dir) {
     const app::ForwardResult* result = window.workspace()->result();
     for (const char* name : {"view.png", "view.svg", "view.pdf", "view.csv", "view.safetensors"}) {
@@ -134,8 +134,11 @@ void checkWindowProvenance(app::MainWindow& window, const test::ScratchDir& dir)
         QCOMPARE(read->command.value(read->command.indexOf("--out") + 1), QString(name));
         QVERIFY(read->command.contains("--scenario"));
     }
-    const test::CliResult again = test::runHeadlight({"reproduce", dir.filePath("view.csv")});
-    QVERIFY2(again.exitCode == 0, qPrintable(again.out + again.err));
+    for (const char* name : {"view.png", "view.svg", "view.pdf", "view.csv"}) {
+        const test::CliResult again = test::runHeadlight({"reproduce", dir.filePath(name)});
+        QVERIFY2(again.exitCode == 0, qPrintable(again.out + again.err));
+        QCOMPARE(again.out, "identical: " + dir.filePath(name) + "\n");
+    }
 }
 
 // Everything in `folder` (no dot entries), to see that nothing was left behind.
@@ -433,7 +436,9 @@ private Q_SLOTS:
         QVERIFY2(svg.texts.join(' ').contains("Model: bert"), qPrintable(svg.texts.join('|')));
         QVERIFY(
             svg.texts.join(' ').contains(window.workspace()->result()->text.section(' ', 0, 1)));
-        QVERIFY(svg.texts.join(' ').contains("Variant: vanilla"));
+        QVERIFY2(svg.texts.join(' ').contains("Model: bert (bert, 2 layers × 4 heads)"),
+                 qPrintable(svg.texts.join('|')));
+        QVERIFY(svg.texts.join(' ').contains("Variant: as trained"));
         QVERIFY(exports->exportData(dir.filePath("view.csv")));
         QVERIFY(exports->exportData(dir.filePath("view.safetensors")));
         QVERIFY(render::csvWithoutComments(test::readFile(dir.filePath("view.csv")))
