@@ -218,7 +218,6 @@ void paintMessage(QPainter& painter, const QRectF& bounds, const QString& messag
     const QFont font = figureFont(bounds, TextRole::Label);
     painter.setFont(font);
     painter.setPen(style::kMutedInk);
-    painter.drawText(bounds.adjusted(24, 24, -24, -24), Qt::AlignCenter | Qt::TextWordWrap,
-                     message);
+    drawWrappedText(painter, bounds.adjusted(24, 24, -24, -24), message);
 }
 } // namespace headlight::render

@@ -134,6 +134,24 @@ void drawTextLine(QPainter& painter, const QRectF& box, Qt::Alignment alignment,
     drawLayout(painter, *layout, QPointF(x, baseline - layout->lineAt(0).ascent()));
 }
 
+double drawWrappedText(QPainter& painter, const QRectF& box, const QString& text) {
+    if (text.isEmpty()) return 0.0;
+    QTextLayout layout(text, painter.font());
+    QTextOption option(Qt::AlignHCenter);
+    option.setWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
+    layout.setTextOption(option);
+    layout.beginLayout();
+    double height = 0.0;
+    for (QTextLine line = layout.createLine(); line.isValid(); line = layout.createLine()) {
+        line.setLineWidth(std::max(box.width(), 1.0));
+        line.setPosition(QPointF(0.0, height));
+        height += line.height(); // ascent + descent of the fonts this line uses
+    }
+    layout.endLayout();
+    drawLayout(painter, layout, QPointF(box.left(), box.center().y() - height / 2));
+    return height;
+}
+
 QList<QGlyphRun> glyphRunsOf(const QFont& font, const QString& text) {
     return layOut(font, text)->glyphRuns();
 }

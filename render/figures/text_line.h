@@ -7,11 +7,13 @@
 // copy for search and copy-paste, so the file looks the same where the fonts are not installed
 // (docs/export.md).
 //
-//   figureFontFamilies  DejaVu Sans, then one family per script it lacks (tools/setup.sh installs
-//   them) lineHeight          ascent + descent over the fonts `text` is drawn with linesHeight the
-//   tallest of several lines (at least the font's own height) drawTextLine        `text` with
-//   painter's font and pen, centred vertically in `box` missingGlyphs       how many .notdef glyphs
-//   (empty boxes) `text` would show
+// - figureFontFamilies: DejaVu Sans, then one family per script it lacks (tools/setup.sh
+//   installs them)
+// - lineHeight: ascent + descent over the fonts `text` is drawn with
+// - linesHeight: the tallest of several lines (at least the font's own height)
+// - drawTextLine: `text` with the painter's font and pen, centred vertically in `box`
+// - drawWrappedText: the same, wrapped into centred lines (an empty figure's message)
+// - missingGlyphs: how many .notdef glyphs (empty boxes) `text` would show
 
 #include <QFont>
 #include <QGlyphRun>
@@ -29,6 +31,10 @@ double linesHeight(const QFont& font, const QStringList& texts);
 // elided at its end.
 void drawTextLine(QPainter& painter, const QRectF& box, Qt::Alignment alignment,
                   const QString& text);
+// `text` wrapped at word boundaries (anywhere in a word wider than `box`) into lines as wide as
+// `box`, each centred, the block centred vertically in `box`, laid out and drawn like one line
+// (fallback fonts, right to left, outlines in SVG). Returns the height the lines take.
+double drawWrappedText(QPainter& painter, const QRectF& box, const QString& text);
 QList<QGlyphRun> glyphRunsOf(const QFont& font, const QString& text);
 int missingGlyphs(const QFont& font, const QString& text);
 } // namespace headlight::render

@@ -2,8 +2,12 @@
 // the model named in the caption when --model ends in a slash, "1 layer" (not "1 layers"), ACT
 // cells of halted tokens hatched and named in the legend instead of drawn as a probability of 0,
 // value-axis tick labels clear of the axis title at 600×400 and 1600×1100, thinned labels at a
-// round step, and a funnel layer's pooled query rows labelled with every token of their group.
+// round step, a funnel layer's pooled query rows labelled with every token of their group, the
+// ACT view's colour bar as tall as its plot at 600×400, and an empty figure's wrapped message laid
+// out like every other line (fallback fonts, outlines in SVG).
 #include "counted.h"
+#include "figures/figure_style.h"
+#include "figures/text_line.h"
 #include "figure_builders.h"
 #include "forward_runner.h"
 #include "routing_figures.h"
@@ -11,7 +15,9 @@
 #include "temp_files.h"
 #include "zoo_models.h"
 
+#include <QBuffer>
 #include <QImage>
+#include <QSvgGenerator>
 #include <QPainter>
 #include <QRegularExpression>
 #include <QTest>
@@ -146,6 +152,91 @@ private Q_SLOTS:
     }
 
     // A funnel layer's query rows are one per pooled query: labelled with all of its tokens.
+    // The halted key sat in the colour bar's column and cut the bar to two thirds of the plot's
+    // height at 600×400; now the bar spans the plot and the key sits under it, inside the panel.
+    void actColourBarSpansItsPlot() {
+        const auto result = pass(zooCase("act_ut_post"), "1 5 9 13 17 21 25");
+        const render::PanelsFigure f = app::actPonderFigure(*result, {});
+        for (const QSizeF size : kReviewSizes) {
+            const render::PanelsLayout panels = render::layoutPanels(QRectF(QPointF(), size), f);
+            const QRectF cell = panels.cells[0];
+            const auto& halting = std::get<render::HeatmapFigure>(f.panels[0]);
+            const render::HeatmapLayout layout = render::layoutHeatmap(cell, halting);
+            QCOMPARE(layout.colorBar.top(), layout.plot.top());
+            QCOMPARE(layout.colorBar.bottom(), layout.plot.bottom());
+            QVERIFY2(cell.contains(layout.absentKey), qPrintable(boxText(layout.absentKey)));
+            QVERIFY(layout.absentKey.top() > layout.plot.bottom());
+            QVERIFY(!layout.absentKey.intersects(layout.plot));
+            QVERIFY(!layout.absentKey.intersects(layout.colAxisTitle));
+            QImage image(size.toSize(), QImage::Format_RGB32);
+            image.fill(Qt::white);
+            QPainter painter(&image);
+            render::paintPanels(painter, QRectF(QPointF(), size), f);
+            painter.end();
+            // Painted: the colour map's 0 just above the plot's bottom and its 0.9 a tenth of the
+            // plot below its top, in the bar's strip (right of the plot).
+            const auto stripHas = [&](double y, double value) {
+                const QColor want = render::colorAt(halting.colorBar.map, value);
+                for (int x = int(layout.colorBar.left()); x < int(layout.colorBar.left()) + 40; ++x) {
+                    const QColor c = image.pixelColor(x, int(y));
+                    if (std::abs(c.red() - want.red()) + std::abs(c.green() - want.green()) +
+                            std::abs(c.blue() - want.blue()) <
+                        30)
+                        return true;
+                }
+                return false;
+            };
+            QVERIFY(stripHas(layout.plot.bottom() - 3, 0.0));
+            QVERIFY(stripHas(layout.plot.top() + 0.1 * layout.plot.height(), 0.9));
+        }
+    }
+
+    // An empty figure's message wraps into centred lines drawn through QTextLayout: Chinese and
+    // Arabic words come out in their fallback fonts with no empty box, inside the figure, and an
+    // SVG holds the glyphs as outlines (a fill of the message's colour), as single lines do.
+    void wrappedMessagesAreLaidOutLikeLines() {
+        const QString message = QStringLiteral("注意力机制是Transformer的核心。 Nothing to show for "
+                                               "this text: مرحبا بالعالم and more words to wrap");
+        const QRectF bounds(0, 0, 300, 240);
+        QImage image(bounds.size().toSize(), QImage::Format_RGB32);
+        QPainter painter(&image);
+        render::paintMessage(painter, bounds, message);
+        const QFont font = painter.font();
+        painter.end();
+        for (const QString& word : message.split(' '))
+            QCOMPARE(render::missingGlyphs(font, word), 0);
+        // Rows with ink form several bands (lines), all inside the margin.
+        int bands = 0;
+        bool inked = false;
+        QRect ink;
+        for (int y = 0; y < image.height(); ++y) {
+            bool row = false;
+            for (int x = 0; x < image.width(); ++x)
+                if (image.pixelColor(x, y) != render::style::kPage) {
+                    row = true;
+                    ink |= QRect(x, y, 1, 1);
+                }
+            bands += row && !inked;
+            inked = row;
+        }
+        QVERIFY2(bands >= 3, qPrintable(QString::number(bands)));
+        QVERIFY2(bounds.adjusted(23, 23, -23, -23).contains(QRectF(ink)),
+                 qPrintable(boxText(QRectF(ink))));
+        QVERIFY(std::abs(ink.center().x() - bounds.center().x()) < 12); // centred lines
+
+        QBuffer svg;
+        svg.open(QIODevice::WriteOnly);
+        QSvgGenerator generator;
+        generator.setOutputDevice(&svg);
+        generator.setSize(bounds.size().toSize());
+        generator.setViewBox(bounds);
+        QPainter svgPainter(&generator);
+        render::paintMessage(svgPainter, bounds, message);
+        svgPainter.end();
+        QVERIFY2(svg.data().contains("fill=\"" + render::style::kMutedInk.name().toLatin1() + "\""),
+                 svg.data().left(600).constData());
+    }
+
     void pooledRowsAreLabelledWithTheirGroup() {
         const auto result = pass(zooCase("funnel_encoder_2x2"), "1 5 9 13 17 21 25 29 33");
         for (int layer = 0; layer < 4; ++layer) {
