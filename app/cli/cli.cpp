@@ -56,9 +56,9 @@ void ensureRuntimeFolder() {
     qputenv("XDG_RUNTIME_DIR", folder);
 }
 
-// Why: `export`, `figures`, `merge` and `reproduce` paint text, which needs a QGuiApplication; with no
-// platform named they take the offscreen one, so figures render with no display. The other commands
-// need no GUI.
+// Why: `export`, `figures`, `merge` and `reproduce` paint text, which needs a QGuiApplication; with
+// no platform named they take the offscreen one, so figures render with no display. The other
+// commands need no GUI.
 std::unique_ptr<QCoreApplication> makeApplication(int& argc, char** argv) {
     const bool paints =
         argc >= 2 && (std::strcmp(argv[1], "export") == 0 || std::strcmp(argv[1], "figures") == 0 ||
@@ -139,8 +139,8 @@ CliOption dpiOption() {
 
 const std::vector<CliCommand>& cliCommands() {
     static const std::vector<CliCommand> commands = {
-        aboutCommand(),   convertCommand(), devicesCommand(),   exportCommand(),
-        figuresCommand(), infoCommand(),    inspectCommand(),   mergeCommand(),
+        aboutCommand(),     convertCommand(),  devicesCommand(), exportCommand(),
+        figuresCommand(),   infoCommand(),     inspectCommand(), mergeCommand(),
         reproduceCommand(), tokenizeCommand(), variantsCommand()};
     return commands;
 }

@@ -11,10 +11,10 @@
 // (docs/zoo.md), so the figures compare the architectures. With --shard i/n it analyses only the
 // i-th of n slices of the corpus and writes the pooled values to a shard file instead
 // (corpus_shard.h), which `headlight merge` turns into the same files (docs/scale.md).
-#include "cli.h"
-#include "cli_args.h"
 #include "backend/backend_kind.h"
 #include "build_info.h"
+#include "cli.h"
+#include "cli_args.h"
 #include "corpus_shard.h"
 #include "default_model.h"
 #include "figure_set_output.h"
@@ -115,9 +115,9 @@ ShardModel runModel(const QString& name, const FiguresRequest& request, const Cl
         first);
     result.corpus.pooled.total = std::size_t(request.texts.size());
     const ModelFiles files = hashModelFiles(folder);
-    for (const auto& [role, hashes] : {std::pair{"weights", &files.weights},
-                                       std::pair{"tokenizer", &files.tokenizer},
-                                       std::pair{"config", &files.config}}) {
+    for (const auto& [role, hashes] :
+         {std::pair{"weights", &files.weights}, std::pair{"tokenizer", &files.tokenizer},
+          std::pair{"config", &files.config}}) {
         QJsonObject json;
         for (const auto& [file, sha] : *hashes)
             json.insert(file, sha);
@@ -153,10 +153,9 @@ int writeShard(const FiguresRequest& request, const CliArgs& args) {
                   {"models", request.models.absolutePath()},
                   {"revision", buildRevision()},
                   {"command", QJsonArray::fromStringList(QCoreApplication::arguments().mid(1))}};
-    const QString path =
-        out.filePath(QStringLiteral("realformer-shard-%1-of-%2.safetensors")
-                         .arg(place.index, 4, 10, QLatin1Char('0'))
-                         .arg(place.count, 4, 10, QLatin1Char('0')));
+    const QString path = out.filePath(QStringLiteral("realformer-shard-%1-of-%2.safetensors")
+                                          .arg(place.index, 4, 10, QLatin1Char('0'))
+                                          .arg(place.count, 4, 10, QLatin1Char('0')));
     try {
         writeCorpusShard(path, shard);
     } catch (const CorpusShardError& error) {
@@ -188,10 +187,10 @@ Provenance runProvenance(const FiguresRequest& request, const CliArgs& args) {
 // `headlight figures ...` with absolute paths and the backend that ran, which regenerates the run.
 QStringList regenerationCommand(const FiguresRequest& request, const CliArgs& args,
                                 const FigureSetOutput& output) {
-    QStringList command = {QStringLiteral("figures"),       QStringLiteral("realformer"),
-                           QStringLiteral("--corpus"),      output.provenance.corpus->path,
-                           QStringLiteral("--out"),         output.out.absolutePath(),
-                           QStringLiteral("--models"),      request.models.absolutePath()};
+    QStringList command = {QStringLiteral("figures"),  QStringLiteral("realformer"),
+                           QStringLiteral("--corpus"), output.provenance.corpus->path,
+                           QStringLiteral("--out"),    output.out.absolutePath(),
+                           QStringLiteral("--models"), request.models.absolutePath()};
     for (const QString& format : output.formats)
         command << QStringLiteral("--format") << format;
     command << QStringLiteral("--dpi") << QString::number(output.options.dpi)

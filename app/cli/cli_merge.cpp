@@ -1,10 +1,10 @@
 // `headlight merge SHARDS... --out DIR`: the shard files `headlight figures realformer --shard
 // i/n` wrote, all n of one run, combined into the figures, medians.csv and stdout lines one run
 // over the whole corpus gives (docs/scale.md). Its options: mergeCommand() at the end.
+#include "build_info.h"
 #include "cli.h"
 #include "cli_args.h"
 #include "corpus_shard.h"
-#include "build_info.h"
 #include "figure_set_output.h"
 
 #include <QFileInfo>

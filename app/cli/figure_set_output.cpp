@@ -1,7 +1,7 @@
 #include "figure_set_output.h"
 
-#include "cli_args.h"
 #include "build_info.h"
+#include "cli_args.h"
 #include "counted.h"
 #include "export/embedded_metadata.h"
 #include "export_files.h"
@@ -50,9 +50,9 @@ ModelFiles figureSetFiles(const QDir& models, const QStringList& names) {
     ModelFiles all;
     for (const QString& name : names) {
         const ModelFiles files = hashModelFiles(models.filePath(name));
-        for (auto [into, from] : {std::pair{&all.weights, &files.weights},
-                                  std::pair{&all.tokenizer, &files.tokenizer},
-                                  std::pair{&all.config, &files.config}})
+        for (auto [into, from] :
+             {std::pair{&all.weights, &files.weights}, std::pair{&all.tokenizer, &files.tokenizer},
+              std::pair{&all.config, &files.config}})
             for (const auto& [file, sha] : *from)
                 into->emplace(name + QLatin1Char('/') + file, sha);
     }
@@ -85,7 +85,7 @@ FigureSetOutput startFigureSet(const QString& command, const CliArgs& args,
     output.options.dpi =
         args.integer("--dpi", output.options.dpi, render::kMinDpi, render::kMaxDpi);
     output.out = figureOutputFolder(args.required("--out"));
-    output.medians.header = {"model", "measure", "layer", "head", "q1",
+    output.medians.header = {"model",  "measure", "layer",  "head", "q1",
                              "median", "q3",      "values", "texts"};
     QTextStream(stdout)
         << "layer means of the head medians: entropy (nats) | adjacent-layer JSD (bits)\n";
@@ -139,11 +139,11 @@ void writeModelFigures(FigureSetOutput& output, const QString& model, const Pool
 
 void finishFigureSet(const FigureSetOutput& output, std::size_t models) {
     const QString json = provenanceText(output.provenance);
-    render::writeCsv(output.out.filePath(QStringLiteral("medians.csv")), output.medians,
-                     render::csvComments(json, {QStringLiteral("Made by Headlight; regenerate "
-                                                               "with: %1")
-                                                    .arg(shellCommandLine(
-                                                        output.provenance.command))}));
+    render::writeCsv(
+        output.out.filePath(QStringLiteral("medians.csv")), output.medians,
+        render::csvComments(json, {QStringLiteral("Made by Headlight; regenerate "
+                                                  "with: %1")
+                                       .arg(shellCommandLine(output.provenance.command))}));
     QTextStream(stdout) << "wrote " << qsizetype(models) * output.formats.size() * 2 + 1
                         << " files to " << output.out.absolutePath() << "\n";
 }

@@ -52,8 +52,8 @@ void addSampleTensors(std::vector<io::TensorToWrite>& tensors, const QString& mo
     tensors.push_back(int64Tensor(tensorName(model, statistic, "kept"), kept));
     tensors.push_back(int64Tensor(tensorName(model, statistic, "keys"), keys));
     tensors.push_back(int64Tensor(tensorName(model, statistic, "positions"), positions));
-    io::TensorToWrite valueTensor{tensorName(model, statistic, "values"),
-                                  {int64_t(values.size())}, values, {}, {}, {}};
+    io::TensorToWrite valueTensor{
+        tensorName(model, statistic, "values"), {int64_t(values.size())}, values, {}, {}, {}};
     tensors.push_back(std::move(valueTensor));
 }
 
@@ -116,7 +116,8 @@ struct ShardReader {
         if (std::size_t(values.size()) != total)
             failShard(path, "tensor " + QString::fromStdString(valuesName) +
                                 " does not match its counts");
-        analysis::KeyedSample sample{rows, heads, {}, std::vector<std::vector<analysis::KeyedValue>>(count)};
+        analysis::KeyedSample sample{
+            rows, heads, {}, std::vector<std::vector<analysis::KeyedValue>>(count)};
         std::size_t next = 0;
         for (std::size_t head = 0; head < count; ++head) {
             sample.seen.push_back(uint64_t(seen[head]));
@@ -162,7 +163,8 @@ QJsonObject readHeader(const QString& path, const io::SafetensorsFile& file) {
     const auto found = file.metadata().find(kHeaderKey);
     if (found == file.metadata().end())
         failShard(path, "not a Headlight corpus shard (no headlight.corpus_shard metadata)");
-    const QJsonDocument document = QJsonDocument::fromJson(QByteArray::fromStdString(found->second));
+    const QJsonDocument document =
+        QJsonDocument::fromJson(QByteArray::fromStdString(found->second));
     const QJsonObject header = document.object();
     if (header.value("format").toString() != QLatin1String(kFormat))
         failShard(path, "not a Headlight corpus shard (its header names no shard format)");
@@ -217,9 +219,9 @@ std::vector<std::size_t> byIndex(const std::vector<CorpusShard>& shards, const Q
     for (std::size_t i = 0; i < count; ++i)
         if (order[i] == shards.size()) missing << QStringLiteral("%1/%2").arg(i).arg(count);
     if (!missing.isEmpty())
-        throw CorpusShardError(("missing shard" + QString(missing.size() > 1 ? "s " : " ") +
-                                missing.join(", "))
-                                   .toStdString());
+        throw CorpusShardError(
+            ("missing shard" + QString(missing.size() > 1 ? "s " : " ") + missing.join(", "))
+                .toStdString());
     return order;
 }
 
@@ -229,8 +231,9 @@ void mergeModel(PooledCorpus& into, const PooledCorpus& shard) {
     into.pooled.errors.insert(into.pooled.errors.end(), shard.pooled.errors.begin(),
                               shard.pooled.errors.end());
     into.longest = std::max(into.longest, shard.longest);
-    const bool earlier = !shard.firstLabels.isEmpty() &&
-                         (into.firstLabels.isEmpty() || shard.firstLabelsIndex < into.firstLabelsIndex);
+    const bool earlier =
+        !shard.firstLabels.isEmpty() &&
+        (into.firstLabels.isEmpty() || shard.firstLabelsIndex < into.firstLabelsIndex);
     if (earlier) {
         into.firstLabels = shard.firstLabels;
         into.firstLabelsIndex = shard.firstLabelsIndex;

@@ -31,9 +31,8 @@ bool byKey(const KeyedValue& a, const KeyedValue& b) {
 
 // kept values (any order) -> the same, in corpus order
 std::vector<float> inCorpusOrder(std::vector<KeyedValue> kept) {
-    std::sort(kept.begin(), kept.end(), [](const KeyedValue& a, const KeyedValue& b) {
-        return a.position < b.position;
-    });
+    std::sort(kept.begin(), kept.end(),
+              [](const KeyedValue& a, const KeyedValue& b) { return a.position < b.position; });
     std::vector<float> values;
     values.reserve(kept.size());
     for (const KeyedValue& v : kept)
@@ -82,8 +81,11 @@ CorpusAccumulator::CorpusAccumulator(CorpusOptions options)
 
 CorpusAccumulator::CorpusAccumulator(CorpusOptions options, KeyedSample entropy, KeyedSample jsd,
                                      std::size_t texts)
-    : options_(options), entropy_(std::move(entropy)), jsd_(std::move(jsd)), texts_(texts),
-      initialised_(true) {
+    : options_(options)
+    , entropy_(std::move(entropy))
+    , jsd_(std::move(jsd))
+    , texts_(texts)
+    , initialised_(true) {
     checkRestored("entropy", entropy_, entropy_.layers, entropy_.heads, options_.maxValuesPerHead);
     checkRestored("jsd", jsd_, std::max<int64_t>(entropy_.layers - 1, 0), entropy_.heads,
                   options_.maxValuesPerHead);
@@ -136,9 +138,8 @@ void CorpusAccumulator::addStatistic(KeyedSample& sample, uint64_t statistic,
             if (!valid[std::size_t(t)]) continue;
             const uint64_t position = (textIndex << 32) | uint64_t(t);
             ++sample.seen[head];
-            offer(sample.kept[head],
-                  {samplingKey(options_.seed, statistic, head, position), position,
-                   data[int64_t(head) * tokens + t]});
+            offer(sample.kept[head], {samplingKey(options_.seed, statistic, head, position),
+                                      position, data[int64_t(head) * tokens + t]});
         }
 }
 
@@ -165,7 +166,8 @@ void CorpusAccumulator::merge(const CorpusAccumulator& other) {
     if (!initialised_) initialise(other.entropy_.layers, other.entropy_.heads);
     if (entropy_.layers != other.entropy_.layers || entropy_.heads != other.entropy_.heads)
         throw std::invalid_argument("the corpus samples have other numbers of layers or heads");
-    for (auto [mine, theirs] : {std::pair{&entropy_, &other.entropy_}, std::pair{&jsd_, &other.jsd_}})
+    for (auto [mine, theirs] :
+         {std::pair{&entropy_, &other.entropy_}, std::pair{&jsd_, &other.jsd_}})
         for (std::size_t head = 0; head < mine->kept.size(); ++head) {
             mine->seen[head] += theirs->seen[head];
             for (const KeyedValue& value : theirs->kept[head])

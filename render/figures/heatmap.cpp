@@ -171,8 +171,7 @@ HeatmapLayout layoutHeatmap(const QRectF& bounds, const HeatmapFigure& figure) {
         // right edge), half a line below the bar's lowest tick label. Why not inside the bar's
         // column: at 600×400 the ACT view's three rows left the bar two thirds of the plot high.
         const double key = lineHeight(layout.tickFont, figure.absentLabel);
-        layout.absentKey =
-            QRectF(plot.right(), plot.bottom() + key, layout.colorBar.width(), key);
+        layout.absentKey = QRectF(plot.right(), plot.bottom() + key, layout.colorBar.width(), key);
     }
     layout.rowAxisTitle = QRectF(plot.left() - kLabelGap - layout.rowLabelWidth - axisBand,
                                  plot.top(), axisBand, plot.height());

@@ -6,9 +6,9 @@
 // ACT view's colour bar as tall as its plot at 600×400, and an empty figure's wrapped message laid
 // out like every other line (fallback fonts, outlines in SVG).
 #include "counted.h"
+#include "figure_builders.h"
 #include "figures/figure_style.h"
 #include "figures/text_line.h"
-#include "figure_builders.h"
 #include "forward_runner.h"
 #include "routing_figures.h"
 #include "sparsity_figure.h"
@@ -17,9 +17,9 @@
 
 #include <QBuffer>
 #include <QImage>
-#include <QSvgGenerator>
 #include <QPainter>
 #include <QRegularExpression>
+#include <QSvgGenerator>
 #include <QTest>
 #include <cmath>
 
@@ -177,7 +177,8 @@ private Q_SLOTS:
             // plot below its top, in the bar's strip (right of the plot).
             const auto stripHas = [&](double y, double value) {
                 const QColor want = render::colorAt(halting.colorBar.map, value);
-                for (int x = int(layout.colorBar.left()); x < int(layout.colorBar.left()) + 40; ++x) {
+                for (int x = int(layout.colorBar.left()); x < int(layout.colorBar.left()) + 40;
+                     ++x) {
                     const QColor c = image.pixelColor(x, int(y));
                     if (std::abs(c.red() - want.red()) + std::abs(c.green() - want.green()) +
                             std::abs(c.blue() - want.blue()) <
@@ -195,8 +196,9 @@ private Q_SLOTS:
     // Arabic words come out in their fallback fonts with no empty box, inside the figure, and an
     // SVG holds the glyphs as outlines (a fill of the message's colour), as single lines do.
     void wrappedMessagesAreLaidOutLikeLines() {
-        const QString message = QStringLiteral("注意力机制是Transformer的核心。 Nothing to show for "
-                                               "this text: مرحبا بالعالم and more words to wrap");
+        const QString message =
+            QStringLiteral("注意力机制是Transformer的核心。 Nothing to show for "
+                           "this text: مرحبا بالعالم and more words to wrap");
         const QRectF bounds(0, 0, 300, 240);
         QImage image(bounds.size().toSize(), QImage::Format_RGB32);
         QPainter painter(&image);

@@ -1,6 +1,6 @@
 // Corpus aggregation: the streaming accumulator (padding excluded, the per-head cap held by a
-// deterministic bottom-k sample that shards of a corpus merge into exactly) and the driver (progress per text, prompt cancellation, one failing
-// text recorded while the rest go on).
+// deterministic bottom-k sample that shards of a corpus merge into exactly) and the driver
+// (progress per text, prompt cancellation, one failing text recorded while the rest go on).
 #include "analysis/corpus.h"
 
 #include <QTest>

@@ -89,7 +89,8 @@ private Q_SLOTS:
             QCOMPARE(names, expected);
             const QStringList examples =
                 section(run.out, "example:") + section(run.out, "examples:");
-            QVERIFY2(!examples.filter("  headlight " + command + " ").isEmpty(), qPrintable(run.out));
+            QVERIFY2(!examples.filter("  headlight " + command + " ").isEmpty(),
+                     qPrintable(run.out));
             QCOMPARE(runHeadlight({command, "-h"}).out, run.out);
             QCOMPARE(runHeadlight({"help", command}).out, run.out);
         }

@@ -121,13 +121,13 @@ private Q_SLOTS:
         test::ScratchDir dir;
         const QString out = dir.filePath("figures");
         const QString corpus = writeCorpus(dir);
-        QVERIFY(runHeadlight({"figures", "realformer", "--corpus", corpus, "--out", out,
-                              "--models", test::zooModelsRoot(), "--format", "pdf", "--format",
-                              "svg", "--format", "png", "--dpi", "60"})
+        QVERIFY(runHeadlight({"figures", "realformer", "--corpus", corpus, "--out", out, "--models",
+                              test::zooModelsRoot(), "--format", "pdf", "--format", "svg",
+                              "--format", "png", "--dpi", "60"})
                     .exitCode == 0);
         const QString weights = test::zooModelsRoot() + "/pre_ln/model.safetensors";
-        for (const QString file : {"pre_ln-jsd.png", "pre_ln-jsd.svg", "pre_ln-jsd.pdf",
-                                   "medians.csv"}) {
+        for (const QString file :
+             {"pre_ln-jsd.png", "pre_ln-jsd.svg", "pre_ln-jsd.pdf", "medians.csv"}) {
             const std::optional<app::Provenance> p = app::readProvenance(out + "/" + file);
             QVERIFY2(p.has_value(), qPrintable(file));
             QCOMPARE(p->command.mid(0, 4), QStringList({"figures", "realformer", "--corpus",
@@ -136,8 +136,8 @@ private Q_SLOTS:
             QCOMPARE(p->corpus->sha256, app::fileSha256(corpus));
             QCOMPARE(p->files.weights.at("pre_ln/model.safetensors"), app::fileSha256(weights));
             QCOMPARE(p->files.weights.size(), std::size_t(3));
-            QCOMPARE(p->modelName, QString(file == "medians.csv" ? "post_ln, pre_ln, realformer"
-                                                                 : "pre_ln"));
+            QCOMPARE(p->modelName,
+                     QString(file == "medians.csv" ? "post_ln, pre_ln, realformer" : "pre_ln"));
             QCOMPARE(p->dataSha256.isEmpty(), file == "medians.csv");
             QCOMPARE(p->version, QString(HEADLIGHT_VERSION));
         }
@@ -151,8 +151,10 @@ private Q_SLOTS:
         const QString copy = dir.filePath("zoo");
         for (const QString model : {"post_ln", "pre_ln", "realformer"}) {
             QDir().mkpath(copy + "/" + model);
-            for (const QString& f : QDir(test::zooModelsRoot() + "/" + model).entryList(QDir::Files))
-                QFile::copy(test::zooModelsRoot() + "/" + model + "/" + f, copy + "/" + model + "/" + f);
+            for (const QString& f :
+                 QDir(test::zooModelsRoot() + "/" + model).entryList(QDir::Files))
+                QFile::copy(test::zooModelsRoot() + "/" + model + "/" + f,
+                            copy + "/" + model + "/" + f);
         }
         const QString moved = dir.filePath("moved");
         QVERIFY(runHeadlight({"figures", "realformer", "--corpus", corpus, "--out", moved,

@@ -1,8 +1,9 @@
 // `headlight figures realformer --shard i/n` and `headlight merge` as a cluster runs them: three
 // shards merged in any order give the medians.csv table bytes (all but the "#" provenance lines,
 // which name each run's own command) and PNG pixels of one run over the whole corpus; `headlight
-// reproduce` reproduces a figure and the table of a run and refuses a merged one; every shard set that is not one whole run (other models, other settings, a shard
-// missing or given twice, a truncated or foreign file) gets one line and a non-zero exit.
+// reproduce` reproduces a figure and the table of a run and refuses a merged one; every shard set
+// that is not one whole run (other models, other settings, a shard missing or given twice, a
+// truncated or foreign file) gets one line and a non-zero exit.
 #include "cli_runner.h"
 #include "export/embedded_metadata.h"
 #include "temp_files.h"
@@ -17,11 +18,10 @@ using test::runHeadlight;
 
 namespace {
 
-const QStringList kShardTexts = {"The hacker found the bug in the kernel.",
-                                 "A kludge is a clever but ugly fix.",
-                                 "RTFM: read the manual first, then ask.",
-                                 "Foo and bar stand for anything at all.",
-                                 "The daemon wakes up when mail arrives."};
+const QStringList kShardTexts = {
+    "The hacker found the bug in the kernel.", "A kludge is a clever but ugly fix.",
+    "RTFM: read the manual first, then ask.", "Foo and bar stand for anything at all.",
+    "The daemon wakes up when mail arrives."};
 
 QString writeShardCorpus(const QString& path, const QStringList& texts) {
     test::writeFile(path, (texts.join("\n") + "\n").toUtf8());
@@ -114,8 +114,8 @@ private Q_SLOTS:
         const QString otherShard = runShard(other, 1, 3, dir_.filePath("other"));
         expectRefusal({"merge", shards_[0], otherShard, shards_[2], "--out", dir_.filePath("x")},
                       "are not shards of one run: their corpus_name differs");
-        const QString changed = runShard(corpus_, 1, 3, dir_.filePath("changed"),
-                                         changedZoo(dir_.filePath("zoo")));
+        const QString changed =
+            runShard(corpus_, 1, 3, dir_.filePath("changed"), changedZoo(dir_.filePath("zoo")));
         expectRefusal({"merge", shards_[0], changed, shards_[2], "--out", dir_.filePath("x")},
                       "the files of model post_ln differ");
         const QString ofTwo = runShard(corpus_, 1, 2, dir_.filePath("two"));
@@ -141,9 +141,9 @@ private Q_SLOTS:
 
     void badShardArgumentsAreRefused() {
         for (const QString shard : {"3/3", "1/0", "a/b", "-1/2"}) {
-            const test::CliResult run = runHeadlight(
-                {"figures", "realformer", "--corpus", corpus_, "--shard", shard, "--out",
-                 dir_.filePath("never"), "--models", test::zooModelsRoot()});
+            const test::CliResult run =
+                runHeadlight({"figures", "realformer", "--corpus", corpus_, "--shard", shard,
+                              "--out", dir_.filePath("never"), "--models", test::zooModelsRoot()});
             QCOMPARE(run.exitCode, 1);
             QVERIFY2(test::refusalReason(run, "figures").contains("--shard"), qPrintable(run.err));
         }
