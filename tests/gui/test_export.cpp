@@ -118,8 +118,8 @@ SvgContent parseSvg(const QByteArray& bytes) {
 }
 
 // Every file the window exported says what made it, with the command that draws it again, and
-// that command reproduces each identically: the PNG pixel for pixel, the SVG's drawing, the PDF's
-// page and the CSV's table (the window captions the figure from its scenario as the command does).
+// that command reproduces each identically: the PNG pixel for pixel, the SVG's drawing and the
+// CSV's table (the window captions the figure from its scenario as the command does).
 void checkWindowProvenance(app::MainWindow& window, const test::ScratchDir& dir) {
     const app::ForwardResult* result = window.workspace()->result();
     for (const char* name : {"view.png", "view.svg", "view.pdf", "view.csv", "view.safetensors"}) {
@@ -134,7 +134,9 @@ void checkWindowProvenance(app::MainWindow& window, const test::ScratchDir& dir)
         QCOMPARE(read->command.value(read->command.indexOf("--out") + 1), QString(name));
         QVERIFY(read->command.contains("--scenario"));
     }
-    for (const char* name : {"view.png", "view.svg", "view.pdf", "view.csv"}) {
+    // Why not the PDF here: Qt writes a PDF's fonts in QHash order, which headlight fixes in its
+    // main() (docs/export.md) but this test process, which exported it, does not.
+    for (const char* name : {"view.png", "view.svg", "view.csv"}) {
         const test::CliResult again = test::runHeadlight({"reproduce", dir.filePath(name)});
         QVERIFY2(again.exitCode == 0, qPrintable(again.out + again.err));
         QCOMPARE(again.out, "identical: " + dir.filePath(name) + "\n");

@@ -205,6 +205,7 @@ private Q_SLOTS:
         render::paintMessage(painter, bounds, message);
         const QFont font = painter.font();
         painter.end();
+        image.save(QString(HEADLIGHT_TEST_OUTPUT_DIR) + "/wrapped_message.png");
         for (const QString& word : message.split(' '))
             QCOMPARE(render::missingGlyphs(font, word), 0);
         // Rows with ink form several bands (lines), all inside the margin.
