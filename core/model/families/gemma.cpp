@@ -111,7 +111,8 @@ void readGemmaConfig(const ConfigReader& config, ModelSpec& spec, Generation gen
     spec.qkNorm = !gemma2;
     if (config.boolOr("use_bidirectional_attention", false))
         config.fail("use_bidirectional_attention (EmbeddingGemma) is not supported");
-    if (config.has("sliding_window")) {
+    // Absent means HF's default of 4096; null means no window on any layer.
+    if (!config.value("sliding_window").isNull()) {
         spec.slidingWindow = config.intOr("sliding_window", 4096, 1, kMaxPositions);
         spec.globalLayers = globalLayers(config, spec, generation);
     }
