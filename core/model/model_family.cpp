@@ -7,7 +7,8 @@ namespace {
 // The order error messages and `headlight info` list them in.
 const ModelFamily* const kFamilies[] = {
     &kBertFamily,  &kRobertaFamily, &kDistilBertFamily, &kGpt2Family, &kLlamaFamily,
-    &kQwen2Family, &kMistralFamily, &kQwen3Family,      &kOptFamily,  &kHeadlightFamily,
+    &kQwen2Family, &kMistralFamily, &kQwen3Family,      &kOptFamily,  &kGptNeoXFamily,
+    &kGptJFamily,  &kPhi3Family,    &kHeadlightFamily,
 };
 } // namespace
 

@@ -49,5 +49,6 @@ std::string supportedModelTypes();
 
 // The families defined in core/model/families/*.cpp.
 extern const ModelFamily kBertFamily, kRobertaFamily, kDistilBertFamily, kGpt2Family, kLlamaFamily,
-    kQwen2Family, kMistralFamily, kQwen3Family, kOptFamily, kHeadlightFamily;
+    kQwen2Family, kMistralFamily, kQwen3Family, kOptFamily, kGptNeoXFamily, kGptJFamily,
+    kPhi3Family, kHeadlightFamily;
 } // namespace headlight

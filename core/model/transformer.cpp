@@ -328,8 +328,13 @@ DeviceTensor TransformerModel::attend(const Layer& layer, int index, const Devic
     normalizeHeads(layer.queryNorm, q);
     normalizeHeads(layer.keyNorm, k);
     if (rotary(pass.variant)) {
-        backend_.rope(q, spec_.heads, spec_.headDim, pass.positions, spec_.ropeTheta);
-        backend_.rope(k, spec_.kvHeads, spec_.headDim, pass.positions, spec_.ropeTheta);
+        // GPT-NeoX and GPT-J turn only the first rotaryDim features of each head.
+        const int turned = spec_.rotaryDim > 0 ? spec_.rotaryDim : spec_.headDim;
+        RotaryParams rope{spec_.heads, spec_.headDim, turned, spec_.rotaryInterleaved,
+                          spec_.ropeTheta};
+        backend_.rope(q, rope, pass.positions);
+        rope.heads = spec_.kvHeads;
+        backend_.rope(k, rope, pass.positions);
     }
     const bool composed = pass.plan.attention == variants::AttentionRoute::Composed;
     DeviceTensor context = composed ? attendComposed(layer, index, q, k, v, pass, capture)

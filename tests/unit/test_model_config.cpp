@@ -257,7 +257,7 @@ private Q_SLOTS:
             errorOf([&] { loadModelConfig(dir.path().toStdString()); }),
             dir.filePath("config.json") +
                 ": unsupported architecture 'xyz' (supported: bert, roberta, distilbert, gpt2, "
-                "llama, qwen2, mistral, qwen3, opt, headlight)");
+                "llama, qwen2, mistral, qwen3, opt, gpt_neox, gptj, phi3, headlight)");
     }
 
     void appliesHuggingFaceDefaults() {

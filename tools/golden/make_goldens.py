@@ -222,10 +222,11 @@ def verify(out_dir, models, all_cases):
             assert np.all(np.isfinite(att)) and np.all(np.isfinite(g["hidden_states"]))
             assert np.allclose(att.sum(-1), 1.0, atol=1e-5), (model.name, case["name"])
             assert np.all(att[..., ~mask] == 0.0), "masked key got attention"
-            causal = cfg["model_type"] in ("gpt2", "llama", "qwen2", "mistral", "qwen3", "opt")
+            causal = cfg["model_type"] in ("gpt2", "llama", "qwen2", "mistral", "qwen3", "opt",
+                                           "gpt_neox", "gptj", "phi3")
             if causal:
                 assert np.all(att[..., np.triu(np.ones((Tn, Tn), bool), 1)] == 0.0)
-            if cfg["model_type"] == "mistral":
+            if cfg["model_type"] in ("mistral", "phi3"):
                 w = cfg["sliding_window"]
                 far = np.tril(np.ones((Tn, Tn), bool), -w)
                 assert np.all(att[..., far] == 0.0)
@@ -240,7 +241,7 @@ def verify(out_dir, models, all_cases):
             # attention must not be uniform: mean entropy well below ln(#visible keys)
             if Tn >= 8 and case["name"] != "padding":
                 vis = np.tril(np.ones((Tn, Tn))).sum(-1) if causal else np.full(Tn, float(Tn))
-                if cfg["model_type"] == "mistral":
+                if cfg["model_type"] in ("mistral", "phi3"):
                     vis = np.minimum(vis, cfg["sliding_window"])
                 ratio = float(np.mean(g["entropy"][..., vis > 1] / np.log(vis[vis > 1])))
                 assert ratio < 0.95, (model.name, case["name"], ratio)
