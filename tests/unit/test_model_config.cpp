@@ -394,7 +394,7 @@ private Q_SLOTS:
     void refusesUnknownArchitectures() {
         const QString supported =
             "(supported: bert, roberta, distilbert, gpt2, llama, qwen2, mistral, qwen3, opt, "
-            "headlight)";
+            "gpt_neox, gptj, phi3, headlight)";
         QCOMPARE(parseError({{"model_type", "xyz"}, {"architectures", QJsonArray{"BertModel"}}}),
                  "config.json: unsupported architecture 'xyz' " + supported);
         QCOMPARE(parseError({{"architectures", QJsonArray{"Qwen2MoeForCausalLM"}}}),
