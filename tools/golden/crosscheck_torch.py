@@ -7,7 +7,8 @@ attentions and hidden states with the stored goldens.  (torch 1.13 has no RoPE o
 building blocks; the Llama family is recomputed with a transcription written the way
 modeling_llama.py / modeling_mistral.py (4.4x) write it: rotate_half, repeat_kv by expand +
 reshape, an additive finfo.min 4D mask built as in _prepare_4d_causal_attention_mask_with_
-cache_position, softmax in float32 semantics.)
+cache_position, softmax in float32 semantics; OPT, GPT-NeoX, GPT-J and Phi-3 the same way, from
+modeling_opt.py, modeling_gpt_neox.py, modeling_gptj.py and modeling_phi3.py.)
 
     /usr/bin/python3 tools/golden/crosscheck_torch.py [DIR]
 """
