@@ -74,7 +74,7 @@ private Q_SLOTS:
         }
         QCOMPARE(supportedModelTypes(),
                  std::string("bert, roberta, distilbert, gpt2, llama, qwen2, mistral, qwen3, opt, "
-                             "gpt_neox, gptj, phi3, headlight"));
+                             "gpt_neox, gptj, phi3, gemma2, gemma3_text, headlight"));
     }
 
     void qwen3ReadsItsOwnHeadDimDefaultAndNormsQueriesAndKeys() {
