@@ -21,11 +21,20 @@ namespace {
 QString positionsText(const ModelSpec& s) {
     if (s.architecture == Architecture::Headlight)
         return QStringLiteral("the zoo's own (docs/zoo-format.md)");
-    if (s.positions == PositionsKind::Rotary && s.localRopeTheta > 0)
-        return QStringLiteral("rotary (theta %1, windowed layers %2)")
-            .arg(QString::number(s.ropeTheta, 'g', 12), QString::number(s.localRopeTheta, 'g', 12));
-    if (s.positions == PositionsKind::Rotary)
-        return QStringLiteral("rotary (theta %1)").arg(QString::number(s.ropeTheta, 'g', 12));
+    if (s.positions == PositionsKind::Rotary) {
+        QString theta = QStringLiteral("theta %1").arg(QString::number(s.ropeTheta, 'g', 12));
+        if (s.localRopeTheta > 0)
+            theta += QStringLiteral(", windowed layers %1")
+                         .arg(QString::number(s.localRopeTheta, 'g', 12));
+        if (s.rotaryDim == 0 || (s.rotaryDim == s.headDim && !s.rotaryInterleaved))
+            return QStringLiteral("rotary (%1)").arg(theta);
+        return QStringLiteral("rotary on %1 of %2 features per head, %3 (%4)")
+            .arg(s.rotaryDim)
+            .arg(s.headDim)
+            .arg(s.rotaryInterleaved ? QStringLiteral("interleaved pairs")
+                                     : QStringLiteral("rotate-half"))
+            .arg(theta);
+    }
     const QString table = QStringLiteral("learned, %1 rows").arg(s.maxPositions);
     return s.positionOffset > 0 ? table + QStringLiteral(", ids start at %1").arg(s.positionOffset)
                                 : table;
@@ -38,6 +47,7 @@ QString normsText(const ModelSpec& s) {
             : s.preNorm     ? QStringLiteral(" before each sub-layer")
                             : QStringLiteral(" after each sub-layer");
     if (s.qkNorm) text += QStringLiteral(", per-head RMSNorm of q and k");
+    if (s.parallelResidual) text += QStringLiteral(", attention and MLP in parallel");
     return text + QStringLiteral(", eps %1").arg(double(s.normEps));
 }
 

@@ -82,13 +82,19 @@ std::vector<render::Panel> sinusoidalPanels(int n, int d) {
                        QStringLiteral("Sinusoidal table"));
 }
 
-// RoPE rotates dimension pair k of a head by p·ω_k, ω_k = θ^(−2k/d): the query–key score then
-// depends on i − j through Σ_k cos((i − j)·ω_k).
-std::vector<render::Panel> ropePanels(double theta, int headDim, int n) {
-    const int pairs = std::max(headDim / 2, 1);
+// The features of a head RoPE turns: all of them, or GPT-NeoX's, GPT-J's and Phi-3's first
+// rotaryDim.
+int rotatedFeatures(const ModelSpec& spec) {
+    return spec.rotaryDim > 0 ? spec.rotaryDim : spec.headDim;
+}
+
+// RoPE rotates dimension pair k of a head by p·ω_k, ω_k = θ^(−2k/d) (d the turned features):
+// the query–key score then depends on i − j through Σ_k cos((i − j)·ω_k).
+std::vector<render::Panel> ropePanels(double theta, int features, int n) {
+    const int pairs = std::max(features / 2, 1);
     std::vector<double> omega(static_cast<std::size_t>(pairs));
     for (int k = 0; k < pairs; ++k)
-        omega[std::size_t(k)] = std::pow(theta, -2.0 * k / headDim);
+        omega[std::size_t(k)] = std::pow(theta, -2.0 * k / features);
     std::vector<float> angles(std::size_t(n) * std::size_t(pairs));
     for (int p = 0; p < n; ++p)
         for (int k = 0; k < pairs; ++k)
@@ -185,6 +191,12 @@ QString encodingCaption(PositionEncoding encoding, const ModelSpec& spec, int n)
             .arg(n)
             .arg(spec.hidden);
     case PositionEncoding::Rope:
+        if (rotatedFeatures(spec) < spec.headDim)
+            return QStringLiteral("The first %1 of %2 features of q and k in each head rotate by "
+                                  "p·ω_k, ω_k = %3^(−2k/%1): the score depends on i − j only.")
+                .arg(rotatedFeatures(spec))
+                .arg(spec.headDim)
+                .arg(spec.ropeTheta);
         // Gemma 3's windowed layers have a base of their own; the panels show the global base.
         return QStringLiteral("q and k of each head rotate by p·ω_k, ω_k = %1^(−2k/%2): the score "
                               "depends on i − j only.")
@@ -289,7 +301,7 @@ render::PanelsFigure positionFigure(const ForwardResult& result, const ViewState
         f.panels = sinusoidalPanels(n, spec.hidden);
         break;
     case PositionEncoding::Rope:
-        f.panels = ropePanels(spec.ropeTheta, spec.headDim, n);
+        f.panels = ropePanels(spec.ropeTheta, rotatedFeatures(spec), n);
         break;
     case PositionEncoding::Alibi:
         f.panels = alibiPanels(spec.heads, n, state);

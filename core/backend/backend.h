@@ -7,8 +7,8 @@
 // A backend may record work and run it later (Vulkan records one command buffer per forward
 // pass): download() and finish() run whatever is pending.
 //
-// Index: DeviceTensor · AttentionParams · BinaryOp · MapOp · Backend (memory, linear algebra, norms,
-// activations, positions, attention, tensor algebra for variants) · makeBackend
+// Index: DeviceTensor · AttentionParams · RotaryParams · BinaryOp · MapOp · Backend (memory, linear
+// algebra, norms, activations, positions, attention, tensor algebra for variants) · makeBackend
 
 #include <cstdint>
 #include <memory>
@@ -73,6 +73,15 @@ struct AttentionParams {
     std::vector<uint8_t> keyValid; // [T]; empty means all valid
 };
 
+// Which features of each head Backend::rope turns, and how it pairs them.
+struct RotaryParams {
+    int heads = 0;
+    int headDim = 0;
+    int rotaryDim = 0;        // even, at most headDim: features [0, rotaryDim) of each head turn
+    bool interleaved = false; // pairs (2i, 2i + 1) rather than (i, i + rotaryDim/2)
+    double theta = 10000.0;
+};
+
 // Elementwise binary ops of Backend::binary.
 enum class BinaryOp { Add, Sub, Mul, Div };
 
@@ -134,9 +143,17 @@ public:
                                  DeviceTensor& out) = 0;
 
     // [SECTION] positions
-    // Rotary embedding in Hugging Face's rotate-half layout on x[T, heads·headDim], in place:
-    // for pair (i, i + headDim/2) of each head, angle = positions[t] · theta^(-2i/headDim).
-    virtual void rope(DeviceTensor& x, int heads, int headDim, std::span<const int32_t> positions, double theta) = 0;
+    // Rotary embedding on x[T, heads·headDim], in place, on the first rotaryDim features of each
+    // head (the rest pass through): pair i < rotaryDim/2 turns by angle positions[t] ·
+    // theta^(-2i/rotaryDim). Rotate-half pairs features (i, i + rotaryDim/2) (Llama, GPT-NeoX);
+    // interleaved pairs (2i, 2i + 1) (GPT-J's rotate_every_two).
+    virtual void rope(DeviceTensor& x, const RotaryParams& params,
+                      std::span<const int32_t> positions) = 0;
+    // Full-width rotate-half rotary embedding (rotaryDim = headDim).
+    void rope(DeviceTensor& x, int heads, int headDim, std::span<const int32_t> positions,
+              double theta) {
+        rope(x, RotaryParams{heads, headDim, headDim, false, theta}, positions);
+    }
 
     // [SECTION] attention
     // q[T, heads·headDim], k and v [T, kvHeads·headDim] → context[T, heads·headDim].

@@ -20,6 +20,14 @@
 //   OPT             [model.]decoder.{embed_tokens, embed_positions, final_layer_norm},
 //                   layers.N.{self_attn.{q,k,v,out}_proj, self_attn_layer_norm, fc1, fc2,
 //                   final_layer_norm}
+//   GPT-NeoX        [gpt_neox.]{embed_in, final_layer_norm}, layers.N.{input_layernorm,
+//                   attention.{query_key_value (per head q, k, v), dense},
+//                   post_attention_layernorm, mlp.{dense_h_to_4h, dense_4h_to_h}}
+//   GPT-J           [transformer.]{wte, ln_f}, h.N.{ln_1, attn.{q,k,v,out}_proj, mlp.{fc_in,
+//                   fc_out}}
+//   Phi-3           [model.]{embed_tokens, norm}, layers.N.{input_layernorm,
+//                   self_attn.{qkv_proj (q | k | v), o_proj}, post_attention_layernorm,
+//                   mlp.{gate_up_proj (gate | up), down_proj}}
 //   Headlight zoo   docs/zoo-format.md (core/model/zoo_layout.cpp)
 //
 // Legacy names load under their modern ones (LayerNorm.gamma is LayerNorm.weight,

@@ -6,9 +6,9 @@ namespace headlight {
 namespace {
 // The order error messages and `headlight info` list them in.
 const ModelFamily* const kFamilies[] = {
-    &kBertFamily,  &kRobertaFamily, &kDistilBertFamily, &kGpt2Family,
-    &kLlamaFamily, &kQwen2Family,   &kMistralFamily,    &kQwen3Family,
-    &kOptFamily,   &kGemma2Family,  &kGemma3Family,     &kHeadlightFamily,
+    &kBertFamily,   &kRobertaFamily, &kDistilBertFamily, &kGpt2Family,   &kLlamaFamily,
+    &kQwen2Family,  &kMistralFamily, &kQwen3Family,      &kOptFamily,    &kGptNeoXFamily,
+    &kGptJFamily,   &kPhi3Family,    &kGemma2Family,     &kGemma3Family, &kHeadlightFamily,
 };
 
 // model_type values of architectures Headlight knows of but does not run, and why.

@@ -51,6 +51,7 @@ const char* refusalReason(const std::string& modelType);
 
 // The families defined in core/model/families/*.cpp.
 extern const ModelFamily kBertFamily, kRobertaFamily, kDistilBertFamily, kGpt2Family, kLlamaFamily,
-    kQwen2Family, kMistralFamily, kQwen3Family, kOptFamily, kHeadlightFamily;
+    kQwen2Family, kMistralFamily, kQwen3Family, kOptFamily, kGptNeoXFamily, kGptJFamily,
+    kPhi3Family, kHeadlightFamily;
 extern const ModelFamily kGemma2Family, kGemma3Family; // families/gemma.cpp
 } // namespace headlight

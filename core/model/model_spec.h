@@ -21,6 +21,9 @@ enum class Architecture {
     Mistral,
     Qwen3,
     Opt,
+    GptNeoX,
+    GptJ,
+    Phi3,
     Gemma2,
     Gemma3,
     Headlight
@@ -53,7 +56,10 @@ struct ModelSpec {
     bool qkNorm = false;              // per-head RMSNorm of q and k before RoPE (Qwen3)
     int padTokenId = -1;              // pad_token_id, -1 when absent/null
     int positionOffset = 0;           // RoBERTa: padding_idx + 1 (position ids start there)
-    double ropeTheta = 10000.0;       // rope_theta
+    double ropeTheta = 10000.0;       // rope_theta | rotary_emb_base (GPT-NeoX)
+    int rotaryDim = 0;                // features RoPE turns per head; 0 = all (headDim)
+    bool rotaryInterleaved = false;   // pairs (2i, 2i+1) as GPT-J, else rotate-half
+    bool parallelResidual = false;    // x + attn(N1(x)) + mlp(N2(x)) (GPT-NeoX, GPT-J)
     std::optional<int> slidingWindow; // Mistral sliding_window (null or absent = none)
     bool tieEmbeddings = false;       // tie_word_embeddings (GPT-2 default true, Llama false)
     bool attentionBias = false;       // q/k/v biases: BERT-family and GPT-2 yes; Qwen2 yes (q,k,v only); Llama attention_bias

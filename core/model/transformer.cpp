@@ -332,10 +332,15 @@ DeviceTensor TransformerModel::attend(const Layer& layer, int index, const Devic
     normalizeHeads(layer.keyNorm, k);
     const bool windowed = !global(index);
     if (rotary(pass.variant)) {
+        // GPT-NeoX and GPT-J turn only the first rotaryDim features of each head; Gemma 3's
+        // windowed layers have a rotary base of their own.
+        const int turned = spec_.rotaryDim > 0 ? spec_.rotaryDim : spec_.headDim;
         const double theta =
             windowed && spec_.localRopeTheta > 0 ? spec_.localRopeTheta : spec_.ropeTheta;
-        backend_.rope(q, spec_.heads, spec_.headDim, pass.positions, theta);
-        backend_.rope(k, spec_.kvHeads, spec_.headDim, pass.positions, theta);
+        RotaryParams rope{spec_.heads, spec_.headDim, turned, spec_.rotaryInterleaved, theta};
+        backend_.rope(q, rope, pass.positions);
+        rope.heads = spec_.kvHeads;
+        backend_.rope(k, rope, pass.positions);
     }
     const bool composed = pass.plan.attention == variants::AttentionRoute::Composed;
     DeviceTensor context = composed ? attendComposed(layer, index, q, k, v, pass, capture)

@@ -149,6 +149,10 @@ private:
                                PendingCapture& capture) const;
     DeviceTensor residual(const Sublayer& sublayer, const DeviceTensor& x,
                           const SublayerFunction& function) const;
+    // A parallel block's FFN (ModelSpec::parallelResidual): x + F(N(layerInput)), where x already
+    // holds layerInput + attention.
+    DeviceTensor applyParallelFfn(const Sublayer& sublayer, const DeviceTensor& layerInput,
+                                  const DeviceTensor& x, Pass& pass, PendingCapture& capture) const;
     bool normsSublayerInput() const; // pre placement (and GTrXL): F reads N(x)
     const Norm& sublayerNorm(const Sublayer& sublayer) const;
     DeviceTensor sublayerFunction(const Sublayer& sublayer, const DeviceTensor& x, Pass& pass,

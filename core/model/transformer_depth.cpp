@@ -40,7 +40,10 @@ DeviceTensor TransformerModel::runStack(DeviceTensor x, Pass& pass,
                                         std::optional<variants::ExitTracker>& exits) const {
     DeviceTensor layerInput = x;
     for (const Sublayer& sublayer : sublayerOrder(pass.variant)) {
-        x = applySublayer(sublayer, x, pass, pending[std::size_t(sublayer.layer)]);
+        PendingCapture& capture = pending[std::size_t(sublayer.layer)];
+        x = spec_.parallelResidual && sublayer.kind == SublayerKind::Ffn
+                ? applyParallelFfn(sublayer, layerInput, x, pass, capture)
+                : applySublayer(sublayer, x, pass, capture);
         if (!sublayer.endsLayer) continue;
         if (exits) trackExits(*exits, sublayer.layer, layerInput, x);
         if (hidden) hidden->push_back(x);

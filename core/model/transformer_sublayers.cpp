@@ -93,6 +93,19 @@ DeviceTensor TransformerModel::applySublayer(const Sublayer& sublayer, const Dev
     });
 }
 
+// GPT-NeoX (use_parallel_residual) and GPT-J: both sub-layers read the layer's input, and the
+// layer's output is input + attention + MLP.
+DeviceTensor TransformerModel::applyParallelFfn(const Sublayer& sublayer,
+                                                const DeviceTensor& layerInput,
+                                                const DeviceTensor& x, Pass& pass,
+                                                PendingCapture& capture) const {
+    DeviceTensor normed = backend_.allocate(layerInput.shape());
+    normalize(sublayerNorm(sublayer), layerInput, normed);
+    DeviceTensor out = backend_.allocate(x.shape());
+    backend_.add(x, sublayerFunction(sublayer, normed, pass, capture), out);
+    return out;
+}
+
 bool TransformerModel::normsSublayerInput() const {
     return block_.residual != BlockSpec::Residual::ReZero &&
            block_.placement == BlockSpec::Placement::Pre;

@@ -14,6 +14,10 @@
 //   GPT-2           [transformer.]h.N.attn.{bias,masked_bias} (the causal-mask buffers)
 //   Llama family    [model.]layers.N.self_attn.rotary_emb.inv_freq, [model.]rotary_emb.inv_freq
 //   OPT             nothing beyond the task heads
+//   GPT-NeoX        embed_out.*; [gpt_neox.]layers.N.attention.{bias,masked_bias,
+//                   rotary_emb.inv_freq}
+//   GPT-J           [transformer.]h.N.attn.{bias,masked_bias}
+//   Phi-3           as the Llama family
 //   Headlight zoo   nothing: the zoo's own format has no extra tensors
 
 #include "io/checkpoint.h"

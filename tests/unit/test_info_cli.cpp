@@ -67,6 +67,30 @@ private Q_SLOTS:
         QCOMPARE(post["norms"], QString("LayerNorm after each sub-layer, eps 1e-05"));
     }
 
+    void describesGptNeoXGptJAndPhi3RotaryAndParallelBlocks() {
+        const auto neox = infoFields(test::goldenRoot() + "/gpt_neox");
+        QCOMPARE(neox["model_type"], QString("gpt_neox"));
+        QCOMPARE(neox["family"], QString("GPT-NeoX"));
+        QCOMPARE(neox["head_dim"], QString("16"));
+        QCOMPARE(neox["positions"],
+                 QString("rotary on 4 of 16 features per head, rotate-half (theta 10000)"));
+        QCOMPARE(neox["norms"], QString("LayerNorm before each sub-layer, attention and MLP in "
+                                        "parallel, eps 1e-05"));
+        const auto sequential = infoFields(test::goldenRoot() + "/gpt_neox_sequential");
+        QCOMPARE(sequential["norms"], QString("LayerNorm before each sub-layer, eps 1e-05"));
+        const auto gptj = infoFields(test::goldenRoot() + "/gptj");
+        QCOMPARE(gptj["family"], QString("GPT-J"));
+        QCOMPARE(gptj["positions"],
+                 QString("rotary on 4 of 8 features per head, interleaved pairs (theta 10000)"));
+        QCOMPARE(gptj["norms"], QString("LayerNorm before each sub-layer, attention and MLP in "
+                                        "parallel, eps 1e-05"));
+        const auto phi3 = infoFields(test::goldenRoot() + "/phi3");
+        QCOMPARE(phi3["family"], QString("Phi-3"));
+        QCOMPARE(phi3["kv_heads"], QString("2"));
+        QCOMPARE(phi3["positions"],
+                 QString("rotary on 4 of 8 features per head, rotate-half (theta 10000)"));
+    }
+
     void describesStoredDtypeAndFamilyAsJson() {
         const test::CliResult run =
             test::runHeadlight({"info", "--model", test::goldenRoot() + "/bert_mlm", "--json"});
@@ -88,7 +112,7 @@ private Q_SLOTS:
         QCOMPARE(run.err, "headlight info: " + folder +
                               "/config.json: unsupported architecture 'mamba' (supported: bert, "
                               "roberta, distilbert, gpt2, llama, qwen2, mistral, qwen3, opt, "
-                              "gemma2, gemma3_text, headlight)\n");
+                              "gpt_neox, gptj, phi3, gemma2, gemma3_text, headlight)\n");
     }
 
     void missingModelIsAUsageError() {

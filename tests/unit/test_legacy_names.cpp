@@ -21,11 +21,12 @@ QString legacyRoot() {
     return QStringLiteral(HEADLIGHT_TEST_DATA "/legacy");
 }
 
-// The norms of every golden family: BERT/RoBERTa, DistilBERT, GPT-2 and the Llama family.
+// The norms of every golden family: BERT/RoBERTa, DistilBERT, GPT-2, the Llama family, GPT-NeoX,
+// GPT-J and Phi-3.
 bool isNorm(const std::string& name) {
     static const char* const kNorms[] = {
         "LayerNorm", "sa_layer_norm",   "output_layer_norm",        "ln_1", "ln_2",
-        "ln_f",      "input_layernorm", "post_attention_layernorm", "norm"};
+        "ln_f",      "input_layernorm", "post_attention_layernorm", "norm", "final_layer_norm"};
     const std::size_t dot = name.rfind('.');
     const std::size_t before = name.rfind('.', dot - 1);
     const std::string module = name.substr(before == std::string::npos ? 0 : before + 1,
@@ -55,6 +56,12 @@ const std::map<QString, std::vector<std::string>> kIgnoredExtras{
     {"llama", {"model.layers.0.self_attn.rotary_emb.inv_freq", "model.rotary_emb.inv_freq"}},
     {"qwen2", {"model.layers.2.self_attn.rotary_emb.inv_freq", "lm_head.weight"}},
     {"mistral", {"model.layers.1.self_attn.rotary_emb.inv_freq", "score.weight"}},
+    {"gpt_neox",
+     {"gpt_neox.layers.0.attention.bias", "gpt_neox.layers.1.attention.masked_bias",
+      "gpt_neox.layers.0.attention.rotary_emb.inv_freq"}},
+    {"gpt_neox_sequential", {"layers.1.attention.bias", "embed_out.weight"}},
+    {"gptj", {"transformer.h.0.attn.bias", "transformer.h.1.attn.masked_bias"}},
+    {"phi3", {"model.layers.1.self_attn.rotary_emb.inv_freq", "model.rotary_emb.inv_freq"}},
 };
 
 // A copy of golden model `model` in one F32 file, norms under their legacy names, plus `extra`.

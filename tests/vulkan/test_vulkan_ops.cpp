@@ -223,24 +223,51 @@ private Q_SLOTS:
         QTest::addColumn<int>("heads");
         QTest::addColumn<int>("headDim");
         QTest::addColumn<int>("firstPosition");
-        QTest::newRow("T=1") << 1 << 4 << 16 << 0;
-        QTest::newRow("7 tokens, 2 heads of 64") << 7 << 2 << 64 << 3;
-        QTest::newRow("33 tokens at 4000") << 33 << 3 << 8 << 4000;
+        QTest::addColumn<int>("rotaryDim");
+        QTest::addColumn<bool>("interleaved");
+        QTest::newRow("T=1") << 1 << 4 << 16 << 0 << 16 << false;
+        QTest::newRow("7 tokens, 2 heads of 64") << 7 << 2 << 64 << 3 << 64 << false;
+        QTest::newRow("33 tokens at 4000") << 33 << 3 << 8 << 4000 << 8 << false;
+        // GPT-NeoX (rotary_pct 0.25 of 64) and GPT-J (rotary_dim 64 of 256, and all of 8).
+        QTest::newRow("partial rotate-half") << 9 << 3 << 64 << 5 << 16 << false;
+        QTest::newRow("partial interleaved") << 5 << 2 << 256 << 40 << 64 << true;
+        QTest::newRow("full interleaved") << 12 << 4 << 8 << 0 << 8 << true;
     }
+    // Checks the Vulkan kernel against the CPU backend, and the CPU backend on one feature pair
+    // against the rotation written out: the pair's partner and a feature past rotaryDim.
     void ropeMatchesCpu() {
         QFETCH(int, T);
         QFETCH(int, heads);
         QFETCH(int, headDim);
         QFETCH(int, firstPosition);
+        QFETCH(int, rotaryDim);
+        QFETCH(bool, interleaved);
         std::vector<int32_t> positions;
         for (int t = 0; t < T; ++t)
             positions.push_back(firstPosition + t * 3);
-        Both x = upload(test::randomTensor({T, heads * headDim}, 19));
-        pair_->gpu().rope(x.gpu, heads, headDim, positions, 10000.0);
-        pair_->cpu().rope(x.cpu, heads, headDim, positions, 10000.0);
-        pair_->gpu().rope(x.gpu, heads, headDim, positions, 10000.0); // the cached table
-        pair_->cpu().rope(x.cpu, heads, headDim, positions, 10000.0);
+        const Tensor input = test::randomTensor({T, heads * headDim}, 19);
+        Both x = upload(input);
+        const RotaryParams rope{heads, headDim, rotaryDim, interleaved, 10000.0};
+        pair_->gpu().rope(x.gpu, rope, positions);
+        pair_->cpu().rope(x.cpu, rope, positions);
         QVERIFY(pair_->matches(x, "rope"));
+        // Pair 1 of the last head of the last row: angle = position · 10000^(-2/rotaryDim). Why
+        // 1e-3: the backends hold the angle in f32, as Hugging Face does (hundreds of radians).
+        const Tensor once = pair_->cpu().download(x.cpu);
+        const int64_t row = (T - 1) * heads * headDim + (heads - 1) * headDim;
+        const int64_t a = row + (interleaved ? 2 : 1), b = a + (interleaved ? 1 : rotaryDim / 2);
+        const double angle = positions.back() * std::pow(10000.0, -2.0 / rotaryDim);
+        const double x1 = input.values()[std::size_t(a)], x2 = input.values()[std::size_t(b)];
+        QVERIFY(std::abs(once.values()[std::size_t(a)] -
+                         (x1 * std::cos(angle) - x2 * std::sin(angle))) < 1e-3);
+        QVERIFY(std::abs(once.values()[std::size_t(b)] -
+                         (x2 * std::cos(angle) + x1 * std::sin(angle))) < 1e-3);
+        if (rotaryDim < headDim)
+            QCOMPARE(once.values()[std::size_t(row + headDim - 1)],
+                     input.values()[std::size_t(row + headDim - 1)]);
+        pair_->gpu().rope(x.gpu, rope, positions); // the cached table
+        pair_->cpu().rope(x.cpu, rope, positions);
+        QVERIFY(pair_->matches(x, "rope twice"));
     }
 
     // A chain of ops recorded into one command buffer, with temporaries released before it runs.
@@ -276,6 +303,9 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(
             std::invalid_argument,
             pair_->gpu().rope(out.gpu, 1, 3, std::vector<int32_t>{0, 1, 2}, 1e4));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 pair_->gpu().rope(out.gpu, RotaryParams{1, 4, 6, false, 1e4},
+                                                   std::vector<int32_t>{0, 1, 2}));
     }
 };
 

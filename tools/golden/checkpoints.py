@@ -42,14 +42,16 @@ QK_STD = 0.3
 def _std(name):
     """Standard deviation by role: large enough for peaked attention, norms near 1."""
     n = name
-    if any(k in n for k in ("query.", "key.", "q_lin", "k_lin", "q_proj", "k_proj", "c_attn")):
+    if any(k in n for k in ("query.", "key.", "q_lin", "k_lin", "q_proj", "k_proj", "c_attn",
+                            "query_key_value", "qkv_proj")):
         return QK_STD
-    if any(k in n for k in ("embeddings", "wte", "wpe", "embed_tokens", "embed_positions")):
+    if any(k in n for k in ("embeddings", "wte", "wpe", "embed_tokens", "embed_positions",
+                            "embed_in")):
         return 0.4
     if any(k in n for k in ("o_proj", "down_proj", "c_proj", "out_lin", "lin2", "output.dense",
-                            "out_proj", "fc2")):
+                            "out_proj", "fc2", "attention.dense.", "dense_4h_to_h", "fc_out")):
         return 0.1  # projections back into the residual stream: keep |hidden| moderate
-    if any(k in n for k in ("gate_proj", "up_proj")):
+    if any(k in n for k in ("gate_proj", "up_proj", "gate_up_proj")):
         return 0.2
     return 0.25
 
@@ -564,6 +566,126 @@ def build_opt(vocabs, name="opt", pre=True, seed=11, D=32, L=2, I=64, P=512):
                  family="bytelevel")
 
 
+# ------------------------------------------------------------------------------------------
+# GPT-NeoX (Pythia) and GPT-J
+# ------------------------------------------------------------------------------------------
+
+def _gpt2_style_tokenizer(vocabs, leading, trailing, tokenizer_class):
+    """The GPT-2 byte-level vocabulary between the family's specials, as vocab.json +
+    merges.txt."""
+    toks = leading + vocabs.byte_tokens + trailing
+    vocab = _ids(toks)
+    tc = {"add_bos_token": False, "add_prefix_space": False, "bos_token": "<|endoftext|>",
+          "eos_token": "<|endoftext|>", "errors": "replace", "model_max_length": 2048,
+          "pad_token": None, "unk_token": "<|endoftext|>", "tokenizer_class": tokenizer_class}
+    tok = T.ByteLevelBPETokenizer(vocab, vocabs.byte_merges, style="gpt2")
+    return toks, vocab, tok, bpe_vocab_files(vocab, vocabs.byte_merges, tc)
+
+
+def build_gpt_neox(vocabs, name="gpt_neox", parallel=True, lm_head=True, seed=13, D=64, L=2,
+                   I=128, P=512, rotary_pct=0.25):
+    """Pythia's layout: head size 16 of which rotary_pct 0.25 turns 4 features, the fused
+    per-head query_key_value, the parallel residual, an untied embed_out stored beside
+    gpt_neox.*; or (parallel=False, lm_head=False) the sequential residual of a bare
+    GPTNeoXModel saved without prefix."""
+    toks, vocab, tok, files = _gpt2_style_tokenizer(vocabs, ["<|endoftext|>", "<|padding|>"],
+                                                   [], "GPTNeoXTokenizer")
+    V_, H = len(toks), 4
+    cfg = _cfg({
+        "architectures": ["GPTNeoXForCausalLM" if lm_head else "GPTNeoXModel"],
+        "attention_bias": True,
+        "attention_dropout": 0.0, "bos_token_id": 0, "classifier_dropout": 0.1, "eos_token_id": 0,
+        "hidden_act": "gelu", "hidden_dropout": 0.0, "hidden_size": D, "initializer_range": 0.02,
+        "intermediate_size": I, "layer_norm_eps": 1e-05, "max_position_embeddings": P,
+        "model_type": "gpt_neox", "num_attention_heads": H, "num_hidden_layers": L,
+        "rope_scaling": None, "rotary_emb_base": 10000, "rotary_pct": rotary_pct,
+        "tie_word_embeddings": False, "use_cache": True, "use_parallel_residual": parallel,
+        "vocab_size": V_}, "F32")
+    p = "gpt_neox." if lm_head else ""
+    s = [(p + "embed_in.weight", (V_, D))]
+    for i in range(L):
+        q = f"{p}layers.{i}."
+        s += [(q + "input_layernorm.weight", (D,)), (q + "input_layernorm.bias", (D,)),
+              (q + "post_attention_layernorm.weight", (D,)),
+              (q + "post_attention_layernorm.bias", (D,)),
+              (q + "attention.query_key_value.weight", (3 * D, D)),
+              (q + "attention.query_key_value.bias", (3 * D,)),
+              (q + "attention.dense.weight", (D, D)), (q + "attention.dense.bias", (D,)),
+              (q + "mlp.dense_h_to_4h.weight", (I, D)), (q + "mlp.dense_h_to_4h.bias", (I,)),
+              (q + "mlp.dense_4h_to_h.weight", (D, I)), (q + "mlp.dense_4h_to_h.bias", (D,))]
+    s += [(p + "final_layer_norm.weight", (D,)), (p + "final_layer_norm.bias", (D,))]
+    if lm_head:
+        s += [("embed_out.weight", (V_, D))]
+    tensors = make_tensors(seed, s, "F32")
+    fwd = lambda W, c, ids, m, tt: M.gpt_neox_forward(W, c, ids, m, prefix=p)  # noqa: E731
+    return Model(name, cfg, tensors, "F32", tok, fwd, files=files, pad_id=vocab["<|padding|>"],
+                 family="bytelevel")
+
+
+def build_gptj(vocabs, seed=15, D=32, L=2, P=512):
+    """GPT-J's layout: head size 8 of which rotary_dim 4 turn (interleaved pairs), one ln_1 for
+    attention and MLP in parallel, bias-free q/k/v/out_proj, lm_head with a bias stored beside
+    transformer.*."""
+    toks, vocab, tok, files = _gpt2_style_tokenizer(vocabs, [], ["<|endoftext|>"],
+                                                   "GPT2Tokenizer")
+    eot, V_, I = vocab["<|endoftext|>"], len(toks), 4 * D  # n_inner null
+    cfg = _cfg({
+        "activation_function": "gelu_new", "architectures": ["GPTJForCausalLM"],
+        "attn_pdrop": 0.0, "bos_token_id": eot, "embd_pdrop": 0.0, "eos_token_id": eot,
+        "initializer_range": 0.02, "layer_norm_epsilon": 1e-05, "model_type": "gptj",
+        "n_embd": D, "n_head": 4, "n_inner": None, "n_layer": L, "n_positions": P,
+        "resid_pdrop": 0.0, "rotary_dim": 4, "tie_word_embeddings": False, "use_cache": True,
+        "vocab_size": V_}, "F32")
+    p = "transformer."
+    s = [(p + "wte.weight", (V_, D))]
+    for i in range(L):
+        q = f"{p}h.{i}."
+        s += [(q + "ln_1.weight", (D,)), (q + "ln_1.bias", (D,))]
+        s += [(q + f"attn.{n}_proj.weight", (D, D)) for n in ("k", "v", "q")]
+        s += [(q + "attn.out_proj.weight", (D, D)),
+              (q + "mlp.fc_in.weight", (I, D)), (q + "mlp.fc_in.bias", (I,)),
+              (q + "mlp.fc_out.weight", (D, I)), (q + "mlp.fc_out.bias", (D,))]
+    s += [(p + "ln_f.weight", (D,)), (p + "ln_f.bias", (D,)),
+          ("lm_head.weight", (V_, D)), ("lm_head.bias", (V_,))]
+    tensors = make_tensors(seed, s, "F32")
+    fwd = lambda W, c, ids, m, tt: M.gptj_forward(W, c, ids, m)  # noqa: E731
+    return Model("gptj", cfg, tensors, "F32", tok, fwd, files=files, pad_id=eot,
+                 family="bytelevel")
+
+
+def build_phi3(vocabs, seed=16, D=32, L=2, I=64, window=4):
+    """Phi-3's layout: fused qkv_proj (4 query heads, 2 key/value heads of 8) and gate_up_proj,
+    partial_rotary_factor 0.5, sliding_window 4 on every layer, the Llama tokenizer (as
+    microsoft/Phi-3-mini)."""
+    toks = vocabs.sp_tokens
+    vocab = _ids(toks)
+    V_, H, KV = len(toks), 4, 2
+    d = D // H
+    cfg = _cfg({
+        "architectures": ["Phi3ForCausalLM"], "attention_bias": False, "attention_dropout": 0.0,
+        "bos_token_id": 1, "embd_pdrop": 0.0, "eos_token_id": 2, "hidden_act": "silu",
+        "hidden_size": D, "initializer_range": 0.02, "intermediate_size": I,
+        "max_position_embeddings": 512, "model_type": "phi3", "num_attention_heads": H,
+        "num_hidden_layers": L, "num_key_value_heads": KV, "original_max_position_embeddings": 512,
+        "pad_token_id": 2, "partial_rotary_factor": 0.5, "resid_pdrop": 0.0, "rms_norm_eps": 1e-05,
+        "rope_scaling": None, "rope_theta": 10000.0, "sliding_window": window,
+        "tie_word_embeddings": False, "use_cache": True, "vocab_size": V_}, "F32")
+    s = [("model.embed_tokens.weight", (V_, D))]
+    for i in range(L):
+        p = f"model.layers.{i}."
+        s += [(p + "input_layernorm.weight", (D,)),
+              (p + "self_attn.qkv_proj.weight", ((H + 2 * KV) * d, D)),
+              (p + "self_attn.o_proj.weight", (D, H * d)),
+              (p + "post_attention_layernorm.weight", (D,)),
+              (p + "mlp.gate_up_proj.weight", (2 * I, D)), (p + "mlp.down_proj.weight", (D, I))]
+    s += [("model.norm.weight", (D,)), ("lm_head.weight", (V_, D))]
+    tensors = make_tensors(seed, s, "F32")
+    tok = T.LlamaBPETokenizer(vocab, vocabs.sp_merges)
+    fwd = lambda W, c, ids, m, tt: M.phi3_forward(W, c, ids, m)  # noqa: E731
+    return Model("phi3", cfg, tensors, "F32", tok, fwd,
+                 files=llama_tokenizer_files(vocab, vocabs.sp_merges), pad_id=2, family="llama")
+
+
 def build_all():
     v = Vocabs()
     return [
@@ -579,6 +701,11 @@ def build_all():
         build_qwen3(v),
         build_opt(v),
         build_opt(v, name="opt_post_ln", pre=False, seed=12),
+        build_gpt_neox(v),
+        build_gpt_neox(v, name="gpt_neox_sequential", parallel=False, lm_head=False, seed=14,
+                       D=32, I=64, rotary_pct=0.5),
+        build_gptj(v),
+        build_phi3(v),
         build_gemma2(v),
         build_gemma3(v),
     ]

@@ -7,7 +7,8 @@ attentions and hidden states with the stored goldens.  (torch 1.13 has no RoPE o
 building blocks; the Llama family is recomputed with a transcription written the way
 modeling_llama.py / modeling_mistral.py (4.4x) write it: rotate_half, repeat_kv by expand +
 reshape, an additive finfo.min 4D mask built as in _prepare_4d_causal_attention_mask_with_
-cache_position, softmax in float32 semantics.)
+cache_position, softmax in float32 semantics; OPT, GPT-NeoX, GPT-J and Phi-3 the same way, from
+modeling_opt.py, modeling_gpt_neox.py, modeling_gptj.py and modeling_phi3.py.)
 
     /usr/bin/python3 tools/golden/crosscheck_torch.py [DIR]
 """
@@ -217,6 +218,137 @@ def opt(W, cfg, ids, mask, tt):
     return torch.stack(atts), torch.stack(hs)
 
 
+def _causal_padding_mask(T, mask):
+    """The additive [1, 1, T, T] mask: finfo.min where a key is in the future or padding."""
+    min_dtype = torch.finfo(torch.float64).min
+    add = torch.triu(torch.full((T, T), min_dtype), 1)
+    return add.masked_fill(torch.tensor(mask)[None, :] == 0, min_dtype)[None, None]
+
+
+def gpt_neox(W, cfg, ids, mask, tt):
+    """Transcribed the way modeling_gpt_neox.py (4.4x) writes it: qkv.view(..., heads,
+    3 * head_size) split per head, GPTNeoXRotaryEmbedding over rotary_ndims with rotate_half on
+    query[..., :rotary_ndims], baddbmm with alpha = norm_factor, and GPTNeoXLayer's
+    use_parallel_residual branches (mlp_output + attn_output + hidden_states)."""
+    p = "gpt_neox." if "gpt_neox.embed_in.weight" in W else ""
+    D, H, L, T = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_hidden_layers"], len(ids)
+    hd = D // H
+    rd = int(hd * cfg["rotary_pct"])
+    ln = lambda v, n: F.layer_norm(v, (D,), W[n + ".weight"], W[n + ".bias"], cfg["layer_norm_eps"])  # noqa: E731
+    inv_freq = 1.0 / (cfg["rotary_emb_base"] ** (torch.arange(0, rd, 2, dtype=torch.int64).double() / rd))
+    freqs = torch.outer(torch.arange(T).double(), inv_freq)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    cos, sin = emb.cos()[None, None], emb.sin()[None, None]
+    add = _causal_padding_mask(T, mask)
+    x = W[p + "embed_in.weight"][torch.tensor(ids)][None]
+    hs, atts = [], []
+    for i in range(L):
+        hs.append(x[0])
+        q = f"{p}layers.{i}."
+        a = q + "attention."
+        qkv = F.linear(ln(x, q + "input_layernorm"), W[a + "query_key_value.weight"],
+                       W[a + "query_key_value.bias"]).view(1, T, H, 3 * hd)
+        query = qkv[..., :hd].permute(0, 2, 1, 3)
+        key = qkv[..., hd:2 * hd].permute(0, 2, 1, 3)
+        value = qkv[..., 2 * hd:].permute(0, 2, 1, 3)
+        q_rot, q_pass = query[..., :rd], query[..., rd:]
+        k_rot, k_pass = key[..., :rd], key[..., rd:]
+        query = torch.cat((q_rot * cos + _rotate_half(q_rot) * sin, q_pass), dim=-1)
+        key = torch.cat((k_rot * cos + _rotate_half(k_rot) * sin, k_pass), dim=-1)
+        scores = torch.baddbmm(torch.zeros(H, T, T), query.view(H, T, hd), key.view(H, T, hd).transpose(1, 2),
+                               beta=1.0, alpha=hd ** -0.5).view(1, H, T, T)
+        w = F.softmax(scores + add, dim=-1)
+        attn = F.linear(torch.matmul(w, value).permute(0, 2, 1, 3).reshape(1, T, D), W[a + "dense.weight"],
+                        W[a + "dense.bias"])
+        mlp = lambda v: F.linear(F.gelu(F.linear(v, W[q + "mlp.dense_h_to_4h.weight"], W[q + "mlp.dense_h_to_4h.bias"])),  # noqa: E731,E501
+                                 W[q + "mlp.dense_4h_to_h.weight"], W[q + "mlp.dense_4h_to_h.bias"])
+        if cfg["use_parallel_residual"]:
+            x = mlp(ln(x, q + "post_attention_layernorm")) + attn + x
+        else:
+            attn = attn + x
+            x = mlp(ln(attn, q + "post_attention_layernorm")) + attn
+        atts.append(w[0])
+    hs.append(ln(x, p + "final_layer_norm")[0])
+    return torch.stack(atts), torch.stack(hs)
+
+
+def _rotate_every_two(x):
+    x1, x2 = x[:, :, :, ::2], x[:, :, :, 1::2]
+    return torch.stack((-x2, x1), dim=-1).flatten(-2)
+
+
+def gptj(W, cfg, ids, mask, tt):
+    """Transcribed the way modeling_gptj.py writes it: create_sinusoidal_positions over
+    rotary_dim, sin/cos repeat_interleave'd and rotate_every_two on [..., :rotary_dim] of
+    [batch, seq, heads, head_dim], scores / sqrt(head_dim), and GPTJBlock's
+    attn_output + feed_forward_hidden_states + residual from one ln_1."""
+    p = "transformer."
+    D, H, L, T, rd = cfg["n_embd"], cfg["n_head"], cfg["n_layer"], len(ids), cfg["rotary_dim"]
+    hd = D // H
+    ln = lambda v, n: F.layer_norm(v, (D,), W[n + ".weight"], W[n + ".bias"], cfg["layer_norm_epsilon"])  # noqa: E731
+    inv_freq = 1.0 / (10000 ** (torch.arange(0, rd, 2, dtype=torch.int64) / rd))
+    sinusoid = torch.einsum("i , j -> i j", torch.arange(T, dtype=torch.int64).double(), inv_freq)
+    sin = torch.repeat_interleave(torch.sin(sinusoid)[None, :, None, :], 2, 3)
+    cos = torch.repeat_interleave(torch.cos(sinusoid)[None, :, None, :], 2, 3)
+    add = _causal_padding_mask(T, mask)
+    x = W[p + "wte.weight"][torch.tensor(ids)][None]
+    hs, atts = [], []
+    for i in range(L):
+        hs.append(x[0])
+        q = f"{p}h.{i}."
+        h = ln(x, q + "ln_1")
+        query, key, value = (F.linear(h, W[q + f"attn.{n}_proj.weight"]).view(1, T, H, hd) for n in ("q", "k", "v"))
+        rot = lambda t: torch.cat([t[..., :rd] * cos + _rotate_every_two(t[..., :rd]) * sin, t[..., rd:]], -1)  # noqa: E731,E501
+        query, key, value = rot(query).permute(0, 2, 1, 3), rot(key).permute(0, 2, 1, 3), value.permute(0, 2, 1, 3)
+        w = F.softmax(torch.matmul(query, key.transpose(-1, -2)) / torch.sqrt(torch.tensor(float(hd))) + add, dim=-1)
+        attn = F.linear(torch.matmul(w, value).permute(0, 2, 1, 3).reshape(1, T, D), W[q + "attn.out_proj.weight"])
+        ff = F.linear(F.gelu(F.linear(h, W[q + "mlp.fc_in.weight"], W[q + "mlp.fc_in.bias"]), approximate="tanh"),
+                      W[q + "mlp.fc_out.weight"], W[q + "mlp.fc_out.bias"])
+        x = attn + ff + x
+        atts.append(w[0])
+    hs.append(ln(x, p + "ln_f")[0])
+    return torch.stack(atts), torch.stack(hs)
+
+
+def phi3(W, cfg, ids, mask, tt):
+    """Transcribed the way modeling_phi3.py writes it: qkv[..., :query_pos] and the two key/value
+    slices, Phi3RotaryEmbedding over int(head_dim * partial_rotary_factor) with
+    apply_rotary_pos_emb's q_rot / q_pass, repeat_kv, the sliding-window causal mask
+    (kv_idx > q_idx - sliding_window) and Phi3MLP's gate_up_proj.chunk(2)."""
+    D, H, KV, L = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["num_hidden_layers"]
+    hd, eps, T = D // H, cfg["rms_norm_eps"], len(ids)
+    rd = int(hd * cfg["partial_rotary_factor"])
+    min_dtype = torch.finfo(torch.float64).min
+    q_idx, kv_idx = torch.arange(T)[:, None], torch.arange(T)[None, :]
+    allowed = (kv_idx <= q_idx) & (kv_idx > q_idx - cfg["sliding_window"]) & (torch.tensor(mask)[None, :] != 0)
+    add = torch.where(allowed, torch.tensor(0.0), torch.tensor(min_dtype))[None, None]
+    inv_freq = 1.0 / (cfg["rope_theta"] ** (torch.arange(0, rd, 2, dtype=torch.int64).double() / rd))
+    freqs = (inv_freq[:, None] @ torch.arange(T).double()[None, :]).T
+    emb = torch.cat((freqs, freqs), dim=-1)
+    cos, sin = emb.cos()[None, None], emb.sin()[None, None]
+    x = W["model.embed_tokens.weight"][torch.tensor(ids)][None]
+    hs, atts = [], []
+    for i in range(L):
+        hs.append(x[0])
+        p = f"model.layers.{i}."
+        qkv = F.linear(_rms(x, W[p + "input_layernorm.weight"], eps), W[p + "self_attn.qkv_proj.weight"])
+        query_pos = H * hd
+        q = qkv[..., :query_pos].view(1, T, -1, hd).transpose(1, 2)
+        k = qkv[..., query_pos:query_pos + KV * hd].view(1, T, -1, hd).transpose(1, 2)
+        v = qkv[..., query_pos + KV * hd:].view(1, T, -1, hd).transpose(1, 2)
+        q = torch.cat([q[..., :rd] * cos + _rotate_half(q[..., :rd]) * sin, q[..., rd:]], dim=-1)
+        k = torch.cat([k[..., :rd] * cos + _rotate_half(k[..., :rd]) * sin, k[..., rd:]], dim=-1)
+        k, v = _repeat_kv(k, H // KV), _repeat_kv(v, H // KV)
+        w = F.softmax(torch.matmul(q, k.transpose(2, 3)) * hd ** -0.5 + add, dim=-1)
+        x = x + F.linear(torch.matmul(w, v).transpose(1, 2).reshape(1, T, -1), W[p + "self_attn.o_proj.weight"])
+        up_states = F.linear(_rms(x, W[p + "post_attention_layernorm.weight"], eps), W[p + "mlp.gate_up_proj.weight"])
+        gate, up_states = up_states.chunk(2, dim=-1)
+        x = x + F.linear(up_states * F.silu(gate), W[p + "mlp.down_proj.weight"])
+        atts.append(w[0])
+    hs.append(_rms(x, W["model.norm.weight"], eps)[0])
+    return torch.stack(atts), torch.stack(hs)
+
+
 class _GemmaRMSNorm(nn.Module):
     """Gemma2RMSNorm / Gemma3RMSNorm: x * rsqrt(mean(x^2) + eps) * (1 + weight), in float32
     semantics (float64 here)."""
@@ -313,11 +445,13 @@ def main():
         os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "tests", "data", "models")
     worst_all = 0.0
     for name in ("bert", "bert_mlm", "roberta", "distilbert", "gpt2", "gpt2_plain", "llama", "qwen2",
-                 "mistral", "qwen3", "opt", "opt_post_ln", "gemma2", "gemma3"):
+                 "mistral", "qwen3", "opt", "opt_post_ln", "gpt_neox", "gpt_neox_sequential", "gptj",
+                 "phi3", "gemma2", "gemma3"):
         d = os.path.join(root, name)
         cfg = json.load(open(os.path.join(d, "config.json")))
         W = _load(d)
         fn = {"gpt2": gpt2, "llama": llama, "qwen2": llama, "mistral": llama, "qwen3": llama, "opt": opt,
+              "gpt_neox": gpt_neox, "gptj": gptj, "phi3": phi3,
               "gemma2": gemma, "gemma3_text": gemma}.get(cfg["model_type"], encoder)
         worst = 0.0
         for case in json.load(open(os.path.join(d, "golden.json"), encoding="utf-8"))["cases"]:
@@ -328,7 +462,7 @@ def main():
                         float((hs - torch.from_numpy(g["hidden_states"].astype(np.float64))).abs().max()))
             if logits:  # Gemma's goldens carry the soft-capped logits too
                 worst = max(worst, float((logits[0] - torch.from_numpy(g["logits"].astype(np.float64))).abs().max()))
-        print(f"{name:11s} torch.nn max |diff| vs golden: {worst:.2e}")
+        print(f"{name:19s} torch.nn max |diff| vs golden: {worst:.2e}")
         worst_all = max(worst_all, worst)
     if worst_all > 1e-5:
         sys.exit("MISMATCH")

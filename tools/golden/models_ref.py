@@ -330,6 +330,173 @@ def opt_forward(W, cfg, input_ids, attention_mask, prefix="model.decoder."):
 
 
 # ------------------------------------------------------------------------------------------
+# GPT-NeoX / Pythia (modeling_gpt_neox.py GPTNeoXAttention._attn_projections_and_rope, _attn,
+# GPTNeoXRotaryEmbedding, GPTNeoXLayer, GPTNeoXMLP): qkv viewed [T, heads, 3 * head_size] (per
+# head q | k | v); rotate_half RoPE on the first rotary_ndims = int(head_size * rotary_pct)
+# features with inv_freq over rotary_ndims; use_parallel_residual: x + attn(ln1(x)) + mlp(ln2(x)),
+# else x' = x + attn(ln1(x)), x' + mlp(ln2(x')); final_layer_norm; positions 0..T-1.
+# ------------------------------------------------------------------------------------------
+
+
+def gpt_neox_forward(W, cfg, input_ids, attention_mask, prefix="gpt_neox."):
+    ids = np.asarray(input_ids)
+    T = len(ids)
+    g = lambda n: W[prefix + n]  # noqa: E731
+    D, H = cfg["hidden_size"], cfg["num_attention_heads"]
+    d = D // H
+    rd = int(d * cfg["rotary_pct"])
+    eps = cfg["layer_norm_eps"]
+    bias = cfg.get("attention_bias", True)
+    pos = np.arange(T)
+    cos, sin = rope_cos_sin(T, rd, cfg["rotary_emb_base"])
+    qi, kj = np.arange(T)[:, None], np.arange(T)[None, :]
+    allowed = (kj <= qi) & _key_mask(attention_mask, T)
+    act = ACT[cfg["hidden_act"]]
+    ln = lambda v, n: layer_norm(v, g(n + ".weight"), g(n + ".bias"), eps)  # noqa: E731
+
+    def rotate(t):  # t [H, T, d]: RoPE on [..., :rd], the rest passes
+        r = t[..., :rd]
+        return np.concatenate([r * cos[None] + rotate_half(r) * sin[None], t[..., rd:]], axis=-1)
+
+    def mlp(v, p):
+        h = act(linear(v, g(p + "mlp.dense_h_to_4h.weight"), g(p + "mlp.dense_h_to_4h.bias")))
+        return linear(h, g(p + "mlp.dense_4h_to_h.weight"), g(p + "mlp.dense_4h_to_h.bias"))
+
+    x = g("embed_in.weight")[ids]
+    hs, atts = [], []
+    for i in range(cfg["num_hidden_layers"]):
+        hs.append(x)
+        p = f"layers.{i}."
+        a = p + "attention."
+        qkv = linear(ln(x, p + "input_layernorm"), g(a + "query_key_value.weight"),
+                     g(a + "query_key_value.bias") if bias else None).reshape(T, H, 3 * d)
+        q, k, v = (qkv[..., j * d:(j + 1) * d].transpose(1, 0, 2) for j in range(3))
+        q, k = rotate(q), rotate(k)
+        probs = softmax_masked(q @ k.transpose(0, 2, 1) * d ** -0.5, allowed)
+        ctx = (probs @ v).transpose(1, 0, 2).reshape(T, D)
+        attn = linear(ctx, g(a + "dense.weight"), g(a + "dense.bias") if bias else None)
+        if cfg.get("use_parallel_residual", True):
+            x = mlp(ln(x, p + "post_attention_layernorm"), p) + attn + x
+        else:
+            attn = attn + x
+            x = mlp(ln(attn, p + "post_attention_layernorm"), p) + attn
+        atts.append(probs)
+    x = ln(x, "final_layer_norm")
+    hs.append(x)
+    return dict(attentions=np.stack(atts), hidden_states=np.stack(hs), last_hidden_state=x,
+                position_ids=pos)
+
+
+# ------------------------------------------------------------------------------------------
+# GPT-J (modeling_gptj.py create_sinusoidal_positions, rotate_every_two, apply_rotary_pos_emb,
+# GPTJAttention, GPTJMLP, GPTJBlock): q, k, v, out_proj without bias; RoPE on the first
+# rotary_dim features with pairs (2i, 2i + 1) (sin/cos repeat_interleave'd), base 10000 over
+# rotary_dim; scores / sqrt(head_dim); block x + attn(ln_1(x)) + mlp(ln_1(x)); ln_f.
+# ------------------------------------------------------------------------------------------
+
+
+def rotate_every_two(x):
+    return np.stack([-x[..., 1::2], x[..., 0::2]], axis=-1).reshape(x.shape)
+
+
+def gptj_forward(W, cfg, input_ids, attention_mask, prefix="transformer."):
+    ids = np.asarray(input_ids)
+    T = len(ids)
+    g = lambda n: W[prefix + n]  # noqa: E731
+    D, H = cfg["n_embd"], cfg["n_head"]
+    d = D // H
+    rd = cfg["rotary_dim"]
+    eps = cfg["layer_norm_epsilon"]
+    pos = np.arange(T)
+    inv_freq = 1.0 / (10000 ** (np.arange(0, rd, 2, dtype=np.float64) / rd))
+    angle = pos[:, None].astype(np.float64) * inv_freq[None, :]
+    sin = np.repeat(np.sin(angle), 2, axis=-1)  # repeat_interleave(sin, 2)
+    cos = np.repeat(np.cos(angle), 2, axis=-1)
+    qi, kj = np.arange(T)[:, None], np.arange(T)[None, :]
+    allowed = (kj <= qi) & _key_mask(attention_mask, T)
+    act = ACT[cfg["activation_function"]]
+
+    def rotate(t):  # t [H, T, d]
+        r = t[..., :rd]
+        return np.concatenate([r * cos[None] + rotate_every_two(r) * sin[None], t[..., rd:]], -1)
+
+    x = g("wte.weight")[ids]
+    hs, atts = [], []
+    for i in range(cfg["n_layer"]):
+        hs.append(x)
+        p = f"h.{i}."
+        h = layer_norm(x, g(p + "ln_1.weight"), g(p + "ln_1.bias"), eps)
+        q, k, v = (linear(h, g(p + f"attn.{n}_proj.weight")).reshape(T, H, d).transpose(1, 0, 2)
+                   for n in ("q", "k", "v"))
+        q, k = rotate(q), rotate(k)
+        probs = softmax_masked(q @ k.transpose(0, 2, 1) / math.sqrt(d), allowed)
+        ctx = (probs @ v).transpose(1, 0, 2).reshape(T, D)
+        attn = linear(ctx, g(p + "attn.out_proj.weight"))
+        ff = linear(act(linear(h, g(p + "mlp.fc_in.weight"), g(p + "mlp.fc_in.bias"))),
+                    g(p + "mlp.fc_out.weight"), g(p + "mlp.fc_out.bias"))
+        x = attn + ff + x
+        atts.append(probs)
+    x = layer_norm(x, g("ln_f.weight"), g("ln_f.bias"), eps)
+    hs.append(x)
+    return dict(attentions=np.stack(atts), hidden_states=np.stack(hs), last_hidden_state=x,
+                position_ids=pos)
+
+
+# ------------------------------------------------------------------------------------------
+# Phi-3 (modeling_phi3.py Phi3Attention, Phi3MLP, Phi3RotaryEmbedding, apply_rotary_pos_emb,
+# Phi3DecoderLayer): qkv_proj rows q | k | v (query_pos = heads * head_dim), gate_up_proj rows
+# gate | up (chunk(2)), up * act(gate); rotate_half RoPE on the first
+# int(head_dim * partial_rotary_factor) features; sliding_window (when set) on every layer with
+# the rule kv_idx > q_idx - sliding_window; RMSNorm pre-norm, final model.norm.
+# ------------------------------------------------------------------------------------------
+
+
+def phi3_forward(W, cfg, input_ids, attention_mask):
+    ids = np.asarray(input_ids)
+    T = len(ids)
+    D, H = cfg["hidden_size"], cfg["num_attention_heads"]
+    KV = cfg.get("num_key_value_heads") or H
+    d = cfg.get("head_dim") or D // H
+    rd = int(d * cfg.get("partial_rotary_factor", 1.0))
+    I = cfg["intermediate_size"]
+    eps = cfg["rms_norm_eps"]
+    pos = np.arange(T)
+    cos, sin = rope_cos_sin(T, rd, cfg["rope_theta"])
+    qi, kj = np.arange(T)[:, None], np.arange(T)[None, :]
+    allowed = (kj <= qi) & _key_mask(attention_mask, T)
+    if cfg.get("sliding_window") is not None:
+        allowed = allowed & (kj > qi - cfg["sliding_window"])
+    act = ACT[cfg["hidden_act"]]
+
+    def rotate(t):  # t [heads, T, d]
+        r = t[..., :rd]
+        return np.concatenate([r * cos[None] + rotate_half(r) * sin[None], t[..., rd:]], axis=-1)
+
+    x = W["model.embed_tokens.weight"][ids]
+    hs, atts = [], []
+    for i in range(cfg["num_hidden_layers"]):
+        hs.append(x)
+        p = f"model.layers.{i}."
+        h = rms_norm(x, W[p + "input_layernorm.weight"], eps)
+        qkv = linear(h, W[p + "self_attn.qkv_proj.weight"])
+        q = qkv[:, :H * d].reshape(T, H, d).transpose(1, 0, 2)
+        k = qkv[:, H * d:(H + KV) * d].reshape(T, KV, d).transpose(1, 0, 2)
+        v = qkv[:, (H + KV) * d:].reshape(T, KV, d).transpose(1, 0, 2)
+        q, k = rotate(q), rotate(k)
+        k, v = np.repeat(k, H // KV, axis=0), np.repeat(v, H // KV, axis=0)
+        probs = softmax_masked(q @ k.transpose(0, 2, 1) * d ** -0.5, allowed)
+        ctx = (probs @ v).transpose(1, 0, 2).reshape(T, H * d)
+        x = x + linear(ctx, W[p + "self_attn.o_proj.weight"])
+        h = rms_norm(x, W[p + "post_attention_layernorm.weight"], eps)
+        gate_up = linear(h, W[p + "mlp.gate_up_proj.weight"])
+        x = x + linear(gate_up[:, I:] * act(gate_up[:, :I]), W[p + "mlp.down_proj.weight"])
+        atts.append(probs)
+    x = rms_norm(x, W["model.norm.weight"], eps)
+    hs.append(x)
+    return dict(attentions=np.stack(atts), hidden_states=np.stack(hs), last_hidden_state=x,
+                position_ids=pos)
+
+
 # Gemma 2 / Gemma 3 text (modeling_gemma2.py, modeling_gemma3.py): Gemma2RMSNorm scales by
 # (1 + weight); embeddings times sqrt(hidden_size) cast to the hidden dtype (float32 here);
 # input_layernorm, post_attention_layernorm (on the attention output), pre_ and

@@ -149,19 +149,22 @@ void CpuBackend::gatedActivation(const DeviceTensor& gate, const DeviceTensor& u
     for (std::size_t i = 0; i < g.size(); ++i) result[i] = activate(g[i], kind) * u[i];
 }
 
-void CpuBackend::rope(DeviceTensor& x, int heads, int headDim, std::span<const int32_t> positions, double theta) {
+void CpuBackend::rope(DeviceTensor& x, const RotaryParams& p, std::span<const int32_t> positions) {
     MatrixMap values = mutableMatrixOf(x);
-    const int half = headDim / 2;
+    const int half = p.rotaryDim / 2;
+    // Feature offsets of pair i within a head: (i, i + half) rotate-half, (2i, 2i + 1) interleaved.
+    const int step = p.interleaved ? 2 : 1, partner = p.interleaved ? 1 : half;
     // HF: inv_freq = 1 / theta^(2i/d) held in f32; angle = position · inv_freq in f32.
     std::vector<float> inverseFrequency;
-    for (int i = 0; i < half; ++i) inverseFrequency.push_back(float(1.0 / std::pow(theta, 2.0 * i / headDim)));
+    for (int i = 0; i < half; ++i)
+        inverseFrequency.push_back(float(1.0 / std::pow(p.theta, 2.0 * i / p.rotaryDim)));
     for (Eigen::Index t = 0; t < values.rows(); ++t)
-        for (int h = 0; h < heads; ++h)
+        for (int h = 0; h < p.heads; ++h)
             for (int i = 0; i < half; ++i) {
                 const float angle = float(positions[std::size_t(t)]) * inverseFrequency[std::size_t(i)];
                 const float c = std::cos(angle), s = std::sin(angle);
-                float& a = values(t, h * headDim + i);
-                float& b = values(t, h * headDim + i + half);
+                float& a = values(t, h * p.headDim + i * step);
+                float& b = values(t, h * p.headDim + i * step + partner);
                 const float x1 = a, x2 = b;
                 a = x1 * c - x2 * s;
                 b = x2 * c + x1 * s;

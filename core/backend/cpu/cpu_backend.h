@@ -52,7 +52,9 @@ public:
     void activation(const DeviceTensor& x, Activation kind, DeviceTensor& out) override;
     void gatedActivation(const DeviceTensor& gate, const DeviceTensor& up, Activation kind,
                          DeviceTensor& out) override;
-    void rope(DeviceTensor& x, int heads, int headDim, std::span<const int32_t> positions, double theta) override;
+    using Backend::rope;
+    void rope(DeviceTensor& x, const RotaryParams& params,
+              std::span<const int32_t> positions) override;
     void attention(const DeviceTensor& q, const DeviceTensor& k, const DeviceTensor& v, const AttentionParams& params,
                    DeviceTensor& context, DeviceTensor* scores, DeviceTensor* probs) override;
 

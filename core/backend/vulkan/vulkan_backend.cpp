@@ -82,24 +82,24 @@ const Buffer& VulkanBackend::transient(std::span<const std::byte> bytes) {
 
 // cos and sin of every (position, pair) angle, computed as Hugging Face (and the CPU backend)
 // do: inverse frequencies and angles in f32, so that both backends rotate by the same angles.
-const Buffer& VulkanBackend::ropeTable(std::span<const int32_t> positions, int headDim,
+const Buffer& VulkanBackend::ropeTable(std::span<const int32_t> positions, int rotaryDim,
                                        double theta) {
-    const bool cached = rope_.buffer && rope_.headDim == headDim && rope_.theta == theta &&
+    const bool cached = rope_.buffer && rope_.rotaryDim == rotaryDim && rope_.theta == theta &&
                         std::equal(positions.begin(), positions.end(), rope_.positions.begin(),
                                    rope_.positions.end());
     if (!cached) {
-        const int half = headDim / 2;
+        const int half = rotaryDim / 2;
         std::vector<float> table;
         table.reserve(positions.size() * std::size_t(half) * 2);
         for (const int32_t position : positions)
             for (int i = 0; i < half; ++i) {
-                const auto inverseFrequency = float(1.0 / std::pow(theta, 2.0 * i / headDim));
+                const auto inverseFrequency = float(1.0 / std::pow(theta, 2.0 * i / rotaryDim));
                 const float angle = float(position) * inverseFrequency;
                 table.push_back(float(std::cos(double(angle))));
                 table.push_back(float(std::sin(double(angle))));
             }
         rope_ = {{positions.begin(), positions.end()},
-                 headDim,
+                 rotaryDim,
                  theta,
                  std::make_shared<Buffer>(*context_, std::max<std::size_t>(table.size() * 4, 4))};
         rope_.buffer->upload(std::span<const float>(table));

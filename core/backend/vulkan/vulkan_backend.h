@@ -72,8 +72,9 @@ public:
     void activation(const DeviceTensor& x, Activation kind, DeviceTensor& out) override;
     void gatedActivation(const DeviceTensor& gate, const DeviceTensor& up, Activation kind,
                          DeviceTensor& out) override;
-    void rope(DeviceTensor& x, int heads, int headDim, std::span<const int32_t> positions,
-              double theta) override;
+    using Backend::rope;
+    void rope(DeviceTensor& x, const RotaryParams& params,
+              std::span<const int32_t> positions) override;
     void attention(const DeviceTensor& q, const DeviceTensor& k, const DeviceTensor& v,
                    const AttentionParams& params, DeviceTensor& context, DeviceTensor* scores,
                    DeviceTensor* probs) override;
@@ -105,7 +106,8 @@ private:
     const VulkanStorage& use(const DeviceTensor& tensor);
     // A small buffer holding `words` for the pending commands (ids, masks, tables).
     const Buffer& transient(std::span<const std::byte> bytes);
-    const Buffer& ropeTable(std::span<const int32_t> positions, int headDim, double theta);
+    // [T, rotaryDim/2] of (cos, sin), cached for the positions, width and theta last asked for.
+    const Buffer& ropeTable(std::span<const int32_t> positions, int rotaryDim, double theta);
     void dispatchMatmul(const MatmulDispatch& dispatch); // one dispatch of matmul.comp
     // splitHeads (toSplit) and mergeHeads between tokens [T, H·d] and split [H, T, d].
     void dispatchHeads(const RowView& tokens, const RowView& split, int64_t heads, bool toSplit);
@@ -119,7 +121,7 @@ private:
     std::shared_ptr<Buffer> placeholder_; // bound where an optional input or output is absent
     struct RopeTable {
         std::vector<int32_t> positions;
-        int headDim = 0;
+        int rotaryDim = 0;
         double theta = 0.0;
         std::shared_ptr<Buffer> buffer;
     } rope_; // models rotate q and k of every layer with the same positions

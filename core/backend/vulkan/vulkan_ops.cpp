@@ -31,7 +31,7 @@ struct GatherPush {
     uint32_t D, t0, outRow0, tableRow0, tableRows, tableBufferRow0;
 };
 struct RopePush {
-    uint32_t rows, heads, D, t0, xRow0;
+    uint32_t rows, heads, D, t0, xRow0, R, interleaved;
 };
 } // namespace
 
@@ -134,23 +134,30 @@ void VulkanBackend::gatedActivation(const DeviceTensor& gate, const DeviceTensor
     }
 }
 
-void VulkanBackend::rope(DeviceTensor& x, int heads, int headDim,
-                         std::span<const int32_t> positions, double theta) {
-    if (headDim <= 0 || headDim % 2 != 0)
-        badShape("rope", "headDim " + std::to_string(headDim) + " is not even");
-    requireShape("rope", "x", x, {int64_t(positions.size()), int64_t(heads) * headDim});
+void VulkanBackend::rope(DeviceTensor& x, const RotaryParams& p,
+                         std::span<const int32_t> positions) {
+    if (p.rotaryDim <= 0 || p.rotaryDim % 2 != 0 || p.rotaryDim > p.headDim)
+        badShape("rope", "rotaryDim " + std::to_string(p.rotaryDim) +
+                             " is not even and within headDim " + std::to_string(p.headDim));
+    requireShape("rope", "x", x, {int64_t(positions.size()), int64_t(p.heads) * p.headDim});
     requireStorageRows("rope", x);
     if (positions.empty()) return;
     const VulkanStorage& xs = use(x);
-    const Buffer& table = ropeTable(positions, headDim, theta);
+    const Buffer& table = ropeTable(positions, p.rotaryDim, p.theta);
     const auto& shader = pipeline("rope", {config_.elementwiseWorkgroup});
     for (const RowSegment& s : rowSegments(xs.rows(), {{&xs}})) {
         const auto xp = xs.locate(s.begin);
-        const RopePush push{uint32_t(s.rows()), uint32_t(heads), uint32_t(headDim),
-                            uint32_t(s.begin), xp.row};
+        const RopePush push{uint32_t(s.rows()),
+                            uint32_t(p.heads),
+                            uint32_t(p.headDim),
+                            uint32_t(s.begin),
+                            xp.row,
+                            uint32_t(p.rotaryDim),
+                            uint32_t(p.interleaved)};
         const std::array<Binding, 2> bindings{{{xp.buffer, true}, {&table}}};
-        recorder_.dispatch(shader, bindings, push,
-                           groupsFor(s.rows() * heads * headDim / 2, config_.elementwiseWorkgroup));
+        recorder_.dispatch(
+            shader, bindings, push,
+            groupsFor(s.rows() * p.heads * p.rotaryDim / 2, config_.elementwiseWorkgroup));
     }
 }
 
