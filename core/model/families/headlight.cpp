@@ -3,6 +3,7 @@
 // Its weights are read by core/model/zoo_layout.cpp; the zoo's own format has no extra tensors,
 // so nothing is ignored on load.
 #include "model/families/shared_readers.h"
+#include "model/families/lm_heads.h"
 #include "model/model_family.h"
 #include "model/weight_reader.h"
 #include "variants/applicability.h"
@@ -68,5 +69,6 @@ const ModelFamily kHeadlightFamily{Architecture::Headlight,
                                    readZooWeights,
                                    {},
                                    ignoredInBase,
-                                   nullptr};
+                                   nullptr,
+                                   families::readTiedHead};
 } // namespace headlight

@@ -2,6 +2,7 @@
 // sliding_window means HF's default of 4096; an explicit null means none.
 #include "model/families/layout_helpers.h"
 #include "model/families/shared_readers.h"
+#include "model/families/lm_heads.h"
 #include "model/model_family.h"
 
 namespace headlight {
@@ -24,5 +25,6 @@ const ModelFamily kMistralFamily{Architecture::Mistral,
                                  families::readLlamaWeights,
                                  families::taskHeads(),
                                  families::isRotaryBuffer,
-                                 nullptr};
+                                 nullptr,
+                                 families::readCausalLmHead};
 } // namespace headlight

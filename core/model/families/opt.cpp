@@ -5,6 +5,7 @@
 // or post-LN without one (350m).
 #include "model/families/layout_helpers.h"
 #include "model/families/shared_readers.h"
+#include "model/families/lm_heads.h"
 #include "model/model_family.h"
 
 namespace headlight {
@@ -95,5 +96,6 @@ const ModelFamily kOptFamily{Architecture::Opt,
                              readWeights,
                              families::taskHeads(),
                              ignoredInBase,
-                             positionIds};
+                             positionIds,
+                             families::readCausalLmHead};
 } // namespace headlight
