@@ -110,7 +110,7 @@ render::HeatmapFigure effectGrid(const EffectRequest& request, const std::vector
         }
     f.rowAxis = QStringLiteral("Model");
     f.colAxis = QStringLiteral("Variant");
-    f.absentLabel = QStringLiteral("refused");
+    if (std::find(f.absent.begin(), f.absent.end(), true) != f.absent.end()) f.absentLabel = QStringLiteral("refused");
     f.title = agreement ? QStringLiteral("Top-1 agreement with exact attention")
                         : QStringLiteral("Mean KL(p_exact ‖ p_variant), nats per position");
     f.colorBar = agreement ? render::ColorBar{render::Colormap::Viridis, 0.0f, 1.0f, QStringLiteral("Share of positions")}

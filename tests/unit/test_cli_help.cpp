@@ -24,7 +24,8 @@ const std::map<QString, QStringList> kOptions = {
      {"--list-views", "--model", "--text", "--texts", "--variant", "--view", "--layer", "--head",
       "--dpi", "--size", "--backend", "--vulkan-device", "--out", "--scene", "--scenario"}},
     {"figures",
-     {"--corpus", "--out", "--models", "--format", "--dpi", "--backend", "--vulkan-device"}},
+     {"--corpus", "--out", "--models", "--format", "--dpi", "--backend", "--vulkan-device",
+      "--variants"}},
     {"info", {"--model", "--json"}},
     {"inspect",
      {"--model", "--text", "--text-pair", "--no-special-tokens", "--ids", "--token-type-ids",
@@ -85,7 +86,8 @@ private Q_SLOTS:
             expected << "-h, --help";
             std::sort(expected.begin(), expected.end());
             QCOMPARE(names, expected);
-            QVERIFY2(!section(run.out, "example:").filter("  headlight " + command + " ").isEmpty(),
+            const QString examples = run.out.contains("\nexamples:\n") ? "examples:" : "example:";
+            QVERIFY2(!section(run.out, examples).filter("  headlight " + command + " ").isEmpty(),
                      qPrintable(run.out));
             QCOMPARE(runHeadlight({command, "-h"}).out, run.out);
             QCOMPARE(runHeadlight({"help", command}).out, run.out);
@@ -150,7 +152,7 @@ private Q_SLOTS:
         QTest::newRow("stray word")
             << QStringList{"devices", "gpu"} << "headlight devices: unknown argument 'gpu'";
         QTest::newRow("no figure set")
-            << QStringList{"figures"} << "headlight figures: give the figure set: realformer";
+            << QStringList{"figures"} << "headlight figures: give the figure set: realformer or variant-effect";
     }
 
     void mistakesPrintTheReasonThenTheUsage() {
