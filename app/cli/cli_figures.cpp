@@ -203,8 +203,9 @@ int runFigures(const CliArgs& args) {
 CliCommand figuresCommand() {
     CliCommand command{
         QStringLiteral("figures"),
-        QStringLiteral("the RealFormer paper's entropy and JSD figures for the zoo's Post-LN, "
-                       "Pre-LN and RealFormer models over a corpus; what variants do to models' output"),
+        QStringLiteral(
+            "the RealFormer paper's entropy and JSD figures for the zoo's Post-LN, "
+            "Pre-LN and RealFormer models over a corpus; what variants do to models' output"),
         {QStringLiteral("realformer --corpus FILE --out DIR [--models DIR] "
                         "[--format pdf|svg|png]... [--dpi N] [--backend cpu|vulkan] "
                         "[--vulkan-device SEL]"),
@@ -226,8 +227,9 @@ CliCommand figuresCommand() {
          vulkanDeviceOption()},
         {QStringLiteral("headlight figures realformer --corpus resources/texts/jargon-heldout.txt "
                         "--out figures/"),
-         QStringLiteral("headlight figures variant-effect --corpus resources/texts/jargon-heldout.txt "
-                        "--models post_ln,pre_ln --variants window.json,alibi.json --out figures/")},
+         QStringLiteral(
+             "headlight figures variant-effect --corpus resources/texts/jargon-heldout.txt "
+             "--models post_ln,pre_ln --variants window.json,alibi.json --out figures/")},
         &runFigures,
     };
     for (const CliOption& option : variantEffectOptions())

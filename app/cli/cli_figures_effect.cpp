@@ -47,15 +47,18 @@ QString modelSource(const QString& model) {
     const std::optional<QString> resources = resourcesFolder();
     const QString zoo = resources ? *resources + QStringLiteral("/models/") + model : QString();
     if (!zoo.isEmpty() && QFileInfo(zoo).isDir()) return zoo;
-    throw CliError("--models: '" + model.toStdString() + "' is neither a checkpoint folder nor a zoo model");
+    throw CliError("--models: '" + model.toStdString() +
+                   "' is neither a checkpoint folder nor a zoo model");
 }
 
 NamedVariant readVariantFile(const QString& path) {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
-        throw CliError("cannot read --variants " + path.toStdString() + ": " + file.errorString().toStdString());
+        throw CliError("cannot read --variants " + path.toStdString() + ": " +
+                       file.errorString().toStdString());
     try {
-        return {QFileInfo(path).completeBaseName(), variants::parseVariantSpec(file.readAll().toStdString())};
+        return {QFileInfo(path).completeBaseName(),
+                variants::parseVariantSpec(file.readAll().toStdString())};
     } catch (const std::exception& error) {
         throw CliError(path.toStdString() + ": " + error.what());
     }
@@ -71,7 +74,8 @@ EffectRequest parseEffectRequest(const CliArgs& args) {
     request.formats = args.values("--format");
     if (request.formats.isEmpty()) request.formats = {QStringLiteral("pdf"), QStringLiteral("png")};
     for (const QString& format : request.formats)
-        if (format != QLatin1String("pdf") && format != QLatin1String("svg") && format != QLatin1String("png"))
+        if (format != QLatin1String("pdf") && format != QLatin1String("svg") &&
+            format != QLatin1String("png"))
             throw CliError("--format must be pdf, svg or png; not '" + format.toStdString() + "'");
     try {
         request.texts = readCorpus(corpus);
@@ -81,9 +85,11 @@ EffectRequest parseEffectRequest(const CliArgs& args) {
     if (request.texts.isEmpty())
         throw CliError("--corpus " + corpus.toStdString() + " holds no text (one text per line)");
     request.corpusName = QFileInfo(corpus).fileName();
-    request.options.dpi = args.integer("--dpi", request.options.dpi, render::kMinDpi, render::kMaxDpi);
+    request.options.dpi =
+        args.integer("--dpi", request.options.dpi, render::kMinDpi, render::kMaxDpi);
     request.out = QDir(out);
-    if (!request.out.exists() && !QDir().mkpath(out)) throw CliError("cannot create the folder " + out.toStdString());
+    if (!request.out.exists() && !QDir().mkpath(out))
+        throw CliError("cannot create the folder " + out.toStdString());
     return request;
 }
 
@@ -92,8 +98,8 @@ void showEffectProgress(const QString& model, std::size_t done, std::size_t tota
     if (done == total) std::fputc('\n', stderr);
 }
 
-render::HeatmapFigure effectGrid(const EffectRequest& request, const std::vector<std::vector<EffectRow>>& rows,
-                                 bool agreement) {
+render::HeatmapFigure effectGrid(const EffectRequest& request,
+                                 const std::vector<std::vector<EffectRow>>& rows, bool agreement) {
     render::HeatmapFigure f;
     f.rows = int(request.models.size());
     f.cols = int(request.variants.size());
@@ -110,36 +116,43 @@ render::HeatmapFigure effectGrid(const EffectRequest& request, const std::vector
         }
     f.rowAxis = QStringLiteral("Model");
     f.colAxis = QStringLiteral("Variant");
-    if (std::find(f.absent.begin(), f.absent.end(), true) != f.absent.end()) f.absentLabel = QStringLiteral("refused");
+    if (std::find(f.absent.begin(), f.absent.end(), true) != f.absent.end())
+        f.absentLabel = QStringLiteral("refused");
     f.title = agreement ? QStringLiteral("Top-1 agreement with exact attention")
                         : QStringLiteral("Mean KL(p_exact ‖ p_variant), nats per position");
-    f.colorBar = agreement ? render::ColorBar{render::Colormap::Viridis, 0.0f, 1.0f, QStringLiteral("Share of positions")}
-                           : render::ColorBar{render::Colormap::Blues, 0.0f, high, QStringLiteral("nats")};
+    f.colorBar =
+        agreement ? render::ColorBar{render::Colormap::Viridis, 0.0f, 1.0f,
+                                     QStringLiteral("Share of positions")}
+                  : render::ColorBar{render::Colormap::Blues, 0.0f, high, QStringLiteral("nats")};
     return f;
 }
 
-void writeEffectFiles(const EffectRequest& request, const std::vector<std::vector<EffectRow>>& rows) {
+void writeEffectFiles(const EffectRequest& request,
+                      const std::vector<std::vector<EffectRow>>& rows) {
     render::DataTable table;
-    table.header = {"model", "variant", "texts", "positions", "mean_kl_nats", "top1_agreement", "mean_top5_flips",
-                    "error"};
+    table.header = {"model",        "variant",        "texts",           "positions",
+                    "mean_kl_nats", "top1_agreement", "mean_top5_flips", "error"};
     for (std::size_t m = 0; m < rows.size(); ++m)
         for (const EffectRow& row : rows[m])
-            table.rows.push_back({request.models[qsizetype(m)], row.variant, QString::number(row.texts),
-                                  QString::number(row.positions), QString::number(row.meanKl, 'g', 9),
-                                  QString::number(row.top1Agreement, 'g', 9), QString::number(row.meanTopKFlips, 'g', 9),
-                                  row.error});
+            table.rows.push_back({request.models[qsizetype(m)], row.variant,
+                                  QString::number(row.texts), QString::number(row.positions),
+                                  QString::number(row.meanKl, 'g', 9),
+                                  QString::number(row.top1Agreement, 'g', 9),
+                                  QString::number(row.meanTopKFlips, 'g', 9), row.error});
     render::writeCsv(request.out.filePath(QStringLiteral("variant-effect.csv")), table);
     render::PanelsFigure figure{
         QStringLiteral("What each variant does to the output"),
-        QStringLiteral("Each variant against exact attention at the LM head, pooled over every position of %1 from %2")
+        QStringLiteral("Each variant against exact attention at the LM head, pooled over every "
+                       "position of %1 from %2")
             .arg(counted(request.texts.size(), QStringLiteral("text")), request.corpusName),
         2,
         {effectGrid(request, rows, false), effectGrid(request, rows, true)}};
     render::ExportOptions options = request.options;
-    options.caption = {request.models.join(QStringLiteral(", ")), QStringLiteral("variants vs exact attention"),
-                       request.corpusName};
+    options.caption = {request.models.join(QStringLiteral(", ")),
+                       QStringLiteral("variants vs exact attention"), request.corpusName};
     for (const QString& format : request.formats)
-        exportToFile(request.out.filePath(QStringLiteral("variant-effect.") + format), figure, options);
+        exportToFile(request.out.filePath(QStringLiteral("variant-effect.") + format), figure,
+                     options);
 }
 } // namespace
 
@@ -164,7 +177,8 @@ int runVariantEffectFigures(const CliArgs& args) {
         }
         for (const EffectRow& row : rows.back()) {
             out << name.leftJustified(11) << ' ' << row.variant.leftJustified(16) << ' ';
-            if (row.positions == 0) out << "refused: " << row.error << "\n";
+            if (row.positions == 0)
+                out << "refused: " << row.error << "\n";
             else
                 out << QString::number(row.meanKl, 'f', 4).leftJustified(15) << ' '
                     << QString::number(row.top1Agreement, 'f', 3).leftJustified(16) << ' '
@@ -173,11 +187,13 @@ int runVariantEffectFigures(const CliArgs& args) {
         out.flush();
     }
     writeEffectFiles(request, rows);
-    out << "wrote " << request.formats.size() + 1 << " files to " << request.out.absolutePath() << "\n";
+    out << "wrote " << request.formats.size() + 1 << " files to " << request.out.absolutePath()
+        << "\n";
     return 0;
 }
 
 std::vector<CliOption> variantEffectOptions() {
-    return {{"--variants", "LIST", "variant-effect: variant spec files (JSON), comma-separated or repeated"}};
+    return {{"--variants", "LIST",
+             "variant-effect: variant spec files (JSON), comma-separated or repeated"}};
 }
 } // namespace headlight::app

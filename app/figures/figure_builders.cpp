@@ -348,9 +348,11 @@ QString viewSummary(ViewKind kind) {
     case ViewKind::ActPonder:
         return QStringLiteral("ACT halting probability per step and ponder count per token");
     case ViewKind::LogitLens:
-        return QStringLiteral("top next token per layer and position through the final norm and LM head");
+        return QStringLiteral(
+            "top next token per layer and position through the final norm and LM head");
     case ViewKind::VariantEffect:
-        return QStringLiteral("the variant vs exact attention: KL, top-1 and top-k flips, JSD per head");
+        return QStringLiteral(
+            "the variant vs exact attention: KL, top-1 and top-k flips, JSD per head");
     }
     return {};
 }

@@ -13,16 +13,18 @@ render::PanelsFigure noteFigure(const QString& title, const QString& message) {
 // Why the view has nothing to draw, or an empty string when it has.
 QString missingOutput(const ForwardResult& r, bool effect) {
     if (!r.output)
-        return QStringLiteral("The pass ran without the output analysis; it runs while this view is open.");
+        return QStringLiteral(
+            "The pass ran without the output analysis; it runs while this view is open.");
     if (!r.output->note.isEmpty() && !r.output->lens) return r.output->note;
     if (effect && !r.output->effect)
-        return QStringLiteral("This pass runs exact attention. Toggle a variant in the variant panel (or "
-                              "open compare mode's B side) to see what it does to the output.");
+        return QStringLiteral(
+            "This pass runs exact attention. Toggle a variant in the variant panel (or "
+            "open compare mode's B side) to see what it does to the output.");
     return {};
 }
 
-render::HeatmapFigure lensGrid(const ForwardResult& r, const analysis::LogitLens& lens, const ViewState& s,
-                               int panel) {
+render::HeatmapFigure lensGrid(const ForwardResult& r, const analysis::LogitLens& lens,
+                               const ViewState& s, int panel) {
     render::HeatmapFigure f;
     f.rows = lens.rows;
     f.cols = lens.tokens;
@@ -65,7 +67,9 @@ QString settledSummary(const analysis::LogitLens& lens, const ForwardResult& r) 
         sum += lens.settledRow(t);
         ++counted;
     }
-    return counted ? QStringLiteral("reached on average at row %1 of %2").arg(sum / counted, 0, 'f', 1).arg(lens.rows - 1)
+    return counted ? QStringLiteral("reached on average at row %1 of %2")
+                         .arg(sum / counted, 0, 'f', 1)
+                         .arg(lens.rows - 1)
                    : QString();
 }
 
@@ -82,7 +86,8 @@ render::BarChartFigure klBars(const ForwardResult& r, const analysis::OutputEffe
 
 render::Panel headJsdMap(const analysis::OutputEffect& e, const ViewState& s) {
     if (e.headJsd.empty())
-        return render::NotePanel{QStringLiteral("One of the passes has no attention maps to compare.")};
+        return render::NotePanel{
+            QStringLiteral("One of the passes has no attention maps to compare.")};
     render::HeatmapFigure f;
     f.title = QStringLiteral("Attention JSD per head (bits)");
     f.rows = e.layers;
@@ -99,7 +104,8 @@ render::Panel headJsdMap(const analysis::OutputEffect& e, const ViewState& s) {
 }
 
 render::Panel hiddenBars(const analysis::OutputEffect& e) {
-    if (e.hiddenChange.empty()) return render::NotePanel{QStringLiteral("The passes' hidden states differ in shape.")};
+    if (e.hiddenChange.empty())
+        return render::NotePanel{QStringLiteral("The passes' hidden states differ in shape.")};
     render::BarChartFigure f;
     f.title = QStringLiteral("Relative change of the hidden state ‖Δh‖ / ‖h‖");
     for (std::size_t l = 0; l < e.hiddenChange.size(); ++l)
@@ -113,8 +119,10 @@ render::Panel hiddenBars(const analysis::OutputEffect& e) {
 
 render::NotePanel changedTokens(const ForwardResult& r, const analysis::OutputEffect& e) {
     const std::vector<int> changed = e.changedPositions();
-    if (changed.empty()) return {QStringLiteral("The top-1 prediction is the same at every position.")};
-    QStringList lines{QStringLiteral("Predictions that changed (after the token: exact → variant)")};
+    if (changed.empty())
+        return {QStringLiteral("The top-1 prediction is the same at every position.")};
+    QStringList lines{
+        QStringLiteral("Predictions that changed (after the token: exact → variant)")};
     constexpr int kShown = 12;
     for (std::size_t i = 0; i < changed.size() && i < kShown; ++i) {
         const int t = changed[i];
@@ -123,7 +131,8 @@ render::NotePanel changedTokens(const ForwardResult& r, const analysis::OutputEf
                      .arg(r.tokens.value(t), r.output->textOf(e.exactTop[std::size_t(t)]),
                           r.output->textOf(e.variantTop[std::size_t(t)]));
     }
-    if (changed.size() > kShown) lines << QStringLiteral("and %1 more").arg(changed.size() - kShown);
+    if (changed.size() > kShown)
+        lines << QStringLiteral("and %1 more").arg(changed.size() - kShown);
     return {lines.join(QLatin1Char('\n'))};
 }
 } // namespace
@@ -134,13 +143,15 @@ QString lensRowLabel(int row) {
 
 render::PanelsFigure logitLensFigure(const ForwardResult& r, const ViewState& s) {
     const QString title = QStringLiteral("Logit lens");
-    if (const QString missing = missingOutput(r, false); !missing.isEmpty()) return noteFigure(title, missing);
+    if (const QString missing = missingOutput(r, false); !missing.isEmpty())
+        return noteFigure(title, missing);
     const analysis::LogitLens& lens = *r.output->lens;
     render::PanelsFigure f;
     f.title = title + QStringLiteral(" · %1").arg(r.model ? r.model->name() : QString());
-    f.caption = QStringLiteral("Final norm + LM head on each residual stream; the last row is the model's "
-                               "prediction, %1")
-                    .arg(settledSummary(lens, r));
+    f.caption =
+        QStringLiteral("Final norm + LM head on each residual stream; the last row is the model's "
+                       "prediction, %1")
+            .arg(settledSummary(lens, r));
     f.columns = 1;
     f.panels = {lensGrid(r, lens, s, 0), lensGrid(r, lens, s, 1), lensGrid(r, lens, s, 2)};
     return f;
@@ -148,16 +159,20 @@ render::PanelsFigure logitLensFigure(const ForwardResult& r, const ViewState& s)
 
 render::PanelsFigure variantEffectFigure(const ForwardResult& r, const ViewState& s) {
     const QString title = QStringLiteral("Variant effect on the output");
-    if (const QString missing = missingOutput(r, true); !missing.isEmpty()) return noteFigure(title, missing);
+    if (const QString missing = missingOutput(r, true); !missing.isEmpty())
+        return noteFigure(title, missing);
     const analysis::OutputEffect& e = *r.output->effect;
     render::PanelsFigure f;
-    f.title = title + QStringLiteral(" · %1 · the variant vs exact attention").arg(r.model ? r.model->name() : QString());
-    f.caption = QStringLiteral("Mean KL %1 nats · top-1 agreement %2% · %3 of the exact top %4 leave the variant's "
-                               "top %4 per position")
-                    .arg(e.meanKl, 0, 'f', 3)
-                    .arg(100.0 * e.top1Agreement, 0, 'f', 0)
-                    .arg(e.meanTopKFlips, 0, 'f', 2)
-                    .arg(e.k);
+    f.title = title + QStringLiteral(" · %1 · the variant vs exact attention")
+                          .arg(r.model ? r.model->name() : QString());
+    f.caption =
+        QStringLiteral(
+            "Mean KL %1 nats · top-1 agreement %2% · %3 of the exact top %4 leave the variant's "
+            "top %4 per position")
+            .arg(e.meanKl, 0, 'f', 3)
+            .arg(100.0 * e.top1Agreement, 0, 'f', 0)
+            .arg(e.meanTopKFlips, 0, 'f', 2)
+            .arg(e.k);
     f.columns = 2;
     f.panels = {klBars(r, e), headJsdMap(e, s), hiddenBars(e), changedTokens(r, e)};
     return f;

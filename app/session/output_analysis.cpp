@@ -17,14 +17,18 @@ QString decodeByteLevel(const QString& spelled) {
         if (!printableByte(b)) shifted.push_back(b);
     QByteArray bytes;
     for (uint c : spelled.toUcs4()) {
-        if (c < 256 && printableByte(c)) bytes.append(char(c));
-        else if (c >= 256 && c - 256 < shifted.size()) bytes.append(char(shifted[c - 256]));
-        else return spelled; // not a byte-level spelling: show it as the vocabulary has it
+        if (c < 256 && printableByte(c))
+            bytes.append(char(c));
+        else if (c >= 256 && c - 256 < shifted.size())
+            bytes.append(char(shifted[c - 256]));
+        else
+            return spelled; // not a byte-level spelling: show it as the vocabulary has it
     }
     // Why hex: a token holding part of a character (byte-level BPE splits them) decodes to U+FFFD.
     const QString text = QString::fromUtf8(bytes);
-    return text.contains(QChar::ReplacementCharacter) ? QStringLiteral("⟨%1⟩").arg(QString::fromLatin1(bytes.toHex(' ')))
-                                                       : text;
+    return text.contains(QChar::ReplacementCharacter)
+               ? QStringLiteral("⟨%1⟩").arg(QString::fromLatin1(bytes.toHex(' ')))
+               : text;
 }
 
 QString visibleWhiteSpace(QString text) {
@@ -36,7 +40,8 @@ QString visibleWhiteSpace(QString text) {
 
 void nameTokens(const LoadedModel& model, const std::vector<int32_t>& ids, OutputAnalysis& out) {
     for (int32_t id : ids)
-        if (!out.tokenText.count(id)) out.tokenText[id] = vocabularyLabel(model.tokenizer.get(), id);
+        if (!out.tokenText.count(id))
+            out.tokenText[id] = vocabularyLabel(model.tokenizer.get(), id);
 }
 
 Trace exactPass(const LoadedModel& model, const ModelInput& input) {

@@ -8,7 +8,8 @@
 namespace headlight::app {
 namespace {
 
-Trace outputPass(const TransformerModel& model, const ModelInput& input, const variants::VariantSpec& spec) {
+Trace outputPass(const TransformerModel& model, const ModelInput& input,
+                 const variants::VariantSpec& spec) {
     CaptureRequest capture;
     capture.probabilities = false;
     capture.logits = true;
@@ -45,16 +46,22 @@ std::vector<EffectRow> corpusOutputEffect(const LoadedModel& model, const QStrin
             const Trace exact = outputPass(transformer, input, {});
             for (std::size_t v = 0; v < variants.size(); ++v) {
                 try {
-                    poolEffect(rows[v], analysis::outputEffect(exact, outputPass(transformer, input, variants[v].spec)));
+                    poolEffect(rows[v],
+                               analysis::outputEffect(
+                                   exact, outputPass(transformer, input, variants[v].spec)));
                 } catch (const std::exception& error) {
                     if (rows[v].error.isEmpty())
-                        rows[v].error = QStringLiteral("text %1: %2").arg(i + 1).arg(QString::fromUtf8(error.what()));
+                        rows[v].error = QStringLiteral("text %1: %2")
+                                            .arg(i + 1)
+                                            .arg(QString::fromUtf8(error.what()));
                 }
             }
         } catch (const std::exception& error) {
             for (EffectRow& row : rows)
                 if (row.error.isEmpty())
-                    row.error = QStringLiteral("text %1: %2").arg(i + 1).arg(QString::fromUtf8(error.what()));
+                    row.error = QStringLiteral("text %1: %2")
+                                    .arg(i + 1)
+                                    .arg(QString::fromUtf8(error.what()));
         }
         if (progress) progress(std::size_t(i + 1), std::size_t(texts.size()));
     }

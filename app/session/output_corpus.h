@@ -20,9 +20,9 @@ struct NamedVariant {
 
 struct EffectRow {
     QString variant;
-    int texts = 0;             // texts both passes ran on
-    long long positions = 0;   // valid positions pooled
-    double meanKl = 0.0;       // nats, KL(p_exact ‖ p_variant)
+    int texts = 0;           // texts both passes ran on
+    long long positions = 0; // valid positions pooled
+    double meanKl = 0.0;     // nats, KL(p_exact ‖ p_variant)
     double top1Agreement = 0.0;
     double meanTopKFlips = 0.0; // of the exact top 5
     QString error;              // the first refusal (a variant this model cannot run), else empty

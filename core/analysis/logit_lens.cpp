@@ -30,7 +30,8 @@ int LogitLens::settledRow(int t) const {
     return row;
 }
 
-LogitLens logitLens(int rows, const Tensor& finalLogits, const std::function<Tensor(int row)>& rowLogits) {
+LogitLens logitLens(int rows, const Tensor& finalLogits,
+                    const std::function<Tensor(int row)>& rowLogits) {
     LogitLens lens;
     lens.rows = rows;
     lens.tokens = int(finalLogits.dim(0));
@@ -53,7 +54,8 @@ LogitLens logitLens(int rows, const Tensor& finalLogits, const std::function<Ten
             lens.top[i] = d.top;
             lens.probability[i] = float(d.probability);
             lens.entropy[i] = float(d.entropy);
-            lens.finalRank[i] = int32_t(std::count_if(row, row + vocab, [&](float v) { return v > target; }));
+            lens.finalRank[i] =
+                int32_t(std::count_if(row, row + vocab, [&](float v) { return v > target; }));
         }
     }
     return lens;
@@ -68,7 +70,8 @@ LogitLens logitLens(const TransformerModel& model, const Trace& trace) {
         if (hidden.dim(0) != trace.logits.dim(0))
             throw ModelError("the logit lens needs every layer's hidden state at token resolution, "
                              "and this pass pools tokens");
-    return logitLens(rows, trace.logits,
-                     [&](int row) { return model.lensLogits(trace.hiddenStates[std::size_t(row)]); });
+    return logitLens(rows, trace.logits, [&](int row) {
+        return model.lensLogits(trace.hiddenStates[std::size_t(row)]);
+    });
 }
 } // namespace headlight::analysis

@@ -20,21 +20,24 @@ class TransformerModel;
 namespace headlight::analysis {
 
 struct LogitLens {
-    int rows = 0;   // hidden states: L + 1
-    int tokens = 0; // positions
+    int rows = 0;                   // hidden states: L + 1
+    int tokens = 0;                 // positions
     std::vector<int32_t> top;       // [rows · T] the row's most likely token
     std::vector<float> probability; // [rows · T] its probability
     std::vector<float> entropy;     // [rows · T] nats
     std::vector<int32_t> finalRank; // [rows · T] rank of the last row's top token in this row
 
-    std::size_t at(int row, int t) const { return std::size_t(row) * std::size_t(tokens) + std::size_t(t); }
+    std::size_t at(int row, int t) const {
+        return std::size_t(row) * std::size_t(tokens) + std::size_t(t);
+    }
     // The first row whose top token is the final prediction at position t and stays so in every
     // later row; rows − 1 when only the last does.
     int settledRow(int t) const;
 };
 
 // `finalLogits` [T, V] is the last row; `rowLogits(r)` gives row r < rows − 1 as [T, V].
-LogitLens logitLens(int rows, const Tensor& finalLogits, const std::function<Tensor(int row)>& rowLogits);
+LogitLens logitLens(int rows, const Tensor& finalLogits,
+                    const std::function<Tensor(int row)>& rowLogits);
 
 // The lens of a pass captured with hiddenStates and logits: rows are the trace's hidden states,
 // the last replaced by the model's logits. Throws ModelError when the model has no LM head.

@@ -20,7 +20,8 @@ double logSumExp(const float* x, int64_t n) {
     return top + std::log(sum);
 }
 
-std::vector<float> headJsd(const Trace& exact, const Trace& variant, const TokenMask& valid, int& heads) {
+std::vector<float> headJsd(const Trace& exact, const Trace& variant, const TokenMask& valid,
+                           int& heads) {
     Tensor a, b;
     try {
         a = exact.stackedProbabilities();
@@ -32,7 +33,8 @@ std::vector<float> headJsd(const Trace& exact, const Trace& variant, const Token
     const int64_t layers = a.dim(0), t = a.dim(2);
     heads = int(a.dim(1));
     std::vector<float> out(std::size_t(layers * heads), 0.0f);
-    const int64_t queries = std::count_if(valid.begin(), valid.end(), [](uint8_t v) { return v != 0; });
+    const int64_t queries =
+        std::count_if(valid.begin(), valid.end(), [](uint8_t v) { return v != 0; });
     for (int64_t lh = 0; lh < layers * heads; ++lh) {
         double sum = 0.0;
         for (int64_t q = 0; q < t; ++q) {
@@ -92,7 +94,8 @@ std::vector<int32_t> topK(const float* logits, int64_t vocab, int k) {
 std::vector<int> OutputEffect::changedPositions() const {
     std::vector<int> changed;
     for (int t = 0; t < tokens; ++t)
-        if (valid[std::size_t(t)] && exactTop[std::size_t(t)] != variantTop[std::size_t(t)]) changed.push_back(t);
+        if (valid[std::size_t(t)] && exactTop[std::size_t(t)] != variantTop[std::size_t(t)])
+            changed.push_back(t);
     return changed;
 }
 

@@ -16,12 +16,12 @@ namespace headlight::analysis {
 
 struct OutputEffect {
     int layers = 0, heads = 0, tokens = 0, k = 5;
-    std::vector<float> headJsd;      // [L · H] bits; empty when either pass has no maps
-    std::vector<float> hiddenChange; // [hidden states]; empty when either pass has none
-    std::vector<float> kl;           // [T] nats; 0 at padding
+    std::vector<float> headJsd;                // [L · H] bits; empty when either pass has no maps
+    std::vector<float> hiddenChange;           // [hidden states]; empty when either pass has none
+    std::vector<float> kl;                     // [T] nats; 0 at padding
     std::vector<int32_t> exactTop, variantTop; // [T]
-    std::vector<int> topKFlips;      // [T]
-    TokenMask valid;                 // [T]
+    std::vector<int> topKFlips;                // [T]
+    TokenMask valid;                           // [T]
     double meanKl = 0.0, top1Agreement = 0.0, meanTopKFlips = 0.0; // over valid positions
 
     std::vector<int> changedPositions() const; // valid positions whose top-1 token changed

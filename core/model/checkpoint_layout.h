@@ -79,11 +79,11 @@ struct HostLayer {
 struct HostLmHead {
     enum class Kind { None, Tied, Untied, MaskedLm };
     Kind kind = Kind::None;
-    Tensor weight;         // [V, D] when Untied; empty when the token embedding serves
-    Tensor bias;           // [V] (MaskedLm), empty when none
-    HostLinear transform;  // MaskedLm's dense [D, D]
+    Tensor weight;          // [V, D] when Untied; empty when the token embedding serves
+    Tensor bias;            // [V] (MaskedLm), empty when none
+    HostLinear transform;   // MaskedLm's dense [D, D]
     HostNorm transformNorm; // MaskedLm's LayerNorm
-    std::string absence;   // Kind::None: why the checkpoint has no head, one line
+    std::string absence;    // Kind::None: why the checkpoint has no head, one line
 };
 
 struct HostWeights {

@@ -534,7 +534,8 @@ DeviceTensor TransformerModel::headLogits(const DeviceTensor& x) const {
 Tensor TransformerModel::lensLogits(const Tensor& hidden) const {
     requireLmHead();
     if (hidden.rank() != 2 || hidden.dim(1) != spec_.hidden)
-        throw ModelError("the logit lens reads hidden states [T, " + std::to_string(spec_.hidden) + "]");
+        throw ModelError("the logit lens reads hidden states [T, " + std::to_string(spec_.hidden) +
+                         "]");
     DeviceTensor x = backend_.upload(hidden);
     if (finalNormApplies()) {
         DeviceTensor normed = backend_.allocate(x.shape());

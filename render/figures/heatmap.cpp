@@ -36,7 +36,8 @@ QImage cellImage(const HeatmapFigure& figure) {
 bool cellsHoldValues(const HeatmapLayout& layout, const HeatmapFigure& figure) {
     const double w = layout.plot.width() / std::max(figure.cols, 1);
     const double h = layout.plot.height() / std::max(figure.rows, 1);
-    const QString widest = figure.cellText.isEmpty() ? QStringLiteral("-0.00") : QStringLiteral("M");
+    const QString widest =
+        figure.cellText.isEmpty() ? QStringLiteral("-0.00") : QStringLiteral("M");
     return w >= textWidth(layout.tickFont, widest) + 4.0 && h >= 1.4 * fontHeight(layout.tickFont);
 }
 

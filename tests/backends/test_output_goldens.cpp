@@ -24,9 +24,12 @@ struct OutputCase {
     }
     ModelInput input() const {
         ModelInput in;
-        for (const QJsonValue& v : json["ids"].toArray()) in.ids.push_back(v.toInt());
-        for (const QJsonValue& v : json["token_type_ids"].toArray()) in.tokenTypes.push_back(v.toInt());
-        for (const QJsonValue& v : json["attention_mask"].toArray()) in.attentionMask.push_back(v.toInt() != 0);
+        for (const QJsonValue& v : json["ids"].toArray())
+            in.ids.push_back(v.toInt());
+        for (const QJsonValue& v : json["token_type_ids"].toArray())
+            in.tokenTypes.push_back(v.toInt());
+        for (const QJsonValue& v : json["attention_mask"].toArray())
+            in.attentionMask.push_back(v.toInt() != 0);
         return in;
     }
 };
@@ -44,12 +47,12 @@ Tensor floats(const std::vector<float>& values, const Tensor& like) {
     return Tensor(like.shape(), values);
 }
 
-template <typename Int>
-std::vector<int64_t> ints(const std::vector<Int>& values) {
+template <typename Int> std::vector<int64_t> ints(const std::vector<Int>& values) {
     return {values.begin(), values.end()};
 }
 
-Trace runPass(const TransformerModel& model, const ModelInput& input, const variants::VariantSpec& spec) {
+Trace runPass(const TransformerModel& model, const ModelInput& input,
+              const variants::VariantSpec& spec) {
     CaptureRequest capture;
     capture.hiddenStates = true;
     capture.logits = true;
@@ -82,10 +85,12 @@ private Q_SLOTS:
         const OutputCase golden = outputCases()[std::size_t(index)];
         const auto model = loadModel(golden.folder(), fixture_.backend());
         const io::SafetensorsFile expected(
-            (QStringLiteral(HEADLIGHT_TEST_DATA "/output/") + golden.name() + ".safetensors").toStdString());
+            (QStringLiteral(HEADLIGHT_TEST_DATA "/output/") + golden.name() + ".safetensors")
+                .toStdString());
         const Trace trace = runPass(*model, golden.input(), {});
         QString where;
-        QVERIFY2(test::maxAbsDiff(trace.logits, expected.loadF32("logits"), &where) <= test::kGoldenTolerance,
+        QVERIFY2(test::maxAbsDiff(trace.logits, expected.loadF32("logits"), &where) <=
+                     test::kGoldenTolerance,
                  qPrintable("logits " + where));
 
         const analysis::LogitLens lens = analysis::logitLens(*model, trace);
@@ -96,8 +101,9 @@ private Q_SLOTS:
         QVERIFY2(test::maxAbsDiff(floats(lens.probability, probability), probability, &where) <=
                      test::kGoldenTolerance,
                  qPrintable("lens probability " + where));
-        QVERIFY2(test::maxAbsDiff(floats(lens.entropy, probability), expected.loadF32("lens_entropy"), &where) <=
-                     test::kGoldenTolerance,
+        QVERIFY2(test::maxAbsDiff(floats(lens.entropy, probability),
+                                  expected.loadF32("lens_entropy"),
+                                  &where) <= test::kGoldenTolerance,
                  qPrintable("lens entropy " + where));
     }
 
@@ -106,12 +112,14 @@ private Q_SLOTS:
     // final norm) reports that output itself as its last hidden state, so the two paths meet; and
     // the lens's last row then names the logits' top token with rank 0.
     void lensLastRowIsTheModelsLogits() {
-        const auto model = loadModel((test::goldenRoot() + "/bert_mlm").toStdString(), fixture_.backend());
+        const auto model =
+            loadModel((test::goldenRoot() + "/bert_mlm").toStdString(), fixture_.backend());
         const OutputCase golden = outputCases().back();
         QCOMPARE(golden.json["model"].toString(), QString("bert_mlm"));
         const Trace trace = runPass(*model, golden.input(), {});
         QString where;
-        QVERIFY2(test::maxAbsDiff(model->lensLogits(trace.hiddenStates.back()), trace.logits, &where) <= 1e-5,
+        QVERIFY2(test::maxAbsDiff(model->lensLogits(trace.hiddenStates.back()), trace.logits,
+                                  &where) <= 1e-5,
                  qPrintable(where));
         const analysis::LogitLens lens = analysis::logitLens(*model, trace);
         const int64_t vocab = trace.logits.dim(1);
@@ -127,7 +135,8 @@ private Q_SLOTS:
         QTest::addColumn<int>("index");
         const auto cases = outputCases();
         for (std::size_t i = 0; i < cases.size(); ++i)
-            if (cases[i].json["spec"].isObject()) QTest::newRow(qPrintable(cases[i].name())) << int(i);
+            if (cases[i].json["spec"].isObject())
+                QTest::newRow(qPrintable(cases[i].name())) << int(i);
     }
 
     void effectMatchesPyTorch() {
@@ -135,31 +144,38 @@ private Q_SLOTS:
         const OutputCase golden = outputCases()[std::size_t(index)];
         const auto model = loadModel(golden.folder(), fixture_.backend());
         const io::SafetensorsFile expected(
-            (QStringLiteral(HEADLIGHT_TEST_DATA "/output/") + golden.name() + ".safetensors").toStdString());
+            (QStringLiteral(HEADLIGHT_TEST_DATA "/output/") + golden.name() + ".safetensors")
+                .toStdString());
         const variants::VariantSpec spec = variants::parseVariantSpec(
             QJsonDocument(golden.json["spec"].toObject()).toJson().toStdString());
         const ModelInput input = golden.input();
-        const analysis::OutputEffect effect =
-            analysis::outputEffect(runPass(*model, input, {}), runPass(*model, input, spec), golden.json["k"].toInt());
+        const analysis::OutputEffect effect = analysis::outputEffect(
+            runPass(*model, input, {}), runPass(*model, input, spec), golden.json["k"].toInt());
         const Tensor kl = expected.loadF32("kl");
         QString where;
-        QVERIFY2(test::maxAbsDiff(floats(effect.kl, kl), kl, &where) <= test::kGoldenTolerance, qPrintable("KL " + where));
+        QVERIFY2(test::maxAbsDiff(floats(effect.kl, kl), kl, &where) <= test::kGoldenTolerance,
+                 qPrintable("KL " + where));
         QVERIFY(ints(effect.exactTop) == expected.loadI64("exact_top"));
         QVERIFY(ints(effect.variantTop) == expected.loadI64("variant_top"));
         QVERIFY(ints(effect.topKFlips) == expected.loadI64("topk_flips"));
         const Tensor jsd = expected.loadF32("head_jsd");
-        QVERIFY2(test::maxAbsDiff(Tensor(jsd.shape(), effect.headJsd), jsd, &where) <= test::kGoldenTolerance,
+        QVERIFY2(test::maxAbsDiff(Tensor(jsd.shape(), effect.headJsd), jsd, &where) <=
+                     test::kGoldenTolerance,
                  qPrintable("head JSD " + where));
-        QVERIFY2(std::abs(effect.hiddenChange.back() - expected.loadF32("hidden_change_last").values()[0]) <=
+        QVERIFY2(std::abs(effect.hiddenChange.back() -
+                          expected.loadF32("hidden_change_last").values()[0]) <=
                      test::kGoldenTolerance,
                  "relative change of the last hidden state");
-        QVERIFY(effect.meanKl > 0.01); // the variant changes the output: the comparison is not vacuous
+        QVERIFY(effect.meanKl >
+                0.01); // the variant changes the output: the comparison is not vacuous
     }
 
     void untiedHeadIsLmHeadWeight() {
-        const auto model = loadModel((test::goldenRoot() + "/llama").toStdString(), fixture_.backend());
+        const auto model =
+            loadModel((test::goldenRoot() + "/llama").toStdString(), fixture_.backend());
         QVERIFY(model->hasLmHead());
-        const auto bert = loadModel((test::goldenRoot() + "/bert").toStdString(), fixture_.backend());
+        const auto bert =
+            loadModel((test::goldenRoot() + "/bert").toStdString(), fixture_.backend());
         QVERIFY(!bert->hasLmHead());
         QCOMPARE(QString::fromStdString(bert->lmHeadAbsence()),
                  QString("this checkpoint has no masked-LM head (cls.predictions.*): it is a base "

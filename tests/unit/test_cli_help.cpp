@@ -152,7 +152,8 @@ private Q_SLOTS:
         QTest::newRow("stray word")
             << QStringList{"devices", "gpu"} << "headlight devices: unknown argument 'gpu'";
         QTest::newRow("no figure set")
-            << QStringList{"figures"} << "headlight figures: give the figure set: realformer or variant-effect";
+            << QStringList{"figures"}
+            << "headlight figures: give the figure set: realformer or variant-effect";
     }
 
     void mistakesPrintTheReasonThenTheUsage() {

@@ -112,13 +112,15 @@ private Q_SLOTS:
         const QString out = dir.filePath("lens.png");
         test::CliResult run = runHeadlight(exportArgs("logit-lens", out));
         QCOMPARE(run.exitCode, 1);
-        QCOMPARE(run.err.trimmed(), QString("headlight export: nothing to export: this checkpoint has no masked-LM "
-                                            "head (cls.predictions.*): it is a base model, not BertForMaskedLM"));
+        QCOMPARE(run.err.trimmed(),
+                 QString("headlight export: nothing to export: this checkpoint has no masked-LM "
+                         "head (cls.predictions.*): it is a base model, not BertForMaskedLM"));
         QStringList args = exportArgs("variant-effect", out);
         args[2] = test::goldenRoot() + "/gpt2";
         run = runHeadlight(args);
         QCOMPARE(run.exitCode, 1);
-        QVERIFY2(run.err.contains("This pass runs exact attention. Toggle a variant"), qPrintable(run.err));
+        QVERIFY2(run.err.contains("This pass runs exact attention. Toggle a variant"),
+                 qPrintable(run.err));
         QVERIFY(!QFileInfo::exists(out));
         // The lens's numbers as CSV: one row per panel cell, the top token's probability in [0, 1].
         const QString csv = dir.filePath("lens.csv");
@@ -126,8 +128,9 @@ private Q_SLOTS:
         args[2] = test::goldenRoot() + "/gpt2";
         run = runHeadlight(args);
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
-        const QStringList rows = QString::fromUtf8(test::readFile(csv)).split('\n', Qt::SkipEmptyParts).filter(
-            QStringLiteral("Top token of the lens"));
+        const QStringList rows = QString::fromUtf8(test::readFile(csv))
+                                     .split('\n', Qt::SkipEmptyParts)
+                                     .filter(QStringLiteral("Top token of the lens"));
         QVERIFY(!rows.isEmpty());
         for (const QString& row : rows) {
             const double p = row.section(',', -1).toDouble();

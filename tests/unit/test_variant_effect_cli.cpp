@@ -56,12 +56,14 @@ Pooled recompute(const QString& folder) {
     Pooled pooled;
     for (const QString& text : kEffectTexts) {
         const ModelInput input = app::prepareText(tokenizer.get(), text).input;
-        const Tensor p = model->forward(input, capture).logits, q = model->forward(input, capture, window).logits;
+        const Tensor p = model->forward(input, capture).logits,
+                     q = model->forward(input, capture, window).logits;
         const int64_t vocab = p.dim(1);
         for (int64_t t = 0; t < p.dim(0); ++t) {
             const float *a = p.data() + t * vocab, *b = q.data() + t * vocab;
             pooled.kl += klOf(a, b, vocab);
-            pooled.agree += std::max_element(a, a + vocab) - a == std::max_element(b, b + vocab) - b;
+            pooled.agree +=
+                std::max_element(a, a + vocab) - a == std::max_element(b, b + vocab) - b;
             ++pooled.positions;
         }
     }
@@ -89,18 +91,24 @@ private Q_SLOTS:
         test::writeFile(window, kWindow);
         test::writeFile(learned, R"({"position": "learned"})");
         const QString gpt2 = test::goldenRoot() + "/gpt2", llama = test::goldenRoot() + "/llama";
-        const test::CliResult run = runHeadlight(
-            {"figures", "variant-effect", "--corpus", corpus, "--out", out, "--models", gpt2 + "," + llama,
-             "--variants", window, "--variants", learned, "--format", "svg", "--format", "png", "--backend", "cpu"});
+        const test::CliResult run =
+            runHeadlight({"figures", "variant-effect", "--corpus", corpus, "--out", out, "--models",
+                          gpt2 + "," + llama, "--variants", window, "--variants", learned,
+                          "--format", "svg", "--format", "png", "--backend", "cpu"});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         QVERIFY2(run.err.contains(gpt2 + " 3/3 texts"), qPrintable(run.err));
         QVERIFY(run.out.contains("wrote 3 files"));
         QCOMPARE(QImage(out + "/variant-effect.png").size(), QSize(1600, 1100));
         const QByteArray svg = test::readFile(out + "/variant-effect.svg");
-        QVERIFY(svg.contains("Mean KL") && svg.contains("Top-1 agreement") && svg.contains("3 texts from corpus.txt"));
+        QVERIFY(svg.contains("Mean KL") && svg.contains("Top-1 agreement") &&
+                svg.contains("3 texts from corpus.txt"));
 
-        const QStringList lines = QString::fromUtf8(test::readFile(out + "/variant-effect.csv")).split('\n', Qt::SkipEmptyParts);
-        QCOMPARE(lines.first(), QString("model,variant,texts,positions,mean_kl_nats,top1_agreement,mean_top5_flips,error"));
+        const QStringList lines = QString::fromUtf8(test::readFile(out + "/variant-effect.csv"))
+                                      .split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(
+            lines.first(),
+            QString(
+                "model,variant,texts,positions,mean_kl_nats,top1_agreement,mean_top5_flips,error"));
         QCOMPARE(lines.size(), 1 + 2 * 2);
         for (const QString& model : {gpt2, llama}) {
             const Pooled expected = recompute(model);
@@ -109,11 +117,13 @@ private Q_SLOTS:
             QCOMPARE(row[2], QString("3"));
             QCOMPARE(row[3].toInt(), expected.positions);
             QVERIFY2(std::abs(row[4].toDouble() - expected.kl) < 1e-4, qPrintable(row.join(',')));
-            QVERIFY2(std::abs(row[5].toDouble() - expected.agree) < 1e-9, qPrintable(row.join(',')));
+            QVERIFY2(std::abs(row[5].toDouble() - expected.agree) < 1e-9,
+                     qPrintable(row.join(',')));
             QVERIFY(expected.kl > 1e-3);
         }
         const QString refused = lines.filter(llama + ",learned,").value(0);
-        QVERIFY2(refused.contains(",0,0,") && refused.contains("no learned position table"), qPrintable(refused));
+        QVERIFY2(refused.contains(",0,0,") && refused.contains("no learned position table"),
+                 qPrintable(refused));
     }
 
     void badArgumentsGetOneLine() {
@@ -121,20 +131,23 @@ private Q_SLOTS:
         const QString corpus = dir.filePath("corpus.txt");
         test::writeFile(corpus, "some text\n");
         const QString out = dir.filePath("figures");
-        test::CliResult run = runHeadlight({"figures", "variant-effect", "--corpus", corpus, "--out", out, "--models",
-                                            test::goldenRoot() + "/gpt2"});
+        test::CliResult run =
+            runHeadlight({"figures", "variant-effect", "--corpus", corpus, "--out", out, "--models",
+                          test::goldenRoot() + "/gpt2"});
         QCOMPARE(run.exitCode, 1);
-        QVERIFY2(run.err.startsWith("headlight figures: variant-effect needs --variants\nusage: "), qPrintable(run.err));
+        QVERIFY2(run.err.startsWith("headlight figures: variant-effect needs --variants\nusage: "),
+                 qPrintable(run.err));
         const QString window = dir.filePath("w.json");
         test::writeFile(window, kWindow);
-        run = runHeadlight({"figures", "variant-effect", "--corpus", corpus, "--out", out, "--models",
-                            test::goldenRoot() + "/bert", "--variants", window});
+        run = runHeadlight({"figures", "variant-effect", "--corpus", corpus, "--out", out,
+                            "--models", test::goldenRoot() + "/bert", "--variants", window});
         QCOMPARE(run.exitCode, 1);
         QVERIFY2(run.err.contains("has no masked-LM head"), qPrintable(run.err));
-        run = runHeadlight({"figures", "variant-effect", "--corpus", corpus, "--out", out, "--models",
-                            "no_such_model", "--variants", window});
+        run = runHeadlight({"figures", "variant-effect", "--corpus", corpus, "--out", out,
+                            "--models", "no_such_model", "--variants", window});
         QCOMPARE(run.exitCode, 1);
-        QVERIFY2(run.err.contains("'no_such_model' is neither a checkpoint folder nor a zoo model"), qPrintable(run.err));
+        QVERIFY2(run.err.contains("'no_such_model' is neither a checkpoint folder nor a zoo model"),
+                 qPrintable(run.err));
     }
 };
 

@@ -1,8 +1,8 @@
 // BERT (modeling_bert.py): post-LN encoder, learned absolute positions, token types, an
 // embedding LayerNorm. The whole model may sit under "bert." (task heads save it so).
 #include "model/families/layout_helpers.h"
-#include "model/families/shared_readers.h"
 #include "model/families/lm_heads.h"
+#include "model/families/shared_readers.h"
 #include "model/model_family.h"
 #include "model/unexpected_tensors.h"
 

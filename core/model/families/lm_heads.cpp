@@ -17,7 +17,8 @@ HostLmHead readCausalLmHead(const io::Checkpoint& checkpoint, const ModelSpec& s
         return head;
     }
     head.kind = HostLmHead::Kind::Untied;
-    head.weight = WeightReader(checkpoint, "", read).get("lm_head.weight", {spec.vocabSize, spec.hidden});
+    head.weight =
+        WeightReader(checkpoint, "", read).get("lm_head.weight", {spec.vocabSize, spec.hidden});
     return head;
 }
 
@@ -41,7 +42,9 @@ HostLmHead readBertMaskedLmHead(const io::Checkpoint& checkpoint, const ModelSpe
         r.get("decoder.bias", {spec.vocabSize});
     // Tied, HF makes the decoder the word embedding whatever decoder.weight holds.
     const Tensor decoder = r.optional("decoder.weight", {spec.vocabSize, spec.hidden});
-    if (!spec.tieEmbeddings) head.weight = decoder.empty() ? r.get("decoder.weight", {spec.vocabSize, spec.hidden}) : decoder;
+    if (!spec.tieEmbeddings)
+        head.weight =
+            decoder.empty() ? r.get("decoder.weight", {spec.vocabSize, spec.hidden}) : decoder;
     return head;
 }
 

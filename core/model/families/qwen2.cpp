@@ -1,7 +1,7 @@
 // Qwen2 (modeling_qwen2.py): Llama's layout; q, k and v always carry biases, o_proj never does.
 #include "model/families/layout_helpers.h"
-#include "model/families/shared_readers.h"
 #include "model/families/lm_heads.h"
+#include "model/families/shared_readers.h"
 #include "model/model_family.h"
 
 namespace headlight {

@@ -2,8 +2,8 @@
 // weights [head_dim]) applied before RoPE; biases on q, k, v and o_proj only with attention_bias;
 // head_dim defaults to 128 rather than hidden / heads (configuration_qwen3.py).
 #include "model/families/layout_helpers.h"
-#include "model/families/shared_readers.h"
 #include "model/families/lm_heads.h"
+#include "model/families/shared_readers.h"
 #include "model/model_family.h"
 
 namespace headlight {
