@@ -151,11 +151,13 @@ std::unique_ptr<LoadedModel> openModel(const Request& request, const CliArgs& ar
 }
 
 // The pass the window would show for the text, internals included (and, for the sparsity
-// view, the vanilla pass beside the variant's).
+// view, the vanilla pass beside the variant's; for the LM-head views, the output analysis).
 std::shared_ptr<ForwardResult> runText(std::shared_ptr<const LoadedModel> loaded,
                                        const Request& request) {
+    const bool output =
+        request.view == ViewKind::LogitLens || request.view == ViewKind::VariantEffect;
     auto result = runForwardPass(loaded, request.texts.front(), request.variant,
-                                 request.view == ViewKind::Sparsity);
+                                 request.view == ViewKind::Sparsity, output);
     if (!result->error.isEmpty()) throw CliError(result->error.toStdString());
     if (result->tokenCount() == 0) throw CliError("the text produced no tokens");
     return result;

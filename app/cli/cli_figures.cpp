@@ -16,6 +16,9 @@
 #include "cli.h"
 #include "cli_args.h"
 #include "corpus_shard.h"
+#include "cli_figures_effect.h"
+#include "corpus_analysis.h"
+#include "counted.h"
 #include "default_model.h"
 #include "figure_set_output.h"
 #include "file_hashes.h"
@@ -201,10 +204,13 @@ QStringList regenerationCommand(const FiguresRequest& request, const CliArgs& ar
 }
 
 int runFigures(const CliArgs& args) {
-    if (args.operands().isEmpty()) throw CliUsageError("give the figure set: realformer");
+    if (args.operands().isEmpty())
+        throw CliUsageError("give the figure set: realformer or variant-effect");
+    if (args.operands().first() == QLatin1String("variant-effect"))
+        return runVariantEffectFigures(args);
     if (args.operands().first() != QLatin1String("realformer"))
         throw CliUsageError("unknown figure set '" + args.operands().first().toStdString() +
-                            "': the only one is realformer");
+                            "': the sets are realformer and variant-effect");
     const FiguresRequest request = parseRequest(args);
     if (request.shard) return writeShard(request, args);
     FigureSetOutput output = startFigureSet(QStringLiteral("figures"), args, request.corpusName,
@@ -222,23 +228,31 @@ int runFigures(const CliArgs& args) {
 } // namespace
 
 CliCommand figuresCommand() {
-    return {
+    CliCommand command{
         QStringLiteral("figures"),
-        QStringLiteral("the RealFormer paper's entropy and JSD figures for the zoo's Post-LN, "
-                       "Pre-LN and RealFormer models over a corpus"),
+        QStringLiteral(
+            "the RealFormer paper's entropy and JSD figures for the zoo's Post-LN, "
+            "Pre-LN and RealFormer models over a corpus; what variants do to models' output"),
         {QStringLiteral("realformer --corpus FILE --out DIR [--models DIR] "
                         "[--format pdf|svg|png]... [--dpi N] [--backend cpu|vulkan] "
                         "[--vulkan-device SEL]"),
          QStringLiteral("realformer --corpus FILE --shard I/N --out DIR [--models DIR] "
-                        "[--backend cpu|vulkan] [--vulkan-device SEL]")},
+                        "[--backend cpu|vulkan] [--vulkan-device SEL]"),
+         QStringLiteral("variant-effect --corpus FILE --out DIR --models LIST --variants LIST "
+                        "[--format pdf|svg|png]... [--dpi N] [--backend cpu|vulkan]")},
         {{QStringLiteral("realformer"),
-          QStringLiteral("the figure set: He et al. 2021, Figs. 2 and 3 (the one there is)")}},
+          QStringLiteral("the figure set: He et al. 2021, Figs. 2 and 3")},
+         {QStringLiteral("variant-effect"),
+          QStringLiteral("mean KL, top-1 agreement and top-5 flips of each variant against exact "
+                         "attention, per model (variant-effect.csv and a figure)")}},
         {{"--corpus", "FILE", "the texts, one per line"},
          {"--out", "DIR", "the folder to write into (made if missing)"},
          {"--shard", "I/N",
           "analyse only slice I of N of the corpus (I from 0) into a shard file for "
           "`headlight merge`"},
-         {"--models", "DIR", "the folder with post_ln, pre_ln and realformer (default: the zoo's)"},
+         {"--models", "DIR|LIST",
+          "realformer: the folder with post_ln, pre_ln and realformer (default: the zoo's); "
+          "variant-effect: zoo model names or checkpoint folders, comma-separated or repeated"},
          {"--format", "pdf|svg|png", "a format to write, repeatable (default: pdf and png)"},
          dpiOption(),
          backendOption(),
@@ -246,8 +260,14 @@ CliCommand figuresCommand() {
         {QStringLiteral("headlight figures realformer --corpus resources/texts/jargon-heldout.txt "
                         "--out figures/"),
          QStringLiteral("headlight figures realformer --corpus texts.txt --shard 3/16 "
-                        "--out shards/")},
+                        "--out shards/"),
+         QStringLiteral(
+             "headlight figures variant-effect --corpus resources/texts/jargon-heldout.txt "
+             "--models post_ln,pre_ln --variants window.json,alibi.json --out figures/")},
         &runFigures,
     };
+    for (const CliOption& option : variantEffectOptions())
+        command.options.push_back(option);
+    return command;
 }
 } // namespace headlight::app

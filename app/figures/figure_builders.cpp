@@ -2,6 +2,7 @@
 
 #include "counted.h"
 #include "internals_figures.h"
+#include "output_figures.h"
 #include "position_figure.h"
 #include "routing_figures.h"
 #include "sparsity_figure.h"
@@ -270,6 +271,10 @@ QString viewName(ViewKind kind) {
         return QStringLiteral("Experts");
     case ViewKind::ActPonder:
         return QStringLiteral("Ponder");
+    case ViewKind::LogitLens:
+        return QStringLiteral("Logit lens");
+    case ViewKind::VariantEffect:
+        return QStringLiteral("Output effect");
     }
     return {};
 }
@@ -304,6 +309,10 @@ QString viewId(ViewKind kind) {
         return QStringLiteral("moe-routing");
     case ViewKind::ActPonder:
         return QStringLiteral("act-ponder");
+    case ViewKind::LogitLens:
+        return QStringLiteral("logit-lens");
+    case ViewKind::VariantEffect:
+        return QStringLiteral("variant-effect");
     }
     return {};
 }
@@ -338,6 +347,12 @@ QString viewSummary(ViewKind kind) {
         return QStringLiteral("experts each token goes to, gate weights, expert load (MoE models)");
     case ViewKind::ActPonder:
         return QStringLiteral("ACT halting probability per step and ponder count per token");
+    case ViewKind::LogitLens:
+        return QStringLiteral(
+            "top next token per layer and position through the final norm and LM head");
+    case ViewKind::VariantEffect:
+        return QStringLiteral(
+            "the variant vs exact attention: KL, top-1 and top-k flips, JSD per head");
     }
     return {};
 }
@@ -419,6 +434,10 @@ render::PanelsFigure buildPanels(ViewKind kind, const ForwardResult* result,
         return moeRoutingFigure(*result, state);
     case ViewKind::ActPonder:
         return actPonderFigure(*result, state);
+    case ViewKind::LogitLens:
+        return logitLensFigure(*result, state);
+    case ViewKind::VariantEffect:
+        return variantEffectFigure(*result, state);
     default:
         break;
     }

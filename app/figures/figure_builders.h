@@ -26,11 +26,13 @@ enum class ViewKind {
     LshBuckets,     // Reformer LSH bucket per token and head
     MoeRouting,     // experts chosen per token, gate weights, expert load
     ActPonder,      // ACT halting probability per step and ponder count per token
+    LogitLens,      // top next token per layer × position through the final norm and LM head
+    VariantEffect,  // the variant against exact attention: KL, top-1 and top-k, JSD per head
 };
 // The first kViewCount views are one render::Figure each (what `headlight export` writes); the
 // panel views after them combine several figures (render::PanelsFigure).
 constexpr int kViewCount = 8;
-constexpr int kAllViewCount = 14;
+constexpr int kAllViewCount = 16;
 bool isPanelView(ViewKind kind);
 
 struct ViewState {

@@ -34,11 +34,13 @@ std::shared_ptr<const LoadedModel> loadModelNow(const QString& folder,
 }
 
 std::shared_ptr<const ForwardResult> runNow(const std::shared_ptr<const LoadedModel>& model,
-                                            const io::Scenario& scenario, bool withVanilla) {
+                                            const io::Scenario& scenario, bool withVanilla,
+                                            bool withOutput) {
     ForwardRunner runner;
     runner.setModel(model);
     runner.setVariant(io::parseScenarioVariant(scenario.variant));
     runner.setVanillaWanted(withVanilla);
+    runner.setOutputWanted(withOutput);
     QEventLoop loop;
     std::shared_ptr<const ForwardResult> result;
     QString failure;
@@ -94,7 +96,8 @@ RenderedScene renderScenario(const io::Scenario& scenario, const QString& baseFo
     const auto model = loadModelNow(folder, scenario.backend, deviceSelector);
     checkSelection(scenario.selection, model->model->spec());
     const ViewKind view = viewKindFromId(scenario.view);
-    const auto result = runNow(model, scenario, view == ViewKind::Sparsity);
+    const auto result = runNow(model, scenario, view == ViewKind::Sparsity,
+                               view == ViewKind::LogitLens || view == ViewKind::VariantEffect);
     const ViewState state = scenarioViewState(scenario, result->tokenCount());
     RenderedScene rendered;
     rendered.model = model;

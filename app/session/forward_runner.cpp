@@ -12,6 +12,7 @@ struct Request {
     QString text;
     variants::VariantSpec variant;
     bool withVanilla = false;
+    bool withOutput = false;
     quint64 serial = 0;
 };
 
@@ -33,7 +34,13 @@ std::shared_ptr<ForwardResult> runPass(const std::shared_ptr<const LoadedModel>&
         if (prepared.input.ids.empty()) return result;
         CaptureRequest capture;
         capture.internals = true;
+        const bool output = request.withOutput && model->model->hasLmHead();
+        capture.hiddenStates = output;
+        capture.logits = output;
         Trace trace = model->model->forward(prepared.input, capture, request.variant);
+        if (request.withOutput)
+            result->output = std::make_shared<const OutputAnalysis>(
+                analyseOutput(*model, prepared.input, trace, request.variant));
         result->attention = trace.stackedProbabilities();
         result->valid = trace.valid;
         result->stats = analyseAttention(result->attention, result->valid);
@@ -55,8 +62,8 @@ std::shared_ptr<ForwardResult> runPass(const std::shared_ptr<const LoadedModel>&
 std::shared_ptr<ForwardResult> runForwardPass(const std::shared_ptr<const LoadedModel>& model,
                                               const QString& text,
                                               const variants::VariantSpec& variant,
-                                              bool withVanilla) {
-    return runPass(model, {text, variant, withVanilla, 0});
+                                              bool withVanilla, bool withOutput) {
+    return runPass(model, {text, variant, withVanilla, withOutput, 0});
 }
 
 ForwardRunner::ForwardRunner(QObject* parent)
@@ -104,6 +111,12 @@ void ForwardRunner::setVanillaWanted(bool wanted) {
     if (wanted && !variant_.isVanilla()) runNow(text_);
 }
 
+void ForwardRunner::setOutputWanted(bool wanted) {
+    if (wanted == outputWanted_) return;
+    outputWanted_ = wanted;
+    if (wanted) runNow(text_);
+}
+
 void ForwardRunner::setPaused(bool paused) {
     paused_ = paused;
     if (!paused) launch();
@@ -117,7 +130,7 @@ void ForwardRunner::launch() {
     // Why not start now when busy: collect() launches the newest request when the pass ends.
     if (!model_ || paused_ || busy() || launched_ == requested_) return;
     launched_ = requested_;
-    const Request request{text_, variant_, vanillaWanted_, launched_};
+    const Request request{text_, variant_, vanillaWanted_, outputWanted_, launched_};
     watcher_->setFuture(QtConcurrent::run(runPass, model_, request));
     Q_EMIT busyChanged(true);
 }

@@ -8,6 +8,7 @@
 
 #include "attention_stats.h"
 #include "model_session.h"
+#include "output_analysis.h"
 
 #include <QFutureWatcher>
 #include <QObject>
@@ -31,6 +32,8 @@ struct ForwardResult {
     std::map<std::string, Tensor> internals;                   // pass-wide variant internals
     std::vector<std::map<std::string, Tensor>> layerInternals; // [L] per-layer internals
     Tensor vanillaAttention; // [L, H, T, T] of the vanilla pass; empty unless asked for
+    // The logit lens and the variant's effect on the output; null unless asked for (withOutput)
+    std::shared_ptr<const OutputAnalysis> output;
     std::shared_ptr<const LoadedModel> model; // the model that ran it
     double forwardMs = 0.0;
     QString error; // one line; the other fields are empty when set
@@ -39,12 +42,13 @@ struct ForwardResult {
 };
 
 // One pass as the runner makes it, on the calling thread: attention, statistics, internals and,
-// when asked and the variant is not vanilla, the vanilla pass too (`headlight export` uses it).
+// when asked and the variant is not vanilla, the vanilla pass too (`headlight export` uses it);
+// with `withOutput`, the logit lens and the variant's effect on the output (OutputAnalysis).
 // A refusal comes back as the result's `error`.
 std::shared_ptr<ForwardResult> runForwardPass(const std::shared_ptr<const LoadedModel>& model,
                                               const QString& text,
                                               const variants::VariantSpec& variant,
-                                              bool withVanilla);
+                                              bool withVanilla, bool withOutput = false);
 
 class ForwardRunner : public QObject {
     Q_OBJECT
@@ -62,6 +66,9 @@ public:
     // Whether passes also run the vanilla model (when the variant is not vanilla); turning it on
     // re-runs the current text.
     void setVanillaWanted(bool wanted);
+    // Whether passes also compute the logit lens and the variant's effect on the output (the
+    // LM-head views); turning it on re-runs the current text.
+    void setOutputWanted(bool wanted);
     // While paused nothing launches (the corpus uses the backend); resuming runs what is pending.
     void setPaused(bool paused);
     void waitForIdle();
@@ -83,6 +90,7 @@ private:
     QString text_; // the newest request's text
     variants::VariantSpec variant_;
     bool vanillaWanted_ = false;
+    bool outputWanted_ = false;
     bool paused_ = false;
     quint64 requested_ = 0; // serial of the newest request
     quint64 launched_ = 0;  // serial of the pass in flight or last run

@@ -234,6 +234,8 @@ void Workspace::onTabChanged(int index) {
     if (index < kAllViewCount) view_ = ViewKind(index);
     // Why here: the vanilla pass doubles the work, so it runs only while its view is open.
     runner_->setVanillaWanted(view_ == ViewKind::Sparsity && !canvasShown());
+    runner_->setOutputWanted((view_ == ViewKind::LogitLens || view_ == ViewKind::VariantEffect) &&
+                             !canvasShown());
     refresh();
 }
 

@@ -7,7 +7,13 @@ namespace headlight {
 
 HostWeights readWeights(const io::Checkpoint& checkpoint, const ModelSpec& spec) {
     std::set<std::string> read;
-    HostWeights weights = familyOf(spec.architecture).readWeights(checkpoint, spec, read);
+    const ModelFamily& family = familyOf(spec.architecture);
+    HostWeights weights = family.readWeights(checkpoint, spec, read);
+    if (family.readLmHead)
+        weights.lmHead = family.readLmHead(checkpoint, spec, read);
+    else
+        weights.lmHead.absence = std::string("Headlight reads no LM head of ") +
+                                 family.displayName + " checkpoints, so it has no logits";
     rejectUnexpectedTensors(checkpoint, spec.architecture, weights.prefix, read);
     return weights;
 }

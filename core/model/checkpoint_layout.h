@@ -82,6 +82,20 @@ struct HostLayer {
     Tensor linformerE, linformerF;                   // Linformer's learned E, F [k, P]
 };
 
+// The head that turns a final hidden state into vocabulary logits, as the checkpoint keeps it.
+//   Tied      logits = h · Eᵀ (GPT-2, OPT, tied Llama-family models, the zoo)
+//   Untied    logits = h · Wᵀ, W = lm_head.weight [V, D] (Llama, Mistral, untied Qwen)
+//   MaskedLm  BERT's cls.predictions: LayerNorm(act(dense(h))) · Eᵀ + b
+struct HostLmHead {
+    enum class Kind { None, Tied, Untied, MaskedLm };
+    Kind kind = Kind::None;
+    Tensor weight;          // [V, D] when Untied; empty when the token embedding serves
+    Tensor bias;            // [V] (MaskedLm), empty when none
+    HostLinear transform;   // MaskedLm's dense [D, D]
+    HostNorm transformNorm; // MaskedLm's LayerNorm
+    std::string absence;    // Kind::None: why the checkpoint has no head, one line
+};
+
 struct HostWeights {
     Tensor tokenEmbedding;     // [V, D]
     Tensor positionEmbedding;  // [P, D], empty for rotary models
@@ -91,6 +105,7 @@ struct HostWeights {
     std::vector<HostLayer> layers;
     Tensor relativeBias; // zoo, T5 position buckets: [buckets, H]
     HostLinear halting;  // zoo, ACT halting unit: [1, D] and [1]
+    HostLmHead lmHead;
     std::string
         prefix; // the prefix the checkpoint used ("", "bert.", "transformer.", "model.", ...)
 };

@@ -39,6 +39,10 @@ struct ModelFamily {
     // Position ids of a sequence; null = 0, 1, ..., T-1.
     std::vector<int32_t> (*positionIds)(const ModelSpec& spec, std::span<const int32_t> ids,
                                         std::span<const uint8_t> mask);
+    // Reads the LM head HF keeps on load (families/lm_heads.h); a head tensor it does not read
+    // is still dropped through taskHeads. Null: Headlight reads no head of this family.
+    HostLmHead (*readLmHead)(const io::Checkpoint& checkpoint, const ModelSpec& spec,
+                             std::set<std::string>& read) = nullptr;
 };
 
 // Every family, in the order error messages list them.

@@ -17,7 +17,8 @@ struct CaptureRequest {
     bool scores = false;        // pre-softmax scores (scaled, masked) [H, T, T]
     bool hiddenStates = false;  // [T, D] after the embeddings and after every layer
     bool internals = false;     // the variant's own tensors (masks, biases, buckets, ...; docs/variants.md)
-    bool logits = false;        // next-token logits [T, V] through the tied LM head (causal, tied models)
+    bool logits = false;        // logits [T, V] through the checkpoint's LM head (tied, lm_head or
+                                // BERT's masked-LM head); refused when it has none
     std::vector<int> layers;    // layers to capture; empty means all
     std::vector<int> heads;     // heads kept in the trace; empty means all (the device computes
                                 // every head of a captured layer, the host keeps these)
@@ -41,7 +42,7 @@ struct Trace {
     std::vector<LayerTrace> layers;     // one per model layer
     std::vector<Tensor> hiddenStates;   // L + 1 tensors [T, D] when requested (as HF's hidden_states)
     Tensor lastHiddenState;             // [T, D] (after the final norm where the model has one)
-    Tensor logits;                      // [T, V] when requested: lastHiddenState · token embeddingᵀ
+    Tensor logits;                      // [T, V] when requested: the LM head on lastHiddenState
     std::map<std::string, Tensor> internals; // model-level variant internals (nominal mask, exits, ...)
     double forwardMs = 0.0;             // wall time of the forward pass, capture included
 

@@ -48,6 +48,10 @@ TransformerModel::TransformerModel(ModelSpec spec, const HostWeights& weights, B
     embeddingNorm_ = upload(weights.embeddingNorm);
     finalNorm_ = upload(weights.finalNorm);
     for (const HostLayer& host : weights.layers) layers_.push_back(upload(host));
+    const HostLmHead& head = weights.lmHead;
+    lmHead_ = {head.kind, {}, {}, upload(head.transform), upload(head.transformNorm), head.absence};
+    if (!head.weight.empty()) lmHead_.weight = backend.upload(head.weight);
+    if (!head.bias.empty()) lmHead_.bias = backend.upload(head.bias);
 }
 
 TransformerModel::Linear TransformerModel::upload(const HostLinear& linear) const {
@@ -428,9 +432,7 @@ Trace TransformerModel::forward(const ModelInput& input, const CaptureRequest& c
     if (requested.knn)
         throw variants::VariantError(
             "kNN-LM needs its datastore: run the pass through variants::forwardKnn");
-    if (capture.logits && !(spec_.causal && spec_.tieEmbeddings))
-        throw ModelError("logits are read through a causal model's tied LM head, which this "
-                         "checkpoint does not have");
+    if (capture.logits) requireLmHead();
     const variants::VariantSpec variant = effectiveVariant(requested);
     validate(input, variant);
     const variants::ForwardPlan plan = variants::planForward(variant, spec_);
@@ -470,7 +472,7 @@ Trace TransformerModel::forward(const ModelInput& input, const CaptureRequest& c
         if (capture.hiddenStates) hidden.push_back(x);
     }
     trace.lastHiddenState = backend_.download(x);
-    if (capture.logits) trace.logits = backend_.download(logitsOf(x));
+    if (capture.logits) trace.logits = backend_.download(headLogits(x));
     for (std::size_t l = 0; l < pending.size(); ++l) collect(pending[l], capture, trace.layers[l]);
     if (capture.internals) collectPlan(pass.attentionPlan, trace);
     if (exits) {
@@ -496,23 +498,11 @@ void TransformerModel::trackExits(variants::ExitTracker& exits, int layer, const
         exits.update(layer, variants::saturationSignal(backend_.download(before), backend_.download(after)));
         return;
     }
-    // The tied LM head: final norm, then the token embedding transposed.
+    // The LM head: final norm, then the head.
     DeviceTensor normed = backend_.allocate(after.shape());
     if (finalNorm_.gamma.valid()) normalize(finalNorm_, after, normed);
     else backend_.copyRows(after, 0, tokens, normed, 0);
-    exits.update(layer, variants::logitSignal(rule, backend_.download(logitsOf(normed))));
-}
-
-// The tied LM head on normed states [T, D] → [T, V], soft-capped as c·tanh(z / c) where the
-// checkpoint says so (Gemma 2's final_logit_softcapping).
-DeviceTensor TransformerModel::logitsOf(const DeviceTensor& normed) const {
-    DeviceTensor logits = backend_.allocate({normed.dim(0), spec_.vocabSize});
-    backend_.linear(normed, tokenEmbedding_, nullptr, logits);
-    if (const float cap = spec_.finalSoftcap; cap > 0) {
-        backend_.map(logits, MapOp::Tanh, 1.0f / cap, 0.0f, logits);
-        backend_.map(logits, MapOp::Affine, cap, 0.0f, logits);
-    }
-    return logits;
+    exits.update(layer, variants::logitSignal(rule, backend_.download(headLogits(normed))));
 }
 
 // Whether layer `index` attends without the sliding window (every layer unless the checkpoint
@@ -541,6 +531,44 @@ void TransformerModel::collect(const PendingCapture& pending, const CaptureReque
         layer.internals[name] = backend_.download(tensor);
     for (const auto& [name, tensor] : pending.hostInternals)
         layer.internals[name] = tensor;
+}
+
+void TransformerModel::requireLmHead() const {
+    if (lmHead_.kind == HostLmHead::Kind::None) throw ModelError(lmHead_.absence);
+}
+
+DeviceTensor TransformerModel::headLogits(const DeviceTensor& x) const {
+    DeviceTensor input = x;
+    if (lmHead_.kind == HostLmHead::Kind::MaskedLm) {
+        DeviceTensor dense = backend_.allocate(x.shape());
+        project(lmHead_.transform, x, dense);
+        backend_.activation(dense, spec_.activation, dense);
+        input = backend_.allocate(x.shape());
+        normalize(lmHead_.transformNorm, dense, input);
+    }
+    DeviceTensor logits = backend_.allocate({x.dim(0), spec_.vocabSize});
+    backend_.linear(input, lmHead_.weight.valid() ? lmHead_.weight : tokenEmbedding_,
+                    lmHead_.bias.valid() ? &lmHead_.bias : nullptr, logits);
+    // Gemma 2's final_logit_softcapping: c·tanh(z / c).
+    if (const float cap = spec_.finalSoftcap; cap > 0) {
+        backend_.map(logits, MapOp::Tanh, 1.0f / cap, 0.0f, logits);
+        backend_.map(logits, MapOp::Affine, cap, 0.0f, logits);
+    }
+    return logits;
+}
+
+Tensor TransformerModel::lensLogits(const Tensor& hidden) const {
+    requireLmHead();
+    if (hidden.rank() != 2 || hidden.dim(1) != spec_.hidden)
+        throw ModelError("the logit lens reads hidden states [T, " + std::to_string(spec_.hidden) +
+                         "]");
+    DeviceTensor x = backend_.upload(hidden);
+    if (finalNormApplies()) {
+        DeviceTensor normed = backend_.allocate(x.shape());
+        normalize(finalNorm_, x, normed);
+        x = normed;
+    }
+    return backend_.download(headLogits(x));
 }
 
 // The pass-wide tensors a view shows: the nominal pattern, the mask obeyed, biases, span ramps.

@@ -64,6 +64,15 @@ public:
                   const variants::VariantSpec& variant = {}) const;
     void validate(const ModelInput& input, const variants::VariantSpec& variant = {}) const;
 
+    // Whether the checkpoint has an LM head (logits, the logit lens, the variant-effect view),
+    // and if it has none, why, in one line.
+    bool hasLmHead() const { return lmHead_.kind != HostLmHead::Kind::None; }
+    const std::string& lmHeadAbsence() const { return lmHead_.absence; }
+    // The logit lens at one residual stream [T, D] (an entry of Trace::hiddenStates before the
+    // final norm): the model's final norm where it has one, then its LM head -> [T, V]. Throws
+    // ModelError when the model has no head.
+    Tensor lensLogits(const Tensor& hidden) const;
+
 private:
     struct Linear {
         DeviceTensor weight, bias; // bias invalid when absent
@@ -89,6 +98,13 @@ private:
         DeviceTensor router;
         float rezeroAttention = 0.0f, rezeroFfn = 0.0f, rezeroFfnPre = 0.0f;
         Gate gateAttention, gateFfn;
+    };
+    struct LmHead {
+        HostLmHead::Kind kind = HostLmHead::Kind::None;
+        DeviceTensor weight, bias; // weight invalid when the token embedding serves (tied)
+        Linear transform;          // BERT's masked-LM transform
+        Norm transformNorm;
+        std::string absence;
     };
     struct PendingCapture {
         bool wantScores = false, wantProbabilities = false;
@@ -123,7 +139,6 @@ private:
     bool rotary(const variants::VariantSpec& variant) const;
     bool finalNormApplies() const;
     bool global(int layer) const;
-    DeviceTensor logitsOf(const DeviceTensor& normed) const;
     variants::VariantSpec effectiveVariant(const variants::VariantSpec& requested) const;
 
     // [SECTION] embedding and attention (transformer.cpp)
@@ -182,6 +197,10 @@ private:
     void trackExits(variants::ExitTracker& exits, int layer, const DeviceTensor& before, DeviceTensor& after) const;
     void collect(const PendingCapture& pending, const CaptureRequest& capture, LayerTrace& layer) const;
     void collectPlan(const variants::AttentionPlan& plan, Trace& trace) const;
+    // The LM head on a final (normed) hidden state [T, D] -> logits [T, V], soft-capped where
+    // the checkpoint says so.
+    DeviceTensor headLogits(const DeviceTensor& x) const;
+    void requireLmHead() const;
 
     ModelSpec spec_;
     variants::BlockSpec block_; // the wiring: derived from the architecture, or the zoo's own
@@ -192,6 +211,7 @@ private:
     variants::Normalization normalization_;
     Norm embeddingNorm_, finalNorm_;
     std::vector<Layer> layers_;
+    LmHead lmHead_;
 };
 
 // Reads config.json and the weights of a checkpoint folder and uploads them to `backend`.

@@ -2,6 +2,7 @@
 
 #include "figures/cell_paint.h"
 
+#include <QFontMetricsF>
 #include <QImage>
 #include <algorithm>
 #include <cmath>
@@ -30,12 +31,24 @@ QImage cellImage(const HeatmapFigure& figure) {
     return image;
 }
 
-// Values are printed only where a cell can hold "0.00" with room to spare.
+// Values are printed only where a cell can hold "0.00" with room to spare; texts where it holds
+// one wide character (longer ones are elided).
 bool cellsHoldValues(const HeatmapLayout& layout, const HeatmapFigure& figure) {
     const double w = layout.plot.width() / std::max(figure.cols, 1);
     const double h = layout.plot.height() / std::max(figure.rows, 1);
-    return w >= textWidth(layout.tickFont, QStringLiteral("-0.00")) + 8.0 &&
-           h >= 1.4 * fontHeight(layout.tickFont);
+    const QString widest =
+        figure.cellText.isEmpty() ? QStringLiteral("-0.00") : QStringLiteral("M");
+    return w >= textWidth(layout.tickFont, widest) + 4.0 && h >= 1.4 * fontHeight(layout.tickFont);
+}
+
+QString cellLabel(const HeatmapLayout& layout, const HeatmapFigure& figure, int r, int c, float v) {
+    if (figure.cellText.isEmpty()) {
+        // Why the snap: "-0.00" for a tiny negative difference reads as a sign that is not there.
+        return QString::number(std::abs(v) < 0.005f ? 0.0f : v, 'f', 2);
+    }
+    const double width = layout.plot.width() / std::max(figure.cols, 1) - 2.0;
+    return QFontMetricsF(layout.tickFont)
+        .elidedText(figure.cellText.value(r * figure.cols + c), Qt::ElideRight, width);
 }
 
 void paintCellValues(QPainter& painter, const HeatmapLayout& layout, const HeatmapFigure& figure) {
@@ -47,11 +60,8 @@ void paintCellValues(QPainter& painter, const HeatmapLayout& layout, const Heatm
             const QColor fill = colorAt(figure.colorBar.map,
                                         normalise(v, figure.colorBar.low, figure.colorBar.high));
             painter.setPen(fill.lightnessF() > 0.55 ? style::kInk : QColor(Qt::white));
-            // Why the snap: "-0.00" for a tiny negative difference reads as a sign that is not
-            // there.
-            const float shown = std::abs(v) < 0.005f ? 0.0f : v;
             drawTextLine(painter, heatmapCellRect(layout, figure, r, c), Qt::AlignHCenter,
-                         QString::number(shown, 'f', 2));
+                         cellLabel(layout, figure, r, c, v));
         }
 }
 

@@ -2,7 +2,8 @@
 // A heatmap of a rows × columns matrix with token labels on both axes and a colour bar: one
 // attention head (query × key), the attention rollout, the head × head JSD matrix and the
 // difference map A − B all draw through it. Cells stay square; values are printed in the cells
-// when they are large enough to hold them.
+// when they are large enough to hold them
+// (or, given, a text per cell).
 
 #include "figures/figure_style.h"
 
@@ -33,6 +34,9 @@ struct HeatmapFigure {
     // token), as run lengths summing to `rows`; each run is labelled once with its labels joined.
     // Empty: every row its own.
     std::vector<int> rowGroups;
+    // Text printed in the cells instead of their values ([rows · cols], or empty for the values),
+    // elided to the cell (the logit lens names each cell's top token).
+    QStringList cellText;
 };
 
 // Where each part of a heatmap lands inside `bounds`; hit-testing uses the same numbers.

@@ -9,7 +9,7 @@ inline const io::SceneVocabulary& sceneVocabulary() {
     static const io::SceneVocabulary vocabulary{
         {"heatmap", "model-grid", "token-lines", "entropy-violins", "jsd-violins",
          "head-jsd-matrix", "rollout", "difference", "sparsity", "positions", "early-exit",
-         "lsh-buckets", "moe-routing", "act-ponder"},
+         "lsh-buckets", "moe-routing", "act-ponder", "logit-lens", "variant-effect"},
         {"viridis", "cividis"}};
     return vocabulary;
 }

@@ -25,7 +25,7 @@ const std::map<QString, QStringList> kOptions = {
       "--dpi", "--size", "--backend", "--vulkan-device", "--out", "--scene", "--scenario"}},
     {"figures",
      {"--corpus", "--out", "--models", "--format", "--dpi", "--backend", "--vulkan-device",
-      "--shard"}},
+      "--shard", "--variants"}},
     {"info", {"--model", "--json"}},
     {"inspect",
      {"--model", "--text", "--text-pair", "--no-special-tokens", "--ids", "--token-type-ids",
@@ -154,7 +154,8 @@ private Q_SLOTS:
         QTest::newRow("stray word")
             << QStringList{"devices", "gpu"} << "headlight devices: unknown argument 'gpu'";
         QTest::newRow("no figure set")
-            << QStringList{"figures"} << "headlight figures: give the figure set: realformer";
+            << QStringList{"figures"}
+            << "headlight figures: give the figure set: realformer or variant-effect";
     }
 
     void mistakesPrintTheReasonThenTheUsage() {

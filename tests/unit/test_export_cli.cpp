@@ -48,29 +48,35 @@ private Q_SLOTS:
         const test::CliResult listed = runHeadlight({"export", "--list-views"});
         QCOMPARE(listed.exitCode, 0);
         const QStringList lines = listed.out.split('\n', Qt::SkipEmptyParts);
-        QCOMPARE(lines.size(), 14);
+        QCOMPARE(lines.size(), 16);
         for (const char* name :
              {"heatmap", "model-grid", "token-lines", "entropy-violins", "jsd-violins",
               "head-jsd-matrix", "rollout", "difference", "sparsity", "positions", "early-exit",
-              "lsh-buckets", "moe-routing", "act-ponder"})
+              "lsh-buckets", "moe-routing", "act-ponder", "logit-lens", "variant-effect"})
             QVERIFY2(viewNames().contains(name), name);
         for (const QString& line : lines)
             QVERIFY2(line.section(' ', 1).trimmed().size() > 10, qPrintable(line));
     }
 
     // The panel views of a variant's internals get the variant that has them, the routing and
-    // pondering views a zoo-format checkpoint that has experts or ACT; the others run the tiny
+    // pondering views a zoo-format checkpoint that has experts or ACT, the LM-head views the
+    // tiny BERT with its masked-LM head (and the effect a variant); the others run the tiny
     // BERT as it is.
     void everyViewExportsInEveryFormat() {
         test::ScratchDir dir;
         const QString lsh = dir.filePath("lsh.json"), exit = dir.filePath("exit.json");
+        const QString window = dir.filePath("window.json");
         test::writeFile(lsh, R"({"attention": {"kernel": "lsh", "buckets": 4}})");
         test::writeFile(exit, R"({"early_exit": {"criterion": "saturation", "threshold": 0.5}})");
-        const QMap<QString, QString> variantOf{{"lsh-buckets", lsh}, {"early-exit", exit}};
+        test::writeFile(window, R"({"mask": {"preset": "longformer", "window": 1}})");
+        const QMap<QString, QString> variantOf{
+            {"lsh-buckets", lsh}, {"early-exit", exit}, {"variant-effect", window}};
         for (const QString& view : viewNames())
             for (const QString suffix : {".png", ".svg", ".pdf"}) {
                 const QString out = dir.filePath(view + suffix);
                 QStringList args = exportArgs(view, out);
+                if (view == "logit-lens" || view == "variant-effect")
+                    args[2] = test::goldenRoot() + "/bert_mlm";
                 if (variantOf.contains(view)) args << "--variant" << variantOf[view];
                 if (view == "moe-routing" || view == "act-ponder")
                     args = {"export",
@@ -96,7 +102,40 @@ private Q_SLOTS:
                     QVERIFY(bytes.startsWith("%PDF-"));
                 }
             }
-        QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), viewNames().size() * 3 + 2);
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), viewNames().size() * 3 + 3);
+    }
+
+    // The LM-head views name what is missing: a checkpoint without a head, or no variant to
+    // compare against exact attention.
+    void lmHeadViewsSayWhatIsMissing() {
+        test::ScratchDir dir;
+        const QString out = dir.filePath("lens.png");
+        test::CliResult run = runHeadlight(exportArgs("logit-lens", out));
+        QCOMPARE(run.exitCode, 1);
+        QCOMPARE(run.err.trimmed(),
+                 QString("headlight export: nothing to export: this checkpoint has no masked-LM "
+                         "head (cls.predictions.*): it is a base model, not BertForMaskedLM"));
+        QStringList args = exportArgs("variant-effect", out);
+        args[2] = test::goldenRoot() + "/gpt2";
+        run = runHeadlight(args);
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains("This pass runs exact attention. Toggle a variant"),
+                 qPrintable(run.err));
+        QVERIFY(!QFileInfo::exists(out));
+        // The lens's numbers as CSV: one row per panel cell, the top token's probability in [0, 1].
+        const QString csv = dir.filePath("lens.csv");
+        args = exportArgs("logit-lens", csv);
+        args[2] = test::goldenRoot() + "/gpt2";
+        run = runHeadlight(args);
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        const QStringList rows = QString::fromUtf8(test::readFile(csv))
+                                     .split('\n', Qt::SkipEmptyParts)
+                                     .filter(QStringLiteral("Top token of the lens"));
+        QVERIFY(!rows.isEmpty());
+        for (const QString& row : rows) {
+            const double p = row.section(',', -1).toDouble();
+            QVERIFY2(p > 0.0 && p <= 1.0, qPrintable(row));
+        }
     }
 
     void dpiSizeLayerAndHeadAreHonoured() {

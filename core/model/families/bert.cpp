@@ -1,6 +1,7 @@
 // BERT (modeling_bert.py): post-LN encoder, learned absolute positions, token types, an
 // embedding LayerNorm. The whole model may sit under "bert." (task heads save it so).
 #include "model/families/layout_helpers.h"
+#include "model/families/lm_heads.h"
 #include "model/families/shared_readers.h"
 #include "model/model_family.h"
 #include "model/unexpected_tensors.h"
@@ -59,5 +60,6 @@ const ModelFamily kBertFamily{Architecture::Bert,
                               readWeights,
                               families::taskHeads({"cls."}),
                               ignoredInBase,
-                              nullptr};
+                              nullptr,
+                              families::readBertMaskedLmHead};
 } // namespace headlight

@@ -1,6 +1,7 @@
 // GPT-2 (modeling_gpt2.py): pre-LN decoder, learned positions, a fused c_attn (q | k | v) and
 // Conv1D weights stored [in, out].
 #include "model/families/layout_helpers.h"
+#include "model/families/lm_heads.h"
 #include "model/families/shared_readers.h"
 #include "model/model_family.h"
 #include "model/unexpected_tensors.h"
@@ -72,5 +73,6 @@ const ModelFamily kGpt2Family{Architecture::Gpt2,
                               readWeights,
                               families::taskHeads(),
                               ignoredInBase,
-                              nullptr};
+                              nullptr,
+                              families::readCausalLmHead};
 } // namespace headlight

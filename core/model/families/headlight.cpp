@@ -2,6 +2,7 @@
 // models and the `headlight` section, a variant spec that also carries the architecture keys.
 // Its weights are read by core/model/zoo_layout.cpp; the zoo's own format has no extra tensors,
 // so nothing is ignored on load.
+#include "model/families/lm_heads.h"
 #include "model/families/shared_readers.h"
 #include "model/model_family.h"
 #include "model/weight_reader.h"
@@ -68,5 +69,6 @@ const ModelFamily kHeadlightFamily{Architecture::Headlight,
                                    readZooWeights,
                                    {},
                                    ignoredInBase,
-                                   nullptr};
+                                   nullptr,
+                                   families::readTiedHead};
 } // namespace headlight

@@ -1,6 +1,7 @@
 // Llama (modeling_llama.py): pre-RMSNorm decoder, rotary positions (rotate_half layout),
 // grouped-query attention, a SwiGLU MLP; attention_bias puts biases on q, k, v and o_proj.
 #include "model/families/layout_helpers.h"
+#include "model/families/lm_heads.h"
 #include "model/families/shared_readers.h"
 #include "model/model_family.h"
 
@@ -48,5 +49,6 @@ const ModelFamily kLlamaFamily{Architecture::Llama,
                                families::readLlamaWeights,
                                families::taskHeads(),
                                families::isRotaryBuffer,
-                               nullptr};
+                               nullptr,
+                               families::readCausalLmHead};
 } // namespace headlight

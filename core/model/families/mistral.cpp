@@ -1,6 +1,7 @@
 // Mistral (modeling_mistral.py): Llama's layout with a sliding attention window. An absent
 // sliding_window means HF's default of 4096; an explicit null means none.
 #include "model/families/layout_helpers.h"
+#include "model/families/lm_heads.h"
 #include "model/families/shared_readers.h"
 #include "model/model_family.h"
 
@@ -24,5 +25,6 @@ const ModelFamily kMistralFamily{Architecture::Mistral,
                                  families::readLlamaWeights,
                                  families::taskHeads(),
                                  families::isRotaryBuffer,
-                                 nullptr};
+                                 nullptr,
+                                 families::readCausalLmHead};
 } // namespace headlight

@@ -4,6 +4,7 @@
 // not a config key). do_layer_norm_before picks pre-LN with a final LayerNorm (125m, 1.3b, ...)
 // or post-LN without one (350m).
 #include "model/families/layout_helpers.h"
+#include "model/families/lm_heads.h"
 #include "model/families/shared_readers.h"
 #include "model/model_family.h"
 
@@ -95,5 +96,6 @@ const ModelFamily kOptFamily{Architecture::Opt,
                              readWeights,
                              families::taskHeads(),
                              ignoredInBase,
-                             positionIds};
+                             positionIds,
+                             families::readCausalLmHead};
 } // namespace headlight

@@ -1,5 +1,6 @@
 // Qwen2 (modeling_qwen2.py): Llama's layout; q, k and v always carry biases, o_proj never does.
 #include "model/families/layout_helpers.h"
+#include "model/families/lm_heads.h"
 #include "model/families/shared_readers.h"
 #include "model/model_family.h"
 
@@ -24,5 +25,6 @@ const ModelFamily kQwen2Family{Architecture::Qwen2,
                                families::readQwen2Weights,
                                families::taskHeads(),
                                families::isRotaryBuffer,
-                               nullptr};
+                               nullptr,
+                               families::readCausalLmHead};
 } // namespace headlight

@@ -2,6 +2,7 @@
 // weights [head_dim]) applied before RoPE; biases on q, k, v and o_proj only with attention_bias;
 // head_dim defaults to 128 rather than hidden / heads (configuration_qwen3.py).
 #include "model/families/layout_helpers.h"
+#include "model/families/lm_heads.h"
 #include "model/families/shared_readers.h"
 #include "model/model_family.h"
 
@@ -27,5 +28,6 @@ const ModelFamily kQwen3Family{Architecture::Qwen3,
                                families::readLlamaWeights,
                                families::taskHeads(),
                                families::isRotaryBuffer,
-                               nullptr};
+                               nullptr,
+                               families::readCausalLmHead};
 } // namespace headlight
