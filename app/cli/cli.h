@@ -21,6 +21,7 @@ CliCommand exportCommand();
 CliCommand figuresCommand();
 CliCommand infoCommand();
 CliCommand inspectCommand();
+CliCommand patchCommand();
 CliCommand reproduceCommand();
 CliCommand tokenizeCommand();
 CliCommand variantsCommand();

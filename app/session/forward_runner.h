@@ -6,6 +6,7 @@
 // stale results are dropped. The sparsity view also needs the vanilla pass of the same text;
 // it is run only while that view asks for it.
 
+#include "ablation_effect.h"
 #include "attention_stats.h"
 #include "model_session.h"
 
@@ -20,6 +21,14 @@
 
 namespace headlight::app {
 
+// Heads to knock out in every pass (a scenario's `ablation`): replace ones take their output from
+// `source`, a text of the same token length.
+struct HeadKnockouts {
+    std::vector<variants::HeadAblationSpec> heads;
+    QString source;
+    bool operator==(const HeadKnockouts&) const = default;
+};
+
 struct ForwardResult {
     quint64 serial = 0; // which request produced it
     QString text;
@@ -31,6 +40,11 @@ struct ForwardResult {
     std::map<std::string, Tensor> internals;                   // pass-wide variant internals
     std::vector<std::map<std::string, Tensor>> layerInternals; // [L] per-layer internals
     Tensor vanillaAttention; // [L, H, T, T] of the vanilla pass; empty unless asked for
+    HeadKnockouts knockouts; // the heads the pass knocked out
+    // With knockouts: per position, the output against the same pass without them; empty when
+    // the model has no tied LM head (outputNote says so).
+    std::vector<PositionChange> outputChange;
+    QString outputNote;
     std::shared_ptr<const LoadedModel> model; // the model that ran it
     double forwardMs = 0.0;
     QString error; // one line; the other fields are empty when set
@@ -44,7 +58,8 @@ struct ForwardResult {
 std::shared_ptr<ForwardResult> runForwardPass(const std::shared_ptr<const LoadedModel>& model,
                                               const QString& text,
                                               const variants::VariantSpec& variant,
-                                              bool withVanilla);
+                                              bool withVanilla,
+                                              const HeadKnockouts& knockouts = {});
 
 class ForwardRunner : public QObject {
     Q_OBJECT
@@ -59,6 +74,9 @@ public:
     void runNow(const QString& text);
     void setVariant(const variants::VariantSpec& variant); // re-runs the current text at once
     const variants::VariantSpec& variant() const { return variant_; }
+    // Heads knocked out in every pass from now on; re-runs the current text at once.
+    void setKnockouts(const HeadKnockouts& knockouts);
+    const HeadKnockouts& knockouts() const { return knockouts_; }
     // Whether passes also run the vanilla model (when the variant is not vanilla); turning it on
     // re-runs the current text.
     void setVanillaWanted(bool wanted);
@@ -82,6 +100,7 @@ private:
     std::shared_ptr<const LoadedModel> model_;
     QString text_; // the newest request's text
     variants::VariantSpec variant_;
+    HeadKnockouts knockouts_;
     bool vanillaWanted_ = false;
     bool paused_ = false;
     quint64 requested_ = 0; // serial of the newest request
