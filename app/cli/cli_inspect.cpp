@@ -144,8 +144,9 @@ variants::KnnDatastore loadDatastore(const TransformerModel& model, const std::s
         model, variants::chunkForDatastore(ids, variants::datastoreChunkLength(model.spec())), variant);
 }
 
-Run runRepeated(const TransformerModel& model, const ModelInput& input, const variants::VariantSpec& variant,
-                int repeat, const std::string& folder, const variants::Intervention& intervention) {
+Run runRepeated(const TransformerModel& model, const ModelInput& input,
+                const variants::VariantSpec& variant, int repeat, const std::string& folder,
+                const variants::Intervention& intervention) {
     CaptureRequest capture;
     capture.internals = !variant.isVanilla();
     std::optional<variants::KnnDatastore> datastore;
@@ -177,7 +178,8 @@ QJsonObject ablationJson(const AblationEffect& effect, const std::string& heads)
     return {{"heads", QString::fromStdString(heads)}, {"positions", positions}};
 }
 
-void printAblation(const AblationEffect& effect, const std::string& heads, const PreparedInput& input, const tokenize::Tokenizer* tokenizer) {
+void printAblation(const AblationEffect& effect, const std::string& heads,
+                   const PreparedInput& input, const tokenize::Tokenizer* tokenizer) {
     QTextStream out(stdout);
     out << "ablated heads " << QString::fromStdString(heads) << "\n";
     out << "pos\ttoken\tKL(clean||ablated)\ttop-1 clean -> ablated\n";
@@ -196,7 +198,8 @@ void printAblation(const AblationEffect& effect, const std::string& heads, const
         sum += c.kl;
         flips += c.flipped() ? 1 : 0;
     }
-    out << "mean KL " << QString::number(sum / double(std::max<std::size_t>(1, effect.positions.size())), 'g', 6)
+    out << "mean KL "
+        << QString::number(sum / double(std::max<std::size_t>(1, effect.positions.size())), 'g', 6)
         << ", top-1 changed at " << flips << " of " << effect.positions.size() << " positions\n";
 }
 

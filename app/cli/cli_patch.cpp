@@ -1,16 +1,17 @@
 // `headlight patch`: activation patching of a clean and a corrupted text (app/session/
 // activation_patching.h), one pass per cell with progress on stderr, written as CSV and, with
-// --figure, as the heatmap of app/figures/patching_figure.h. Its options: patchCommand() at the end.
+// --figure, as the heatmap of app/figures/patching_figure.h. Its options: patchCommand() at the
+// end.
 #include "activation_patching.h"
 #include "cli.h"
 #include "cli_args.h"
+#include "export/atomic_write.h"
+#include "export/figure_export.h"
 #include "model_session.h"
 #include "patching_figure.h"
 #include "text_input.h"
-#include "export/atomic_write.h"
-#include "export/figure_export.h"
 
-#include <QFileInfo>
+#include <algorithm>
 #include <cstdio>
 
 namespace headlight::app {
@@ -21,7 +22,8 @@ int tokenId(const QString& flag, const QString& token, const tokenize::Tokenizer
     if (token.startsWith('#')) {
         bool ok = false;
         const int id = token.mid(1).toInt(&ok);
-        if (!ok) throw CliError(flag.toStdString() + ": '" + token.toStdString() + "' is not an id");
+        if (!ok)
+            throw CliError(flag.toStdString() + ": '" + token.toStdString() + "' is not an id");
         return id;
     }
     if (!tokenizer)
@@ -67,17 +69,22 @@ int runPatch(const CliArgs& args) {
     const tokenize::Tokenizer* tokenizer = loaded->tokenizer.get();
     const PreparedText clean = prepareText(tokenizer, args.required("--clean"));
     const PreparedText corrupt = prepareText(tokenizer, args.required("--corrupt"));
-    PatchSetup setup{clean.input, corrupt.input, tokenId("--target", args.required("--target"), tokenizer),
-                     std::nullopt, *grid, {}};
+    PatchSetup setup{
+        clean.input,  corrupt.input, tokenId("--target", args.required("--target"), tokenizer),
+        std::nullopt, *grid,         {}};
     if (args.has("--foil")) setup.foil = tokenId("--foil", args.value("--foil"), tokenizer);
     const std::optional<PatchResult> result = runPatching(*loaded->model, setup, &reportProgress);
     std::fprintf(stderr, "headlight patch: logit difference clean %.6g, corrupt %.6g (%s - %s)\n",
                  result->cleanDifference, result->corruptDifference,
                  qPrintable(tokenLabel(tokenizer, result->target)),
                  qPrintable(tokenLabel(tokenizer, result->foil)));
-    render::writeAtomically(out, [&](QIODevice& file) { file.write(patchingCsv(*result).toUtf8()); });
+    render::writeAtomically(out,
+                            [&](QIODevice& file) { file.write(patchingCsv(*result).toUtf8()); });
     if (format) {
         render::ExportOptions options;
+        // Why: a layers × positions grid of a small model is a few rows of many columns.
+        if (*grid == PatchGrid::LayersByPositions)
+            options.inches.setHeight(std::clamp(2.5 + 0.5 * result->rows, 3.0, 5.5));
         options.caption = {loaded->name(), QStringLiteral("vanilla"),
                            args.value("--clean") + QStringLiteral(" / ") + args.value("--corrupt")};
         render::exportFigure(args.value("--figure"), *format,
@@ -95,9 +102,10 @@ CliCommand patchCommand() {
         QStringLiteral("patch"),
         QStringLiteral("activation patching: how much of a clean text's prediction each layer's "
                        "residual or head restores in a corrupted one"),
-        {QStringLiteral("--model DIR --clean STR --corrupt STR --target TOKEN [--foil TOKEN] "
-                        "--grid layers×positions|layers×heads --out FILE.csv "
-                        "[--figure FILE.png|svg|pdf] [--backend cpu|vulkan] [--vulkan-device SEL]")},
+        {QStringLiteral(
+            "--model DIR --clean STR --corrupt STR --target TOKEN [--foil TOKEN] "
+            "--grid layers×positions|layers×heads --out FILE.csv "
+            "[--figure FILE.png|svg|pdf] [--backend cpu|vulkan] [--vulkan-device SEL]")},
         {},
         {{"--model", "DIR",
           "a causal checkpoint with a tied LM head (folder, Hugging Face cache folder or cached "

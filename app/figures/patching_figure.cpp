@@ -10,8 +10,9 @@ render::HeatmapFigure patchingFigure(const PatchResult& result, const QStringLis
     const bool positions = result.grid == PatchGrid::LayersByPositions;
     render::HeatmapFigure f;
     f.title = QStringLiteral("Recovered logit difference %1 − %2 by patching %3")
-                  .arg(target, foil, positions ? QStringLiteral("the residual stream")
-                                               : QStringLiteral("head outputs"));
+                  .arg(target, foil,
+                       positions ? QStringLiteral("the residual stream")
+                                 : QStringLiteral("head outputs"));
     f.rows = result.rows;
     f.cols = result.cols;
     double extent = 1.0;
@@ -19,13 +20,15 @@ render::HeatmapFigure patchingFigure(const PatchResult& result, const QStringLis
         f.values.push_back(float(r));
         if (std::isfinite(r)) extent = std::max(extent, std::abs(r));
     }
-    for (int l = 0; l < result.rows; ++l) f.rowLabels << QString::number(l);
+    for (int l = 0; l < result.rows; ++l)
+        f.rowLabels << QString::number(l);
     for (int c = 0; c < result.cols; ++c)
         f.colLabels << (positions && c < tokens.size() ? tokens[c] : QString::number(c));
-    f.rowAxis = positions ? QStringLiteral("Layer (residual entering it)") : QStringLiteral("Layer");
+    f.rowAxis =
+        positions ? QStringLiteral("Layer (residual entering it)") : QStringLiteral("Layer");
     f.colAxis = positions ? QStringLiteral("Position") : QStringLiteral("Head");
     f.colorBar = {render::Colormap::Diverging, -extent, extent,
-                  QStringLiteral("(patched − corrupt) / (clean − corrupt)")};
+                  QStringLiteral("Recovered (1 = clean)")};
     return f;
 }
 

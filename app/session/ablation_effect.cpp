@@ -8,12 +8,15 @@ namespace {
 // log softmax of one row, in double (the KL of nearly equal distributions is a small difference).
 std::vector<double> logSoftmax(const float* logits, int64_t vocab) {
     double top = logits[0];
-    for (int64_t v = 1; v < vocab; ++v) top = std::max(top, double(logits[v]));
+    for (int64_t v = 1; v < vocab; ++v)
+        top = std::max(top, double(logits[v]));
     double sum = 0.0;
-    for (int64_t v = 0; v < vocab; ++v) sum += std::exp(double(logits[v]) - top);
+    for (int64_t v = 0; v < vocab; ++v)
+        sum += std::exp(double(logits[v]) - top);
     const double logSum = top + std::log(sum);
     std::vector<double> out(static_cast<std::size_t>(vocab));
-    for (int64_t v = 0; v < vocab; ++v) out[std::size_t(v)] = double(logits[v]) - logSum;
+    for (int64_t v = 0; v < vocab; ++v)
+        out[std::size_t(v)] = double(logits[v]) - logSum;
     return out;
 }
 
@@ -59,13 +62,12 @@ variants::Intervention resolveAblations(const TransformerModel& model,
     for (const variants::HeadAblationSpec& spec : specs) {
         variants::HeadAblation ablation{spec, {}};
         if (spec.mode == variants::AblationMode::Replace) {
-            if (!source)
-                throw variants::VariantError("replace ablations need a source text");
+            if (!source) throw variants::VariantError("replace ablations need a source text");
             if (int64_t(source->ids.size()) != tokens)
-                throw variants::VariantError(
-                    "the source text has " + std::to_string(source->ids.size()) +
-                    " tokens and the text " + std::to_string(tokens) +
-                    "; replace needs the same length");
+                throw variants::VariantError("the source text has " +
+                                             std::to_string(source->ids.size()) +
+                                             " tokens and the text " + std::to_string(tokens) +
+                                             "; replace needs the same length");
             if (sourceTrace.layers.empty()) {
                 CaptureRequest capture;
                 capture.probabilities = false;
@@ -77,8 +79,8 @@ variants::Intervention resolveAblations(const TransformerModel& model,
             const int64_t head = std::clamp<int64_t>(spec.head, 0, outputs.dim(0) - 1);
             const int64_t size = outputs.dim(1) * outputs.dim(2);
             const float* first = outputs.data() + head * size;
-            ablation.replacement = Tensor({outputs.dim(1), outputs.dim(2)},
-                                          std::vector<float>(first, first + size));
+            ablation.replacement =
+                Tensor({outputs.dim(1), outputs.dim(2)}, std::vector<float>(first, first + size));
         }
         intervention.heads.push_back(std::move(ablation));
     }

@@ -12,8 +12,8 @@
 namespace headlight::app {
 
 struct PositionChange {
-    double kl = 0.0;     // KL(p_clean ‖ p_ablated) in nats
-    int cleanTop = 0;    // the top-1 token of each pass
+    double kl = 0.0;  // KL(p_clean ‖ p_ablated) in nats
+    int cleanTop = 0; // the top-1 token of each pass
     int ablatedTop = 0;
     double cleanTopProbability = 0.0;   // p_clean(cleanTop)
     double ablatedTopProbability = 0.0; // p_ablated(ablatedTop)

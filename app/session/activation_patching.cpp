@@ -52,15 +52,16 @@ variants::Intervention cellPatch(const PatchSetup& setup, const Trace& clean, in
         const Tensor& state = clean.hiddenStates[std::size_t(layer)];
         const int64_t hidden = state.dim(1);
         const float* row = state.data() + int64_t(col) * hidden;
-        patch.residuals.push_back({layer, col, Tensor({hidden}, std::vector<float>(row, row + hidden))});
+        patch.residuals.push_back(
+            {layer, col, Tensor({hidden}, std::vector<float>(row, row + hidden))});
         return patch;
     }
     const Tensor& outputs = clean.layers[std::size_t(layer)].headOutputs;
     const int64_t size = outputs.dim(1) * outputs.dim(2);
     const float* first = outputs.data() + int64_t(col) * size;
-    patch.heads.push_back({{layer, col, variants::AblationMode::Replace},
-                           Tensor({outputs.dim(1), outputs.dim(2)},
-                                  std::vector<float>(first, first + size))});
+    patch.heads.push_back(
+        {{layer, col, variants::AblationMode::Replace},
+         Tensor({outputs.dim(1), outputs.dim(2)}, std::vector<float>(first, first + size))});
     return patch;
 }
 } // namespace

@@ -28,8 +28,8 @@ std::optional<PatchGrid> patchGridFromName(const QString& name);
 
 struct PatchSetup {
     ModelInput clean, corrupt;
-    int target = 0;            // the token whose logit the difference rewards
-    std::optional<int> foil;   // the token it is measured against; unset: the corrupted run's top
+    int target = 0;          // the token whose logit the difference rewards
+    std::optional<int> foil; // the token it is measured against; unset: the corrupted run's top
     PatchGrid grid = PatchGrid::LayersByPositions;
     variants::VariantSpec variant;
 };

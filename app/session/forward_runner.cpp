@@ -87,8 +87,7 @@ std::shared_ptr<ForwardResult> runPass(const std::shared_ptr<const LoadedModel>&
 std::shared_ptr<ForwardResult> runForwardPass(const std::shared_ptr<const LoadedModel>& model,
                                               const QString& text,
                                               const variants::VariantSpec& variant,
-                                              bool withVanilla,
-                                              const HeadKnockouts& knockouts) {
+                                              bool withVanilla, const HeadKnockouts& knockouts) {
     return runPass(model, {text, variant, withVanilla, 0, knockouts});
 }
 

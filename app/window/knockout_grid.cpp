@@ -43,7 +43,8 @@ auto findHead(std::vector<variants::HeadAblationSpec>& heads, int layer, int hea
 
 QString tokenText(const LoadedModel& model, int id) {
     const std::string text = model.tokenizer ? model.tokenizer->tokenString(id) : std::string();
-    return text.empty() ? QStringLiteral("#%1").arg(id) : QStringLiteral("“%1”").arg(QString::fromStdString(text));
+    return text.empty() ? QStringLiteral("#%1").arg(id)
+                        : QStringLiteral("“%1”").arg(QString::fromStdString(text));
 }
 } // namespace
 
@@ -85,16 +86,16 @@ void HeadToggles::paintEvent(QPaintEvent*) {
     small.setPointSizeF(std::max(6.0, small.pointSizeF() * 0.8));
     p.setFont(small);
     for (int h = 0; h < heads_; ++h)
-        p.drawText(QRect(cellRect(0, h).x(), 0, kCell, kLabel / 2), Qt::AlignCenter, QString::number(h));
+        p.drawText(QRect(cellRect(0, h).x(), 0, kCell, kLabel / 2), Qt::AlignCenter,
+                   QString::number(h));
     for (int l = 0; l < layers_; ++l) {
         p.setPen(pal.color(QPalette::WindowText));
-        p.drawText(QRect(0, cellRect(l, 0).y(), kLabel - 4, kCell), Qt::AlignRight | Qt::AlignVCenter,
-                   QString::number(l));
+        p.drawText(QRect(0, cellRect(l, 0).y(), kLabel - 4, kCell),
+                   Qt::AlignRight | Qt::AlignVCenter, QString::number(l));
         for (int h = 0; h < heads_; ++h) {
             const QRect cell = cellRect(l, h);
-            auto knocked = std::find_if(knocked_.begin(), knocked_.end(), [&](const auto& s) {
-                return s.layer == l && s.head == h;
-            });
+            auto knocked = std::find_if(knocked_.begin(), knocked_.end(),
+                                        [&](const auto& s) { return s.layer == l && s.head == h; });
             const bool out = knocked != knocked_.end();
             p.setPen(QPen(pal.color(QPalette::Mid), 1));
             p.setBrush(out ? QColor(0xc0, 0x39, 0x2b) : pal.color(QPalette::Base));
@@ -103,7 +104,7 @@ void HeadToggles::paintEvent(QPaintEvent*) {
                 p.setPen(Qt::white);
                 p.drawText(cell, Qt::AlignCenter,
                            knocked->mode == variants::AblationMode::Mean ? QStringLiteral("μ")
-                                                                          : QStringLiteral("0"));
+                                                                         : QStringLiteral("0"));
             }
             if (hasFocus() && l == focusLayer_ && h == focusHead_) {
                 p.setPen(QPen(pal.color(QPalette::Highlight), 2));
@@ -127,15 +128,25 @@ void HeadToggles::mousePressEvent(QMouseEvent* event) {
 
 void HeadToggles::keyPressEvent(QKeyEvent* event) {
     switch (event->key()) {
-    case Qt::Key_Left: focusHead_ = std::max(0, focusHead_ - 1); break;
-    case Qt::Key_Right: focusHead_ = std::min(heads_ - 1, focusHead_ + 1); break;
-    case Qt::Key_Up: focusLayer_ = std::max(0, focusLayer_ - 1); break;
-    case Qt::Key_Down: focusLayer_ = std::min(layers_ - 1, focusLayer_ + 1); break;
+    case Qt::Key_Left:
+        focusHead_ = std::max(0, focusHead_ - 1);
+        break;
+    case Qt::Key_Right:
+        focusHead_ = std::min(heads_ - 1, focusHead_ + 1);
+        break;
+    case Qt::Key_Up:
+        focusLayer_ = std::max(0, focusLayer_ - 1);
+        break;
+    case Qt::Key_Down:
+        focusLayer_ = std::min(layers_ - 1, focusLayer_ + 1);
+        break;
     case Qt::Key_Space:
     case Qt::Key_Return:
         if (layers_ > 0 && heads_ > 0) Q_EMIT toggled(focusLayer_, focusHead_);
         break;
-    default: QWidget::keyPressEvent(event); return;
+    default:
+        QWidget::keyPressEvent(event);
+        return;
     }
     update();
 }
@@ -168,7 +179,8 @@ KnockoutGrid::KnockoutGrid(Workspace* workspace, QUndoStack* undo, QWidget* pare
     connect(toggles_, &HeadToggles::toggled, this, &KnockoutGrid::toggle);
     connect(clear_, &QPushButton::clicked, this, [this] {
         if (workspace_->knockouts().heads.empty()) return;
-        undo_->push(new KnockoutEdit(workspace_, workspace_->knockouts(), {}, tr("clear knockouts")));
+        undo_->push(
+            new KnockoutEdit(workspace_, workspace_->knockouts(), {}, tr("clear knockouts")));
     });
     connect(workspace_, &Workspace::modelChanged, this,
             [this](const ModelSpec& spec) { toggles_->setShape(spec.layers, spec.heads); });
@@ -186,9 +198,8 @@ void KnockoutGrid::toggle(int layer, int head) {
         after.heads.push_back({layer, head, variants::AblationMode(mode_->currentData().toInt())});
     else
         after.heads.erase(found);
-    const QString text = (knockingOut ? tr("knock out head %1.%2") : tr("restore head %1.%2"))
-                             .arg(layer)
-                             .arg(head);
+    const QString text =
+        (knockingOut ? tr("knock out head %1.%2") : tr("restore head %1.%2")).arg(layer).arg(head);
     undo_->push(new KnockoutEdit(workspace_, before, after, text));
 }
 

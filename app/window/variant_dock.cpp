@@ -64,13 +64,15 @@ VariantDock::VariantDock(Workspace* workspace, QWidget* parent)
                          "headlight inspect --variant"));
     json_->setFont(QFont(QStringLiteral("DejaVu Sans Mono"), 10));
     knockouts_ = new KnockoutGrid(workspace, undo_);
+    auto* knockoutScroll = new QScrollArea;
+    knockoutScroll->setWidget(knockouts_);
+    knockoutScroll->setWidgetResizable(true);
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(scroll);
-    split->addWidget(knockouts_);
+    split->addWidget(knockoutScroll);
     split->addWidget(json_);
-    split->setStretchFactor(0, 4);
-    split->setStretchFactor(1, 2);
-    split->setStretchFactor(2, 1);
+    split->setCollapsible(1, false);
+    split->setSizes({450, 250, 80});
     setWidget(split);
     apply(QJsonObject{});
 

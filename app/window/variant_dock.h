@@ -1,9 +1,9 @@
 #pragma once
 // The variant dock: the variant panel, the spec it builds as read-only JSON, and the undo stack
-// of variant edits and head knockouts (knockout_grid.h). Every edit becomes a QUndoCommand, so Ctrl+Z / Ctrl+Shift+Z walk back and
-// forth through specs and each step re-runs the forward pass (through the workspace's runner,
-// latest wins). File ▸ Save variant spec… writes the JSON atomically, ready for
-// `headlight inspect --variant`.
+// of variant edits and head knockouts (knockout_grid.h). Every edit becomes a QUndoCommand, so
+// Ctrl+Z / Ctrl+Shift+Z walk back and forth through specs and each step re-runs the forward pass
+// (through the workspace's runner, latest wins). File ▸ Save variant spec… writes the JSON
+// atomically, ready for `headlight inspect --variant`.
 
 #include <QDockWidget>
 #include <QJsonObject>

@@ -210,7 +210,8 @@ void Workspace::showScenarioView(const io::Scenario& scenario) {
     setAverageHeads(state.averageHeads);
     selectHead(state.layer, state.head);
     selectQuery(-1);
-    const HeadKnockouts knockouts{scenario.ablation, QString::fromStdString(scenario.ablationSource)};
+    const HeadKnockouts knockouts{scenario.ablation,
+                                  QString::fromStdString(scenario.ablationSource)};
     if (knockouts != this->knockouts()) setKnockouts(knockouts);
 }
 

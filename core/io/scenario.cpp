@@ -81,9 +81,8 @@ Scenario scenarioFromJson(SceneFields& fields, const SceneVocabulary& vocabulary
     scenario.ablation = ablationFromJson(fields);
     scenario.ablationSource = fields.text("ablation_source", false);
     const bool replaces =
-        std::any_of(scenario.ablation.begin(), scenario.ablation.end(), [](const auto& spec) {
-            return spec.mode == variants::AblationMode::Replace;
-        });
+        std::any_of(scenario.ablation.begin(), scenario.ablation.end(),
+                    [](const auto& spec) { return spec.mode == variants::AblationMode::Replace; });
     if (replaces && scenario.ablationSource.empty())
         fields.fail("ablation_source", "is missing: a replace ablation takes its head outputs "
                                        "from this text");
@@ -105,9 +104,10 @@ QJsonObject scenarioToJson(const Scenario& scenario) {
     if (scenario.backend) json.insert("backend", QLatin1String(backendName(*scenario.backend)));
     QJsonArray ablation;
     for (const variants::HeadAblationSpec& spec : scenario.ablation)
-        ablation.append(QJsonObject{{"layer", spec.layer},
-                                    {"head", spec.head},
-                                    {"mode", QLatin1String(variants::ablationModeName(spec.mode))}});
+        ablation.append(
+            QJsonObject{{"layer", spec.layer},
+                        {"head", spec.head},
+                        {"mode", QLatin1String(variants::ablationModeName(spec.mode))}});
     if (!ablation.isEmpty()) json.insert("ablation", ablation);
     if (!scenario.ablationSource.empty())
         json.insert("ablation_source", QString::fromStdString(scenario.ablationSource));

@@ -50,8 +50,8 @@ struct SceneVocabulary {
 };
 
 // Takes the scenario's keys from `fields` (model, text, variant, backend, view, selection,
-// colormap, ablation, ablation_source) and leaves the others to the caller, whose finish() refuses unknown ones.
-// Throws SceneError naming the key's path.
+// colormap, ablation, ablation_source) and leaves the others to the caller, whose finish() refuses
+// unknown ones. Throws SceneError naming the key's path.
 Scenario scenarioFromJson(SceneFields& fields, const SceneVocabulary& vocabulary);
 // Every key; `backend`, `ablation` and `ablation_source` only when the scenario has them, so
 // files saved without stay as they were.

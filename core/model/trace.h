@@ -31,7 +31,7 @@ struct LayerTrace {
     Tensor probabilities;   // [heads, T, T], empty when not captured
     Tensor scores;          // [heads, T, T], empty when not captured
     std::map<std::string, Tensor> internals; // variant internals by name, all heads
-    Tensor headOutputs;     // [H, T, d] of every head (as the output projection read them), or empty
+    Tensor headOutputs; // [H, T, d] of every head (as the output projection read them), or empty
 };
 
 // Keeps the listed heads of a [H, T, T] tensor (all when `heads` is empty); throws on a bad index.

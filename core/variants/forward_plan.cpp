@@ -147,8 +147,10 @@ ForwardPlan planForward(const VariantSpec& variant, const ModelSpec& model,
     if (intervention.empty()) return plan;
     if (const char* clash = interventionClash(plan.depth, !intervention.residuals.empty()))
         throw VariantError(clash);
-    for (const HeadAblation& head : intervention.heads) checkHead(head, model, tokens);
-    for (const ResidualPatch& patch : intervention.residuals) checkPatch(patch, model, tokens);
+    for (const HeadAblation& head : intervention.heads)
+        checkHead(head, model, tokens);
+    for (const ResidualPatch& patch : intervention.residuals)
+        checkPatch(patch, model, tokens);
     plan.intervention = std::move(intervention);
     return plan;
 }

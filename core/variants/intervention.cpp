@@ -11,14 +11,16 @@ namespace {
 constexpr struct {
     AblationMode mode;
     const char* name;
-} kModes[] = {{AblationMode::Zero, "zero"}, {AblationMode::Mean, "mean"}, {AblationMode::Replace, "replace"}};
+} kModes[] = {
+    {AblationMode::Zero, "zero"}, {AblationMode::Mean, "mean"}, {AblationMode::Replace, "replace"}};
 
 // A [T, T] matrix whose every row holds 1/|V| at the valid positions: times o_h [T, d] it gives
 // the mean output in every row.
 Tensor meanMatrix(std::span<const uint8_t> valid) {
     const int64_t tokens = int64_t(valid.size());
     int64_t count = 0;
-    for (uint8_t v : valid) count += v ? 1 : 0;
+    for (uint8_t v : valid)
+        count += v ? 1 : 0;
     Tensor mean({1, tokens, tokens});
     if (count == 0) return mean;
     for (int64_t row = 0; row < tokens; ++row)
@@ -89,7 +91,8 @@ std::string ablationText(const std::vector<HeadAblationSpec>& ablations) {
     std::string text;
     for (const HeadAblationSpec& a : ablations) {
         if (!text.empty()) text += ",";
-        text += std::to_string(a.layer) + "." + std::to_string(a.head) + ":" + ablationModeName(a.mode);
+        text +=
+            std::to_string(a.layer) + "." + std::to_string(a.head) + ":" + ablationModeName(a.mode);
     }
     return text;
 }
@@ -98,7 +101,8 @@ Intervention interventionOf(const std::vector<HeadAblationSpec>& specs) {
     Intervention intervention;
     for (const HeadAblationSpec& spec : specs) {
         if (spec.mode == AblationMode::Replace)
-            throw VariantError("head " + std::to_string(spec.layer) + "." + std::to_string(spec.head) +
+            throw VariantError("head " + std::to_string(spec.layer) + "." +
+                               std::to_string(spec.head) +
                                ": replace needs the source text's head outputs");
         intervention.heads.push_back({spec, {}});
     }

@@ -1,8 +1,8 @@
-// Head ablation and activation patching (variants/intervention.h, app/session/activation_patching.h)
-// on each backend against PyTorch hooks on an independent torch.nn GPT-2 and Qwen2
-// (tools/golden/make_intervention_goldens.py): the ablated logits (zero and mean) and both
-// patching grids within 1e-4; an ablation on the composed attention route; the plan's one-line
-// refusals; progress and cancel of a patching run.
+// Head ablation and activation patching (variants/intervention.h,
+// app/session/activation_patching.h) on each backend against PyTorch hooks on an independent
+// torch.nn GPT-2 and Qwen2 (tools/golden/make_intervention_goldens.py): the ablated logits (zero
+// and mean) and both patching grids within 1e-4; an ablation on the composed attention route; the
+// plan's one-line refusals; progress and cancel of a patching run.
 #include "ablation_effect.h"
 #include "activation_patching.h"
 #include "backend_fixture.h"
@@ -27,7 +27,8 @@ QJsonArray interventionCases() {
 
 std::vector<int32_t> idsOf(const QJsonValue& value) {
     std::vector<int32_t> ids;
-    for (const QJsonValue& v : value.toArray()) ids.push_back(v.toInt());
+    for (const QJsonValue& v : value.toArray())
+        ids.push_back(v.toInt());
     return ids;
 }
 
@@ -36,10 +37,9 @@ std::string modelFolder(const QJsonObject& c) {
 }
 
 io::SafetensorsFile expectedOf(const QJsonObject& c) {
-    return io::SafetensorsFile(
-        (QStringLiteral(HEADLIGHT_TEST_DATA "/interventions/golden/") + c["name"].toString() +
-         ".safetensors")
-            .toStdString());
+    return io::SafetensorsFile((QStringLiteral(HEADLIGHT_TEST_DATA "/interventions/golden/") +
+                                c["name"].toString() + ".safetensors")
+                                   .toStdString());
 }
 
 Tensor tensorOf(const std::vector<double>& values, std::vector<int64_t> shape) {
@@ -87,8 +87,9 @@ private Q_SLOTS:
         if (c["kind"].toString() == "ablation") {
             std::vector<variants::HeadAblationSpec> specs;
             for (const QJsonValue& h : c["heads"].toArray())
-                specs.push_back({h["layer"].toInt(), h["head"].toInt(),
-                                 *variants::ablationModeFromName(h["mode"].toString().toStdString())});
+                specs.push_back(
+                    {h["layer"].toInt(), h["head"].toInt(),
+                     *variants::ablationModeFromName(h["mode"].toString().toStdString())});
             const app::AblationEffect effect = app::runAblation(
                 *model, {idsOf(c["ids"]), {}, {}}, {}, variants::interventionOf(specs));
             QVERIFY2(test::maxAbsDiff(effect.ablatedLogits, expected.loadF32("ablated_logits"),
@@ -98,7 +99,8 @@ private Q_SLOTS:
                                       &where) <= test::kGoldenTolerance,
                      qPrintable("clean logits " + where));
             double kl = 0.0;
-            for (const app::PositionChange& change : effect.positions) kl += change.kl;
+            for (const app::PositionChange& change : effect.positions)
+                kl += change.kl;
             QVERIFY2(kl > 1e-4, "the ablation changed nothing");
             return;
         }
@@ -125,9 +127,10 @@ private Q_SLOTS:
     // On the composed route (a sparse mask): a head replaced by its own output changes nothing,
     // a zeroed head changes the output, and mean over a one-token text is the head itself.
     void ablatesOnTheComposedRoute() {
-        const auto model = loadModel((test::goldenRoot() + "/gpt2").toStdString(), fixture_.backend());
-        const variants::VariantSpec banded = variants::parseVariantSpec(
-            R"({"mask": {"parts": [{"kind": "band", "window": 2}]}})");
+        const auto model =
+            loadModel((test::goldenRoot() + "/gpt2").toStdString(), fixture_.backend());
+        const variants::VariantSpec banded =
+            variants::parseVariantSpec(R"({"mask": {"parts": [{"kind": "band", "window": 2}]}})");
         const ModelInput input{{489, 11, 659, 0, 399, 484}, {}, {}};
         CaptureRequest capture;
         capture.logits = true;
@@ -136,27 +139,32 @@ private Q_SLOTS:
         const Tensor& outputs = clean.layers[1].headOutputs;
         QCOMPARE(outputs.shape(), (std::vector<int64_t>{4, 6, 8}));
         const int64_t size = 6 * 8;
-        const Tensor head2({6, 8}, std::vector<float>(outputs.data() + 2 * size, outputs.data() + 3 * size));
+        const Tensor head2(
+            {6, 8}, std::vector<float>(outputs.data() + 2 * size, outputs.data() + 3 * size));
         variants::Intervention same;
         same.heads.push_back({{1, 2, variants::AblationMode::Replace}, head2});
-        QVERIFY(test::maxAbsDiff(model->forward(input, capture, banded, same).logits, clean.logits) <= 1e-6);
+        QVERIFY(test::maxAbsDiff(model->forward(input, capture, banded, same).logits,
+                                 clean.logits) <= 1e-6);
         const Tensor zeroed =
             model->forward(input, capture, banded, variants::interventionOf({{1, 2}})).logits;
         QVERIFY(test::maxAbsDiff(zeroed, clean.logits) > 1e-3);
         const Trace zeroTrace =
             model->forward(input, capture, banded, variants::interventionOf({{1, 2}}));
         const Tensor& ablatedOutputs = zeroTrace.layers[1].headOutputs;
-        for (int64_t i = 2 * size; i < 3 * size; ++i) QCOMPARE(ablatedOutputs.data()[i], 0.0f);
+        for (int64_t i = 2 * size; i < 3 * size; ++i)
+            QCOMPARE(ablatedOutputs.data()[i], 0.0f);
         const ModelInput one{{489}, {}, {}};
         QVERIFY(test::maxAbsDiff(
-                    model->forward(one, capture, banded,
-                                   variants::interventionOf({{0, 1, variants::AblationMode::Mean}}))
+                    model
+                        ->forward(one, capture, banded,
+                                  variants::interventionOf({{0, 1, variants::AblationMode::Mean}}))
                         .logits,
                     model->forward(one, capture, banded).logits) <= 1e-6);
     }
 
     void refusesWithOneLine() {
-        const auto model = loadModel((test::goldenRoot() + "/gpt2").toStdString(), fixture_.backend());
+        const auto model =
+            loadModel((test::goldenRoot() + "/gpt2").toStdString(), fixture_.backend());
         const ModelInput input{{489, 11, 659}, {}, {}};
         QCOMPARE(refusalOf(*model, input, variants::interventionOf({{2, 0}})),
                  std::string("head 2.0: layer 2 does not exist (the model has 2)"));
@@ -188,9 +196,11 @@ private Q_SLOTS:
                      std::string("the clean text has 3 tokens and the corrupted text 2; patching "
                                  "needs the same length"));
         }
-        const auto bert = loadModel((test::goldenRoot() + "/bert").toStdString(), fixture_.backend());
+        const auto bert =
+            loadModel((test::goldenRoot() + "/bert").toStdString(), fixture_.backend());
         try {
-            app::runAblation(*bert, {{2, 10, 11, 3}, {}, {}}, {}, variants::interventionOf({{0, 0}}));
+            app::runAblation(*bert, {{2, 10, 11, 3}, {}, {}}, {},
+                             variants::interventionOf({{0, 0}}));
             QFAIL("an encoder without an LM head gave an output change");
         } catch (const ModelError& error) {
             QCOMPARE(std::string(error.what()), std::string(app::noLanguageModelHeadReason()));
@@ -198,7 +208,8 @@ private Q_SLOTS:
     }
 
     void patchingReportsProgressAndCancels() {
-        const auto model = loadModel((test::goldenRoot() + "/gpt2").toStdString(), fixture_.backend());
+        const auto model =
+            loadModel((test::goldenRoot() + "/gpt2").toStdString(), fixture_.backend());
         app::PatchSetup setup;
         setup.clean.ids = {489, 11, 659, 0};
         setup.corrupt.ids = {489, 30, 659, 0};

@@ -28,8 +28,11 @@ const std::map<QString, QStringList> kOptions = {
     {"info", {"--model", "--json"}},
     {"inspect",
      {"--model", "--text", "--text-pair", "--no-special-tokens", "--ids", "--token-type-ids",
-      "--attention-mask", "--variant", "--backend", "--vulkan-device", "--repeat", "--dump",
-      "--json"}},
+      "--attention-mask", "--variant", "--ablate", "--backend", "--vulkan-device", "--repeat",
+      "--dump", "--json"}},
+    {"patch",
+     {"--model", "--clean", "--corrupt", "--target", "--foil", "--grid", "--out", "--figure",
+      "--backend", "--vulkan-device"}},
     {"reproduce", {}},
     {"tokenize", {"--model", "--text", "--text-pair", "--no-special-tokens", "--json"}},
     {"variants", {"--json", "--markdown", "--write-docs"}},
@@ -85,7 +88,9 @@ private Q_SLOTS:
             expected << "-h, --help";
             std::sort(expected.begin(), expected.end());
             QCOMPARE(names, expected);
-            QVERIFY2(!section(run.out, "example:").filter("  headlight " + command + " ").isEmpty(),
+            QVERIFY2(!section(run.out, run.out.contains("examples:") ? "examples:" : "example:")
+                          .filter("  headlight " + command + " ")
+                          .isEmpty(),
                      qPrintable(run.out));
             QCOMPARE(runHeadlight({command, "-h"}).out, run.out);
             QCOMPARE(runHeadlight({"help", command}).out, run.out);
