@@ -206,7 +206,7 @@ void printAblation(const AblationEffect& effect, const std::string& heads,
 int runInspect(const CliArgs& args) {
     const std::string folder = io::resolveModel(args.required("--model").toStdString()).folder;
     if (!args.has("--dump") && !args.has("--json") && !args.has("--ablate"))
-        throw CliError("nothing to do: give --dump FILE, --json and/or --ablate HEADS");
+        throw CliError("nothing to do: give --dump FILE and/or --json (or --ablate HEADS)");
     const std::vector<variants::HeadAblationSpec> ablations =
         args.has("--ablate") ? variants::parseAblations(args.value("--ablate").toStdString())
                              : std::vector<variants::HeadAblationSpec>{};

@@ -153,13 +153,13 @@ void MainWindow::createViewMenu() {
     QAction* compare = compare_->toggleViewAction();
     compare->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
     view->addAction(compare);
+    viewSlot_ = corpus_->clearAction();
+    view->addAction(viewSlot_);
     QAction* patching = view->addAction(tr("Activation &patching…"), this, [this] {
         patchingDialog()->show();
         patching_->raise();
     });
     patching->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
-    viewSlot_ = corpus_->clearAction();
-    view->addAction(viewSlot_);
     view->addSeparator();
     QMenu* colors = view->addMenu(tr("&Colour map"));
     auto* group = new QActionGroup(this);
