@@ -31,12 +31,15 @@ float activate(float x, Activation kind) {
     return x;
 }
 
-// One head's pre-softmax scores: S = scale·Q Kᵀ with masked entries set to the lowest float.
+// One head's pre-softmax scores: S = scale·Q Kᵀ (soft-capped when p.softcap > 0) with masked
+// entries set to the lowest float.
 // Q and K are [T, d]; S is [T, T]. Per query, the causal and window rules leave a contiguous
 // key range [first, last]; padding masks single keys.
 void maskedScores(const RowMatrix& qh, const RowMatrix& kh, const AttentionParams& p, RowMatrix& scores) {
     const int64_t tokens = qh.rows();
     scores.noalias() = p.scale * (qh * kh.transpose());
+    if (p.softcap > 0.0f)
+        scores = scores.unaryExpr([c = p.softcap](float s) { return c * std::tanh(s / c); });
     const float lowest = std::numeric_limits<float>::lowest();
     const KeyMask mask{p.causal, p.slidingWindow, p.keyValid};
     for (int64_t i = 0; i < tokens; ++i) {
