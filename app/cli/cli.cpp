@@ -62,7 +62,8 @@ void ensureRuntimeFolder() {
 std::unique_ptr<QCoreApplication> makeApplication(int& argc, char** argv) {
     const bool paints =
         argc >= 2 && (std::strcmp(argv[1], "export") == 0 || std::strcmp(argv[1], "figures") == 0 ||
-                      std::strcmp(argv[1], "merge") == 0 || std::strcmp(argv[1], "reproduce") == 0);
+                      std::strcmp(argv[1], "merge") == 0 ||
+                      std::strcmp(argv[1], "patch") == 0 || std::strcmp(argv[1], "reproduce") == 0);
     if (!paints) return std::make_unique<QCoreApplication>(argc, argv);
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
     ensureRuntimeFolder();
@@ -141,6 +142,7 @@ const std::vector<CliCommand>& cliCommands() {
     static const std::vector<CliCommand> commands = {
         aboutCommand(),     convertCommand(),  devicesCommand(), exportCommand(),
         figuresCommand(),   infoCommand(),     inspectCommand(), mergeCommand(),
+        patchCommand(),
         reproduceCommand(), tokenizeCommand(), variantsCommand()};
     return commands;
 }

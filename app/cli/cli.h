@@ -22,6 +22,7 @@ CliCommand figuresCommand();
 CliCommand infoCommand();
 CliCommand inspectCommand();
 CliCommand mergeCommand();
+CliCommand patchCommand();
 CliCommand reproduceCommand();
 CliCommand tokenizeCommand();
 CliCommand variantsCommand();

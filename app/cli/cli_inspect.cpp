@@ -9,6 +9,7 @@
 #include <QTextStream>
 #include <cstdio>
 
+#include "ablation_effect.h"
 #include "analysis/divergence.h"
 #include "backend/backend_factory.h"
 #include "backend/vulkan/vk_error.h"
@@ -143,8 +144,9 @@ variants::KnnDatastore loadDatastore(const TransformerModel& model, const std::s
         model, variants::chunkForDatastore(ids, variants::datastoreChunkLength(model.spec())), variant);
 }
 
-Run runRepeated(const TransformerModel& model, const ModelInput& input, const variants::VariantSpec& variant,
-                int repeat, const std::string& folder) {
+Run runRepeated(const TransformerModel& model, const ModelInput& input,
+                const variants::VariantSpec& variant, int repeat, const std::string& folder,
+                const variants::Intervention& intervention) {
     CaptureRequest capture;
     capture.internals = !variant.isVanilla();
     std::optional<variants::KnnDatastore> datastore;
@@ -152,15 +154,63 @@ Run runRepeated(const TransformerModel& model, const ModelInput& input, const va
     Run run;
     for (int i = 0; i < repeat; ++i) {
         run.trace = datastore ? variants::forwardKnn(model, input, capture, variant, *datastore)
-                              : model.forward(input, capture, variant);
+                              : model.forward(input, capture, variant, intervention);
         run.times.push_back(run.trace.forwardMs);
     }
     return run;
 }
 
+QString quotedToken(const tokenize::Tokenizer* tokenizer, int id) {
+    const std::string text = tokenizer ? tokenizer->tokenString(id) : std::string();
+    return text.empty() ? QStringLiteral("#%1").arg(id)
+                        : QStringLiteral("'%1'").arg(QString::fromStdString(text));
+}
+
+// The output change of --ablate: a table on stdout, or (with --json) an object in the summary.
+QJsonObject ablationJson(const AblationEffect& effect, const std::string& heads) {
+    QJsonArray positions;
+    for (const PositionChange& change : effect.positions)
+        positions.append(QJsonObject{{"kl", change.kl},
+                                     {"clean_top", change.cleanTop},
+                                     {"ablated_top", change.ablatedTop},
+                                     {"clean_top_probability", change.cleanTopProbability},
+                                     {"ablated_top_probability", change.ablatedTopProbability}});
+    return {{"heads", QString::fromStdString(heads)}, {"positions", positions}};
+}
+
+void printAblation(const AblationEffect& effect, const std::string& heads,
+                   const PreparedInput& input, const tokenize::Tokenizer* tokenizer) {
+    QTextStream out(stdout);
+    out << "ablated heads " << QString::fromStdString(heads) << "\n";
+    out << "pos\ttoken\tKL(clean||ablated)\ttop-1 clean -> ablated\n";
+    double sum = 0.0;
+    int flips = 0;
+    for (std::size_t t = 0; t < effect.positions.size(); ++t) {
+        const PositionChange& c = effect.positions[t];
+        const QString token = t < input.tokens.size() ? QString::fromStdString(input.tokens[t])
+                                                      : QString::number(input.model.ids[t]);
+        out << t << "\t" << token << "\t" << QString::number(c.kl, 'g', 6) << "\t"
+            << quotedToken(tokenizer, c.cleanTop) << " ("
+            << QString::number(c.cleanTopProbability, 'f', 3) << ") -> "
+            << quotedToken(tokenizer, c.ablatedTop) << " ("
+            << QString::number(c.ablatedTopProbability, 'f', 3) << ")" << (c.flipped() ? "  *" : "")
+            << "\n";
+        sum += c.kl;
+        flips += c.flipped() ? 1 : 0;
+    }
+    out << "mean KL "
+        << QString::number(sum / double(std::max<std::size_t>(1, effect.positions.size())), 'g', 6)
+        << ", top-1 changed at " << flips << " of " << effect.positions.size() << " positions\n";
+}
+
 int runInspect(const CliArgs& args) {
     const std::string folder = io::resolveModel(args.required("--model").toStdString()).folder;
-    if (!args.has("--dump") && !args.has("--json")) throw CliError("nothing to do: give --dump FILE and/or --json");
+    if (!args.has("--dump") && !args.has("--json") && !args.has("--ablate"))
+        throw CliError("nothing to do: give --dump FILE and/or --json (or --ablate HEADS)");
+    const std::vector<variants::HeadAblationSpec> ablations =
+        args.has("--ablate") ? variants::parseAblations(args.value("--ablate").toStdString())
+                             : std::vector<variants::HeadAblationSpec>{};
+    const variants::Intervention intervention = variants::interventionOf(ablations);
     const int repeat = args.integer("--repeat", 1, 1, 100000);
     const PreparedInput input = prepareInput(args, folder);
     const variants::VariantSpec variant =
@@ -176,19 +226,29 @@ int runInspect(const CliArgs& args) {
     Run run;
     try {
         model = loadModel(folder, *opened.backend);
-        run = runRepeated(*model, input.model, variant, repeat, folder);
+        run = runRepeated(*model, input.model, variant, repeat, folder, intervention);
     } catch (const vk::VulkanError& error) {
         // Pipeline creation failed, the device was lost or ran out of memory: the same pass on the CPU.
         model.reset(); // its device tensors go before the Vulkan backend that owns their memory
         opened = {makeCpuBackend(), std::string("Vulkan failed (") + error.what() + "); ran on the CPU backend"};
         model = loadModel(folder, *opened.backend);
-        run = runRepeated(*model, input.model, variant, repeat, folder);
+        run = runRepeated(*model, input.model, variant, repeat, folder, intervention);
     }
     if (!opened.note.empty()) std::fprintf(stderr, "headlight inspect: %s\n", opened.note.c_str());
+    std::optional<AblationEffect> effect;
+    std::unique_ptr<tokenize::Tokenizer> tokenizer;
+    if (!ablations.empty()) {
+        effect = runAblation(*model, input.model, variant, intervention);
+        if (!input.tokens.empty()) tokenizer = tokenize::Tokenizer::load(folder);
+    }
+    const std::string heads = variants::ablationText(ablations);
     if (args.has("--dump")) writeDump(args.value("--dump").toStdString(), run.trace);
-    if (args.has("--json"))
-        QTextStream(stdout) << QJsonDocument(summaryJson(folder, *model, input, run.trace, run.times, opened.note))
-                                   .toJson(QJsonDocument::Indented);
+    if (effect && !args.has("--json")) printAblation(*effect, heads, input, tokenizer.get());
+    if (args.has("--json")) {
+        QJsonObject summary = summaryJson(folder, *model, input, run.trace, run.times, opened.note);
+        if (effect) summary["ablation"] = ablationJson(*effect, heads);
+        QTextStream(stdout) << QJsonDocument(summary).toJson(QJsonDocument::Indented);
+    }
     return 0;
 }
 } // namespace
@@ -200,7 +260,8 @@ CliCommand inspectCommand() {
         {QStringLiteral("--model DIR (--text STR [--text-pair STR] [--no-special-tokens] | --ids "
                         "1,2,3 [--token-type-ids 0,0,1] [--attention-mask 1,1,0]) "
                         "[--variant SPEC.json] [--backend cpu|vulkan] [--vulkan-device SEL] "
-                        "[--repeat N] [--dump OUT.safetensors] [--json]")},
+                        "[--ablate L.H[:zero|mean],...] [--repeat N] [--dump OUT.safetensors] "
+                        "[--json]")},
         {},
         {{"--model", "DIR",
           "the checkpoint folder (Hugging Face safetensors or the zoo's format), or a Hugging Face "
@@ -213,6 +274,10 @@ CliCommand inspectCommand() {
          {"--attention-mask", "1,1,0", "which of --ids are attended to (0: padding)"},
          {"--variant", "SPEC.json",
           "run these X-former options (docs/variants.md); the dump adds their internals"},
+         {"--ablate", "L.H[:zero|mean],...",
+          "knock out these heads (layer.head from 0; zero or mean output over the text) and print "
+          "the output change per position: KL(clean || ablated) and the top-1 prediction "
+          "(causal models with a tied LM head); the dump holds the ablated pass"},
          backendOption(),
          vulkanDeviceOption(),
          {"--repeat", "N", "run the pass N times, 1 to 100000, and report each time (default 1)"},
@@ -220,7 +285,9 @@ CliCommand inspectCommand() {
           "write every layer's attention with its entropy and adjacent-layer JSD (docs/engine.md)"},
          {"--json", {}, "print a summary as JSON on stdout"}},
         {QStringLiteral("headlight inspect --model resources/models/realformer --text 'The cat "
-                        "sat on the mat.' --dump out.safetensors --json")},
+                        "sat on the mat.' --dump out.safetensors --json"),
+         QStringLiteral("headlight inspect --model resources/models/rope --text 'The key is 7. "
+                        "The key is' --ablate 1.0,1.2:mean")},
         &runInspect,
     };
 }

@@ -39,6 +39,7 @@ std::shared_ptr<const ForwardResult> runNow(const std::shared_ptr<const LoadedMo
     ForwardRunner runner;
     runner.setModel(model);
     runner.setVariant(io::parseScenarioVariant(scenario.variant));
+    runner.setKnockouts({scenario.ablation, QString::fromStdString(scenario.ablationSource)});
     runner.setVanillaWanted(withVanilla);
     runner.setOutputWanted(withOutput);
     QEventLoop loop;

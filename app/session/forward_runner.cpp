@@ -14,7 +14,33 @@ struct Request {
     bool withVanilla = false;
     bool withOutput = false;
     quint64 serial = 0;
+    HeadKnockouts knockouts;
 };
+
+// The knockouts as the plan takes them, replace ones filled from the source text's pass.
+variants::Intervention interventionFor(const LoadedModel& model, const Request& request,
+                                       int64_t tokens) {
+    if (request.knockouts.heads.empty()) return {};
+    std::optional<ModelInput> source;
+    if (!request.knockouts.source.isEmpty())
+        source = prepareText(model.tokenizer.get(), request.knockouts.source).input;
+    return resolveAblations(*model.model, request.variant, request.knockouts.heads,
+                            source ? &*source : nullptr, tokens);
+}
+
+// The knocked-out pass's logits against the same pass without knockouts.
+void compareOutputs(const LoadedModel& model, const Request& request, const ModelInput& input,
+                    const Trace& trace, ForwardResult& result) {
+    if (!hasLanguageModelHead(*model.model)) {
+        result.outputNote = QString::fromUtf8(noLanguageModelHeadReason());
+        return;
+    }
+    CaptureRequest logits;
+    logits.probabilities = false;
+    logits.logits = true;
+    const Trace clean = model.model->forward(input, logits, request.variant);
+    result.outputChange = outputChange(clean.logits, trace.logits);
+}
 
 void keepInternals(Trace& trace, ForwardResult& result) {
     result.internals = std::move(trace.internals);
@@ -28,19 +54,24 @@ std::shared_ptr<ForwardResult> runPass(const std::shared_ptr<const LoadedModel>&
     result->serial = request.serial;
     result->text = request.text;
     result->variant = request.variant;
+    result->knockouts = request.knockouts;
     result->model = model;
     try {
         PreparedText prepared = prepareText(model->tokenizer.get(), request.text);
         if (prepared.input.ids.empty()) return result;
         CaptureRequest capture;
         capture.internals = true;
+        const bool knocksOut = !request.knockouts.heads.empty();
         const bool output = request.withOutput && model->model->hasLmHead();
         capture.hiddenStates = output;
-        capture.logits = output;
-        Trace trace = model->model->forward(prepared.input, capture, request.variant);
+        capture.logits = output || (knocksOut && hasLanguageModelHead(*model->model));
+        const variants::Intervention intervention =
+            interventionFor(*model, request, int64_t(prepared.input.ids.size()));
+        Trace trace = model->model->forward(prepared.input, capture, request.variant, intervention);
         if (request.withOutput)
             result->output = std::make_shared<const OutputAnalysis>(
                 analyseOutput(*model, prepared.input, trace, request.variant));
+        if (knocksOut) compareOutputs(*model, request, prepared.input, trace, *result);
         result->attention = trace.stackedProbabilities();
         result->valid = trace.valid;
         result->stats = analyseAttention(result->attention, result->valid);
@@ -62,8 +93,9 @@ std::shared_ptr<ForwardResult> runPass(const std::shared_ptr<const LoadedModel>&
 std::shared_ptr<ForwardResult> runForwardPass(const std::shared_ptr<const LoadedModel>& model,
                                               const QString& text,
                                               const variants::VariantSpec& variant,
-                                              bool withVanilla, bool withOutput) {
-    return runPass(model, {text, variant, withVanilla, withOutput, 0});
+                                              bool withVanilla, bool withOutput,
+                                              const HeadKnockouts& knockouts) {
+    return runPass(model, {text, variant, withVanilla, withOutput, 0, knockouts});
 }
 
 ForwardRunner::ForwardRunner(QObject* parent)
@@ -105,6 +137,11 @@ void ForwardRunner::setVariant(const variants::VariantSpec& variant) {
     runNow(text_);
 }
 
+void ForwardRunner::setKnockouts(const HeadKnockouts& knockouts) {
+    knockouts_ = knockouts;
+    runNow(text_);
+}
+
 void ForwardRunner::setVanillaWanted(bool wanted) {
     if (wanted == vanillaWanted_) return;
     vanillaWanted_ = wanted;
@@ -130,7 +167,7 @@ void ForwardRunner::launch() {
     // Why not start now when busy: collect() launches the newest request when the pass ends.
     if (!model_ || paused_ || busy() || launched_ == requested_) return;
     launched_ = requested_;
-    const Request request{text_, variant_, vanillaWanted_, outputWanted_, launched_};
+    const Request request{text_, variant_, vanillaWanted_, outputWanted_, launched_, knockouts_};
     watcher_->setFuture(QtConcurrent::run(runPass, model_, request));
     Q_EMIT busyChanged(true);
 }

@@ -6,6 +6,7 @@
 // stale results are dropped. The sparsity view also needs the vanilla pass of the same text;
 // it is run only while that view asks for it.
 
+#include "ablation_effect.h"
 #include "attention_stats.h"
 #include "model_session.h"
 #include "output_analysis.h"
@@ -21,6 +22,14 @@
 
 namespace headlight::app {
 
+// Heads to knock out in every pass (a scenario's `ablation`): replace ones take their output from
+// `source`, a text of the same token length.
+struct HeadKnockouts {
+    std::vector<variants::HeadAblationSpec> heads;
+    QString source;
+    bool operator==(const HeadKnockouts&) const = default;
+};
+
 struct ForwardResult {
     quint64 serial = 0; // which request produced it
     QString text;
@@ -34,6 +43,11 @@ struct ForwardResult {
     Tensor vanillaAttention; // [L, H, T, T] of the vanilla pass; empty unless asked for
     // The logit lens and the variant's effect on the output; null unless asked for (withOutput)
     std::shared_ptr<const OutputAnalysis> output;
+    HeadKnockouts knockouts; // the heads the pass knocked out
+    // With knockouts: per position, the output against the same pass without them; empty when
+    // the model has no tied LM head (outputNote says so).
+    std::vector<PositionChange> outputChange;
+    QString outputNote;
     std::shared_ptr<const LoadedModel> model; // the model that ran it
     double forwardMs = 0.0;
     QString error; // one line; the other fields are empty when set
@@ -48,7 +62,8 @@ struct ForwardResult {
 std::shared_ptr<ForwardResult> runForwardPass(const std::shared_ptr<const LoadedModel>& model,
                                               const QString& text,
                                               const variants::VariantSpec& variant,
-                                              bool withVanilla, bool withOutput = false);
+                                              bool withVanilla, bool withOutput = false,
+                                              const HeadKnockouts& knockouts = {});
 
 class ForwardRunner : public QObject {
     Q_OBJECT
@@ -63,6 +78,9 @@ public:
     void runNow(const QString& text);
     void setVariant(const variants::VariantSpec& variant); // re-runs the current text at once
     const variants::VariantSpec& variant() const { return variant_; }
+    // Heads knocked out in every pass from now on; re-runs the current text at once.
+    void setKnockouts(const HeadKnockouts& knockouts);
+    const HeadKnockouts& knockouts() const { return knockouts_; }
     // Whether passes also run the vanilla model (when the variant is not vanilla); turning it on
     // re-runs the current text.
     void setVanillaWanted(bool wanted);
@@ -89,6 +107,7 @@ private:
     std::shared_ptr<const LoadedModel> model_;
     QString text_; // the newest request's text
     variants::VariantSpec variant_;
+    HeadKnockouts knockouts_;
     bool vanillaWanted_ = false;
     bool outputWanted_ = false;
     bool paused_ = false;

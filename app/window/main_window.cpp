@@ -8,6 +8,7 @@
 #include "default_model.h"
 #include "export_actions.h"
 #include "hub_cache_dialog.h"
+#include "patching_dialog.h"
 #include "variant_dock.h"
 #include "zoo_dialog.h"
 
@@ -136,6 +137,11 @@ void MainWindow::createVariantMenus(QMenu* file) {
     edit->addAction(variantDock_->redoAction());
 }
 
+PatchingDialog* MainWindow::patchingDialog() {
+    if (!patching_) patching_ = new PatchingDialog(workspace_, this);
+    return patching_;
+}
+
 void MainWindow::createViewMenu() {
     QMenu* view = menuBar()->addMenu(tr("&View"));
     viewMenu_ = view;
@@ -149,6 +155,11 @@ void MainWindow::createViewMenu() {
     view->addAction(compare);
     viewSlot_ = corpus_->clearAction();
     view->addAction(viewSlot_);
+    QAction* patching = view->addAction(tr("Activation &patching…"), this, [this] {
+        patchingDialog()->show();
+        patching_->raise();
+    });
+    patching->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
     view->addSeparator();
     QMenu* colors = view->addMenu(tr("&Colour map"));
     auto* group = new QActionGroup(this);

@@ -26,6 +26,7 @@ namespace headlight::app {
 
 class CompareDock;
 class CorpusRunner;
+class PatchingDialog;
 class VariantDock;
 
 struct LaunchOptions {
@@ -48,6 +49,8 @@ public:
     VariantDock* variantDock() const { return variantDock_; }
     CompareDock* compareDock() const { return compare_; }
     CorpusRunner* corpusRunner() const { return corpus_; }
+    // View ▸ Activation patching… (Ctrl+Shift+P): the dialog, made on first use.
+    PatchingDialog* patchingDialog();
     // A non-modal error dialog (errorDialog() returns it): a title, one line and the detail.
     void showError(const QString& title, const QString& line, const QString& detail);
 
@@ -105,6 +108,7 @@ private:
     VariantDock* variantDock_ = nullptr;
     CompareDock* compare_ = nullptr;
     CorpusRunner* corpus_ = nullptr;
+    PatchingDialog* patching_ = nullptr;
     QMenu* fileMenu_ = nullptr;
     QAction* fileSlot_ = nullptr; // plug-in entries go before it (the separator above Quit)
     QMenu* viewMenu_ = nullptr;

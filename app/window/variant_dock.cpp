@@ -1,5 +1,6 @@
 #include "variant_dock.h"
 
+#include "knockout_grid.h"
 #include "variant_panel.h"
 #include "workspace.h"
 
@@ -62,17 +63,22 @@ VariantDock::VariantDock(Workspace* workspace, QWidget* parent)
     json_->setToolTip(tr("The variant spec as JSON: File ▸ Save variant spec… writes it for "
                          "headlight inspect --variant"));
     json_->setFont(QFont(QStringLiteral("DejaVu Sans Mono"), 10));
+    knockouts_ = new KnockoutGrid(workspace, undo_);
+    auto* knockoutScroll = new QScrollArea;
+    knockoutScroll->setWidget(knockouts_);
+    knockoutScroll->setWidgetResizable(true);
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(scroll);
+    split->addWidget(knockoutScroll);
     split->addWidget(json_);
-    split->setStretchFactor(0, 4);
-    split->setStretchFactor(1, 1);
+    split->setCollapsible(1, false);
+    split->setSizes({450, 250, 80});
     setWidget(split);
     apply(QJsonObject{});
 
-    undoAction_ = undo_->createUndoAction(this, tr("&Undo variant edit"));
+    undoAction_ = undo_->createUndoAction(this, tr("&Undo"));
     undoAction_->setShortcut(QKeySequence::Undo);
-    redoAction_ = undo_->createRedoAction(this, tr("&Redo variant edit"));
+    redoAction_ = undo_->createRedoAction(this, tr("&Redo"));
     redoAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z));
     save_ = new QAction(tr("Save &variant spec…"), this);
     save_->setStatusTip(tr("Write the variant spec as JSON for headlight inspect --variant"));

@@ -1,9 +1,9 @@
 #pragma once
 // The variant dock: the variant panel, the spec it builds as read-only JSON, and the undo stack
-// of variant edits. Every edit becomes a QUndoCommand, so Ctrl+Z / Ctrl+Shift+Z walk back and
-// forth through specs and each step re-runs the forward pass (through the workspace's runner,
-// latest wins). File ▸ Save variant spec… writes the JSON atomically, ready for
-// `headlight inspect --variant`.
+// of variant edits and head knockouts (knockout_grid.h). Every edit becomes a QUndoCommand, so
+// Ctrl+Z / Ctrl+Shift+Z walk back and forth through specs and each step re-runs the forward pass
+// (through the workspace's runner, latest wins). File ▸ Save variant spec… writes the JSON
+// atomically, ready for `headlight inspect --variant`.
 
 #include <QDockWidget>
 #include <QJsonObject>
@@ -14,6 +14,7 @@ class QUndoStack;
 
 namespace headlight::app {
 
+class KnockoutGrid;
 class VariantPanel;
 class Workspace;
 
@@ -23,6 +24,7 @@ public:
     VariantDock(Workspace* workspace, QWidget* parent = nullptr);
 
     VariantPanel* panel() const { return panel_; }
+    KnockoutGrid* knockoutGrid() const { return knockouts_; }
     QPlainTextEdit* jsonView() const { return json_; }
     QUndoStack* undoStack() const { return undo_; }
     QAction* undoAction() const { return undoAction_; }
@@ -40,6 +42,7 @@ private:
 
     Workspace* workspace_;
     VariantPanel* panel_;
+    KnockoutGrid* knockouts_;
     QPlainTextEdit* json_;
     QUndoStack* undo_;
     QAction* undoAction_;

@@ -172,6 +172,8 @@ void Workspace::setModel(std::shared_ptr<const LoadedModel> model) {
                std::min(state_.head, int(spec.heads) - 1));
     if (text().trimmed().isEmpty() && model_->tokenizer) setText(kSampleText);
     corpus_.reset();
+    // Why: another model's heads are not the knocked-out ones.
+    if (!knockouts().heads.empty()) setKnockouts({});
     Q_EMIT modelChanged(spec);
     runner_->runNow(text());
 }
@@ -185,11 +187,18 @@ void Workspace::setVariant(const QJsonObject& spec) {
     }
 }
 
+void Workspace::setKnockouts(const HeadKnockouts& knockouts) {
+    runner_->setKnockouts(knockouts);
+    Q_EMIT knockoutsChanged(knockouts);
+}
+
 io::Scenario Workspace::scenario() const {
     io::Scenario scenario;
     if (model_) scenario.model = sceneModelName(model_->folder);
     scenario.text = text().toStdString();
     scenario.variant = variantJson_;
+    scenario.ablation = knockouts().heads;
+    scenario.ablationSource = knockouts().source.toStdString();
     setScenarioView(scenario, view_, state_);
     return scenario;
 }
@@ -201,6 +210,9 @@ void Workspace::showScenarioView(const io::Scenario& scenario) {
     setAverageHeads(state.averageHeads);
     selectHead(state.layer, state.head);
     selectQuery(-1);
+    const HeadKnockouts knockouts{scenario.ablation,
+                                  QString::fromStdString(scenario.ablationSource)};
+    if (knockouts != this->knockouts()) setKnockouts(knockouts);
 }
 
 void Workspace::setCorpusStats(std::optional<CorpusStats> stats) {

@@ -46,6 +46,9 @@ public:
     void setVariant(const QJsonObject& spec);
     const QJsonObject& variantJson() const { return variantJson_; }
     const variants::VariantSpec& variant() const { return runner_->variant(); }
+    // Heads knocked out in every pass (the knockout grid, a scenario's ablation): a pass at once.
+    void setKnockouts(const HeadKnockouts& knockouts);
+    const HeadKnockouts& knockouts() const { return runner_->knockouts(); }
     std::shared_ptr<const LoadedModel> sharedModel() const { return model_; }
     // Entropy and JSD violins pooled over a corpus replace the current text's while set.
     void setCorpusStats(std::optional<CorpusStats> stats);
@@ -88,6 +91,7 @@ public Q_SLOTS:
 Q_SIGNALS:
     void resultShown(int tokens); // the views now show a new forward pass
     void modelChanged(const ModelSpec& spec);
+    void knockoutsChanged(const HeadKnockouts& knockouts);
     void message(const QString& text);
     void readoutChanged(const QString& text);
     void refreshed(); // the figure was redrawn from the current result and selection

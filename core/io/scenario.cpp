@@ -2,7 +2,9 @@
 // otherwise silently show a class the wrong head or the vanilla model.
 #include "io/scenario.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
+#include <algorithm>
 
 namespace headlight::io {
 namespace {
@@ -30,6 +32,28 @@ QJsonObject checkedVariant(SceneFields& fields) {
     return variant;
 }
 
+// "ablation": [{"layer": L, "head": H, "mode": "zero" | "mean" | "replace"}, ...]; which heads
+// exist is the model's knowledge, checked when the pass is planned.
+std::vector<variants::HeadAblationSpec> ablationFromJson(SceneFields& fields) {
+    std::vector<variants::HeadAblationSpec> specs;
+    if (!fields.has("ablation")) return (void)fields.take("ablation"), specs;
+    const QJsonArray entries = fields.array("ablation");
+    for (qsizetype i = 0; i < entries.size(); ++i) {
+        const std::string where = fields.path("ablation") + "[" + std::to_string(i) + "]";
+        if (!entries[i].isObject())
+            fields.fail("ablation", "must hold objects {\"layer\", \"head\", \"mode\"}");
+        SceneFields entry(entries[i].toObject(), fields.kind(), where);
+        variants::HeadAblationSpec spec;
+        spec.layer = entry.integer("layer", 0, 0, kMaxIndex);
+        spec.head = entry.integer("head", 0, 0, kMaxIndex);
+        spec.mode = *variants::ablationModeFromName(
+            entry.choice("mode", {"zero", "mean", "replace"}, false, "zero"));
+        entry.finish();
+        specs.push_back(spec);
+    }
+    return specs;
+}
+
 std::optional<BackendKind> backendFromJson(SceneFields& fields) {
     if (!fields.has("backend")) return (void)fields.take("backend"), std::nullopt;
     const BackendKind kinds[] = {BackendKind::Cpu, BackendKind::Vulkan};
@@ -54,6 +78,14 @@ Scenario scenarioFromJson(SceneFields& fields, const SceneVocabulary& vocabulary
     else
         fields.take("selection");
     scenario.colormap = fields.choice("colormap", vocabulary.colormaps, false, scenario.colormap);
+    scenario.ablation = ablationFromJson(fields);
+    scenario.ablationSource = fields.text("ablation_source", false);
+    const bool replaces =
+        std::any_of(scenario.ablation.begin(), scenario.ablation.end(),
+                    [](const auto& spec) { return spec.mode == variants::AblationMode::Replace; });
+    if (replaces && scenario.ablationSource.empty())
+        fields.fail("ablation_source", "is missing: a replace ablation takes its head outputs "
+                                       "from this text");
     return scenario;
 }
 
@@ -70,6 +102,15 @@ QJsonObject scenarioToJson(const Scenario& scenario) {
                      {"selection", selection},
                      {"colormap", QString::fromStdString(scenario.colormap)}};
     if (scenario.backend) json.insert("backend", QLatin1String(backendName(*scenario.backend)));
+    QJsonArray ablation;
+    for (const variants::HeadAblationSpec& spec : scenario.ablation)
+        ablation.append(
+            QJsonObject{{"layer", spec.layer},
+                        {"head", spec.head},
+                        {"mode", QLatin1String(variants::ablationModeName(spec.mode))}});
+    if (!ablation.isEmpty()) json.insert("ablation", ablation);
+    if (!scenario.ablationSource.empty())
+        json.insert("ablation_source", QString::fromStdString(scenario.ablationSource));
     return json;
 }
 

@@ -10,6 +10,7 @@
 
 #include "backend/backend_kind.h"
 #include "io/scene_fields.h"
+#include "variants/intervention.h"
 #include "variants/variant_spec.h"
 
 #include <QJsonObject>
@@ -35,6 +36,10 @@ struct Scenario {
     std::string view;                   // a view id, as `headlight export --list-views` names them
     ScenarioSelection selection;
     std::string colormap = "viridis";
+    // Heads knocked out in the pass (variants/intervention.h); replace ones take their output
+    // from `ablationSource`, a text of the same token length.
+    std::vector<variants::HeadAblationSpec> ablation;
+    std::string ablationSource;
     bool operator==(const Scenario&) const = default;
 };
 
@@ -45,11 +50,11 @@ struct SceneVocabulary {
 };
 
 // Takes the scenario's keys from `fields` (model, text, variant, backend, view, selection,
-// colormap) and leaves the others to the caller, whose finish() refuses unknown ones.
-// Throws SceneError naming the key's path.
+// colormap, ablation, ablation_source) and leaves the others to the caller, whose finish() refuses
+// unknown ones. Throws SceneError naming the key's path.
 Scenario scenarioFromJson(SceneFields& fields, const SceneVocabulary& vocabulary);
-// Every key; `backend` only when the scenario asks for one, so files saved without stay as they
-// were.
+// Every key; `backend`, `ablation` and `ablation_source` only when the scenario has them, so
+// files saved without stay as they were.
 QJsonObject scenarioToJson(const Scenario& scenario);
 
 // A scenario's variant object, parsed by the variant spec's parser. Throws variants::VariantError.

@@ -19,6 +19,7 @@ struct CaptureRequest {
     bool internals = false;     // the variant's own tensors (masks, biases, buckets, ...; docs/variants.md)
     bool logits = false;        // logits [T, V] through the checkpoint's LM head (tied, lm_head or
                                 // BERT's masked-LM head); refused when it has none
+    bool headOutputs = false;   // each head's output [H, T, d] before the output projection
     std::vector<int> layers;    // layers to capture; empty means all
     std::vector<int> heads;     // heads kept in the trace; empty means all (the device computes
                                 // every head of a captured layer, the host keeps these)
@@ -31,6 +32,7 @@ struct LayerTrace {
     Tensor probabilities;   // [heads, T, T], empty when not captured
     Tensor scores;          // [heads, T, T], empty when not captured
     std::map<std::string, Tensor> internals; // variant internals by name, all heads
+    Tensor headOutputs; // [H, T, d] of every head (as the output projection read them), or empty
 };
 
 // Keeps the listed heads of a [H, T, T] tensor (all when `heads` is empty); throws on a bad index.

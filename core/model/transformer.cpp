@@ -369,9 +369,21 @@ DeviceTensor TransformerModel::attend(const Layer& layer, int index, const Devic
         DeviceTensor* probs = capture.wantProbabilities ? &capture.probabilities : nullptr;
         backend_.attention(q, k, v, params, context, scores, probs);
     }
+    interveneOnHeads(index, pass, capture, context);
     DeviceTensor out = backend_.allocate({tokens, spec_.hidden});
     project(layer.output, context, out);
     return out;
+}
+
+void TransformerModel::interveneOnHeads(int index, const Pass& pass, PendingCapture& capture,
+                                        DeviceTensor& context) const {
+    const std::vector<uint8_t> valid = pass.input.attentionMask.empty()
+                                           ? std::vector<uint8_t>(pass.input.ids.size(), 1)
+                                           : pass.input.attentionMask;
+    variants::ablateHeads(backend_, pass.plan.intervention, index, spec_.heads, valid, context);
+    if (!capture.wantHeadOutputs) return;
+    capture.headOutputs = backend_.allocate({spec_.heads, context.dim(0), spec_.headDim});
+    backend_.splitHeads(context, spec_.heads, capture.headOutputs);
 }
 
 // The composed path: heads split to [H, T, d], attention by the variant, heads merged back.
@@ -428,14 +440,16 @@ void TransformerModel::checkCapture(const ModelInput& input, const CaptureReques
 }
 
 Trace TransformerModel::forward(const ModelInput& input, const CaptureRequest& capture,
-                                const variants::VariantSpec& requested) const {
+                                const variants::VariantSpec& requested,
+                                const variants::Intervention& intervention) const {
     if (requested.knn)
         throw variants::VariantError(
             "kNN-LM needs its datastore: run the pass through variants::forwardKnn");
     if (capture.logits) requireLmHead();
     const variants::VariantSpec variant = effectiveVariant(requested);
     validate(input, variant);
-    const variants::ForwardPlan plan = variants::planForward(variant, spec_);
+    const variants::ForwardPlan plan =
+        variants::planForward(variant, spec_, intervention, int64_t(input.ids.size()));
     checkTrainedPositions(variant);
     checkCapture(input, capture);
     const auto start = std::chrono::steady_clock::now();
@@ -454,6 +468,7 @@ Trace TransformerModel::forward(const ModelInput& input, const CaptureRequest& c
     for (std::size_t l = 0; l < pending.size(); ++l) {
         pending[l].wantScores = capture.scores && capture.wantsLayer(int(l));
         pending[l].wantProbabilities = capture.probabilities && capture.wantsLayer(int(l));
+        pending[l].wantHeadOutputs = capture.headOutputs && capture.wantsLayer(int(l));
     }
     std::vector<DeviceTensor> hidden;
     std::optional<variants::ExitTracker> exits;
@@ -513,8 +528,8 @@ bool TransformerModel::global(int index) const {
 }
 
 void TransformerModel::collect(const PendingCapture& pending, const CaptureRequest& capture, LayerTrace& layer) const {
-    if (!pending.wantScores && !pending.wantProbabilities && pending.internals.empty() &&
-        pending.hostInternals.empty())
+    if (!pending.wantScores && !pending.wantProbabilities && !pending.headOutputs.valid() &&
+        pending.internals.empty() && pending.hostInternals.empty())
         return;
     const auto heads = [&](const DeviceTensor& device, const Tensor& host) {
         return selectHeads(host.empty() ? backend_.download(device) : host, capture.heads);
@@ -527,6 +542,7 @@ void TransformerModel::collect(const PendingCapture& pending, const CaptureReque
         layer.scores = heads(pending.scores, pending.hostScores);
     if (pending.probabilities.valid() || !pending.hostProbabilities.empty())
         layer.probabilities = heads(pending.probabilities, pending.hostProbabilities);
+    if (pending.headOutputs.valid()) layer.headOutputs = backend_.download(pending.headOutputs);
     for (const auto& [name, tensor] : pending.internals)
         layer.internals[name] = backend_.download(tensor);
     for (const auto& [name, tensor] : pending.hostInternals)

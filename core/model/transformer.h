@@ -59,9 +59,11 @@ public:
     Tensor positionTable() const;
 
     // Throws ModelError for empty input, over-long sequences, ids or token types out of range,
-    // and variants::VariantError for a variant this checkpoint cannot run.
+    // and variants::VariantError for a variant this checkpoint cannot run or an intervention
+    // (head ablation, patch; variants/intervention.h) the plan refuses.
     Trace forward(const ModelInput& input, const CaptureRequest& capture = {},
-                  const variants::VariantSpec& variant = {}) const;
+                  const variants::VariantSpec& variant = {},
+                  const variants::Intervention& intervention = {}) const;
     void validate(const ModelInput& input, const variants::VariantSpec& variant = {}) const;
 
     // Whether the checkpoint has an LM head (logits, the logit lens, the variant-effect view),
@@ -107,8 +109,8 @@ private:
         std::string absence;
     };
     struct PendingCapture {
-        bool wantScores = false, wantProbabilities = false;
-        DeviceTensor scores, probabilities; // invalid when not asked for
+        bool wantScores = false, wantProbabilities = false, wantHeadOutputs = false;
+        DeviceTensor scores, probabilities, headOutputs; // invalid when not asked for
         std::map<std::string, DeviceTensor> internals;
         std::map<std::string, Tensor> hostInternals; // decided on the host (routing)
         Tensor hostScores, hostProbabilities;        // assembled segment by segment (recurrence)
@@ -150,6 +152,9 @@ private:
     void checkCapture(const ModelInput& input, const CaptureRequest& capture) const;
     DeviceTensor attendComposed(const Layer& layer, int index, DeviceTensor q, DeviceTensor k,
                                 DeviceTensor v, Pass& pass, PendingCapture& capture) const;
+    // The plan's head ablations of layer `index` on context [T, H·d], then its capture.
+    void interveneOnHeads(int index, const Pass& pass, PendingCapture& capture,
+                          DeviceTensor& context) const;
     variants::AttentionShape attentionShape(const ModelInput& input, const variants::VariantSpec& variant) const;
     void project(const Linear& linear, const DeviceTensor& x, DeviceTensor& out) const;
     void normalizeHeads(const Norm& norm, DeviceTensor& x) const;

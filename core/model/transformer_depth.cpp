@@ -39,7 +39,13 @@ DeviceTensor TransformerModel::runStack(DeviceTensor x, Pass& pass,
                                         std::vector<DeviceTensor>* hidden,
                                         std::optional<variants::ExitTracker>& exits) const {
     DeviceTensor layerInput = x;
+    int entered = -1; // the layer whose residual stream the plan's patches have written
     for (const Sublayer& sublayer : sublayerOrder(pass.variant)) {
+        if (sublayer.layer != entered) {
+            entered = sublayer.layer;
+            x = variants::patchResidual(backend_, pass.plan.intervention, entered, x);
+            layerInput = x;
+        }
         PendingCapture& capture = pending[std::size_t(sublayer.layer)];
         x = spec_.parallelResidual && sublayer.kind == SublayerKind::Ffn
                 ? applyParallelFfn(sublayer, layerInput, x, pass, capture)

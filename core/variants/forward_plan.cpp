@@ -2,6 +2,8 @@
 
 #include "variants/applicability.h"
 
+#include <string>
+
 namespace headlight::variants {
 namespace {
 
@@ -58,6 +60,62 @@ constexpr Clash kClashes[] = {
      "post"},
 };
 
+// Why these loops: ACT runs layer 0 a token-dependent number of times, the segment loop runs each
+// layer once per segment and the funnel's pooling layers attend pooled queries, so none of them
+// has the one [T, d] output per head and layer that an ablation or a patch replaces.
+const char* interventionClash(DepthLoop loop, bool residual) {
+    switch (loop) {
+    case DepthLoop::Stack:
+        return nullptr;
+    case DepthLoop::Reversible:
+        return residual ? "reversible layers carry two residual streams; patch a head instead"
+                        : nullptr;
+    case DepthLoop::AdaptiveComputation:
+        return "ACT repeats one layer a token-dependent number of times, so its heads have no "
+               "single output to ablate or patch";
+    case DepthLoop::SegmentRecurrence:
+        return "segment recurrence runs each layer once per segment, so its heads have no single "
+               "output over the text to ablate or patch";
+    case DepthLoop::Funnel:
+        return "the funnel pools the sequence between blocks, so its heads have no output over "
+               "the text's positions to ablate or patch";
+    }
+    return nullptr;
+}
+
+std::string headName(const HeadAblationSpec& spec) {
+    return "head " + std::to_string(spec.layer) + "." + std::to_string(spec.head);
+}
+
+void checkHead(const HeadAblation& ablation, const ModelSpec& model, int64_t tokens) {
+    const HeadAblationSpec& s = ablation.spec;
+    if (s.layer < 0 || s.layer >= model.layers)
+        throw VariantError(headName(s) + ": layer " + std::to_string(s.layer) +
+                           " does not exist (the model has " + std::to_string(model.layers) + ")");
+    if (s.head < 0 || s.head >= model.heads)
+        throw VariantError(headName(s) + ": head " + std::to_string(s.head) +
+                           " does not exist (the model has " + std::to_string(model.heads) +
+                           " per layer)");
+    if (s.mode != AblationMode::Replace) return;
+    const Tensor& r = ablation.replacement;
+    if (r.rank() != 2 || r.dim(0) != tokens || r.dim(1) != model.headDim)
+        throw VariantError(headName(s) + ": the replacement output is " + r.shapeString() +
+                           ", the text needs [" + std::to_string(tokens) + ", " +
+                           std::to_string(model.headDim) + "] (a source text of the same length)");
+}
+
+void checkPatch(const ResidualPatch& patch, const ModelSpec& model, int64_t tokens) {
+    const std::string name = "residual patch at layer " + std::to_string(patch.layer) +
+                             ", position " + std::to_string(patch.position);
+    if (patch.layer < 0 || patch.layer >= model.layers)
+        throw VariantError(name + ": the model has " + std::to_string(model.layers) + " layers");
+    if (patch.position < 0 || patch.position >= tokens)
+        throw VariantError(name + ": the text has " + std::to_string(tokens) + " tokens");
+    if (int64_t(patch.row.size()) != model.hidden)
+        throw VariantError(name + ": the row has " + std::to_string(patch.row.size()) +
+                           " values, the residual stream " + std::to_string(model.hidden));
+}
+
 DepthLoop depthLoop(const DepthOptions& o) {
     if (o.act) return DepthLoop::AdaptiveComputation;
     if (o.recurrence) return DepthLoop::SegmentRecurrence;
@@ -87,6 +145,20 @@ ForwardPlan planForward(const VariantSpec& requested, const ModelSpec& model) {
         throw VariantError("Gemma's sandwich norms, per-layer windows and soft-capped attention "
                            "run in the plain stack with standard attention only; this variant "
                            "changes the depth loop or the attention");
+    return plan;
+}
+
+ForwardPlan planForward(const VariantSpec& variant, const ModelSpec& model,
+                        Intervention intervention, int64_t tokens) {
+    ForwardPlan plan = planForward(variant, model);
+    if (intervention.empty()) return plan;
+    if (const char* clash = interventionClash(plan.depth, !intervention.residuals.empty()))
+        throw VariantError(clash);
+    for (const HeadAblation& head : intervention.heads)
+        checkHead(head, model, tokens);
+    for (const ResidualPatch& patch : intervention.residuals)
+        checkPatch(patch, model, tokens);
+    plan.intervention = std::move(intervention);
     return plan;
 }
 } // namespace headlight::variants

@@ -6,6 +6,7 @@
 // run, rather than letting one loop silently ignore an option.
 
 #include "model/model_spec.h"
+#include "variants/intervention.h"
 #include "variants/variant_spec.h"
 
 namespace headlight::variants {
@@ -30,10 +31,17 @@ struct ForwardPlan {
     DepthLoop depth = DepthLoop::Stack;
     AttentionRoute attention = AttentionRoute::Fused;
     bool earlyExit = false; // only with DepthLoop::Stack
+    Intervention intervention; // head ablations and patches the pass applies (intervention.h)
 };
 
 // `variant` is the pass's effective variant, or a request: without a block it is judged with the
 // model's own (a zoo checkpoint's wiring). Runs checkApplies first; throws VariantError with the
 // reason.
 ForwardPlan planForward(const VariantSpec& variant, const ModelSpec& model);
+// The same plan carrying `intervention` for a text of `tokens` tokens, after checking it: heads
+// and layers in range, replacement tensors [tokens, headDim], patched rows [hidden] at a position
+// of the text, and a loop whose heads have one output per layer (not ACT's repeated layer, the
+// segment or funnel loops); throws VariantError with the reason.
+ForwardPlan planForward(const VariantSpec& variant, const ModelSpec& model,
+                        Intervention intervention, int64_t tokens);
 } // namespace headlight::variants

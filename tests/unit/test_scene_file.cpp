@@ -39,6 +39,9 @@ private Q_SLOTS:
         scene.colormap = "cividis";
         scene.title = "Step";
         scene.caption = "Look at the band.";
+        scene.ablation = {{1, 2, variants::AblationMode::Zero},
+                          {0, 3, variants::AblationMode::Replace}};
+        scene.ablationSource = "The dog sat.";
         const std::string json = QJsonDocument(io::sceneToJson(scene)).toJson().toStdString();
         QVERIFY(io::parseScene(json, kVocabulary) == scene);
         QVERIFY(!io::isLessonJson(json));
@@ -82,6 +85,17 @@ private Q_SLOTS:
             << false
             << "scene: 'variant' is not a valid variant spec (variant spec: unknown key "
                "'prior.evry')";
+        QTest::newRow("ablation entry")
+            << R"({"model": "m", "text": "a", "view": "heatmap", "ablation": [{"layer": 0, "head": 1, "mode": "half"}]})"
+            << false << "scene: 'ablation[0].mode' is 'half'; known: zero, mean, replace";
+        QTest::newRow("ablation key")
+            << R"({"model": "m", "text": "a", "view": "heatmap", "ablation": [{"layer": 0, "heads": 1}]})"
+            << false << "scene: unknown key 'ablation[0].heads'";
+        QTest::newRow("replace without source")
+            << R"({"model": "m", "text": "a", "view": "heatmap", "ablation": [{"layer": 0, "head": 1, "mode": "replace"}]})"
+            << false
+            << "scene: 'ablation_source' is missing: a replace ablation takes its head outputs "
+               "from this text";
         QTest::newRow("no steps") << R"({"title": "t", "steps": []})" << true
                                   << "lesson: 'steps' is empty: a lesson needs at least one scene";
         QTest::newRow("step type")

@@ -1,0 +1,47 @@
+#pragma once
+// What knocking out heads does to the output: the pass with the head ablations of
+// variants/intervention.h against the same pass without them, compared per position by
+// KL(p_clean ‖ p_ablated) of the next-token distributions and by the top-1 prediction. Both
+// passes read the logits of a causal model's LM head (CaptureRequest::logits).
+
+#include "model/transformer.h"
+#include "variants/intervention.h"
+
+#include <vector>
+
+namespace headlight::app {
+
+struct PositionChange {
+    double kl = 0.0;  // KL(p_clean ‖ p_ablated) in nats
+    int cleanTop = 0; // the top-1 token of each pass
+    int ablatedTop = 0;
+    double cleanTopProbability = 0.0;   // p_clean(cleanTop)
+    double ablatedTopProbability = 0.0; // p_ablated(ablatedTop)
+    bool flipped() const { return cleanTop != ablatedTop; }
+};
+
+// Per position of two logit tensors [T, V] of the same shape.
+std::vector<PositionChange> outputChange(const Tensor& cleanLogits, const Tensor& ablatedLogits);
+
+struct AblationEffect {
+    Tensor cleanLogits, ablatedLogits; // [T, V]
+    std::vector<PositionChange> positions;
+};
+
+// Whether `model` has the LM head the output change is read through; else why not (one line).
+bool hasLanguageModelHead(const TransformerModel& model);
+const char* noLanguageModelHeadReason();
+
+// The replace ablations of `specs` filled with the head outputs of `source` (same length as the
+// text), zero and mean as they are. Throws variants::VariantError with the reason.
+variants::Intervention resolveAblations(const TransformerModel& model,
+                                        const variants::VariantSpec& variant,
+                                        const std::vector<variants::HeadAblationSpec>& specs,
+                                        const ModelInput* source, int64_t tokens);
+
+// Runs `input` clean and with `intervention`. Throws ModelError when the model has no tied LM
+// head, variants::VariantError for an ablation the plan refuses.
+AblationEffect runAblation(const TransformerModel& model, const ModelInput& input,
+                           const variants::VariantSpec& variant,
+                           const variants::Intervention& intervention);
+} // namespace headlight::app

@@ -1,0 +1,253 @@
+#include "knockout_grid.h"
+
+#include "workspace.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPushButton>
+#include <QUndoStack>
+#include <QVBoxLayout>
+#include <algorithm>
+
+namespace headlight::app {
+namespace {
+
+constexpr int kCell = 22, kGap = 3, kLabel = 26;
+
+// One change of the knocked-out heads; undo and redo hand the workspace the whole set.
+class KnockoutEdit : public QUndoCommand {
+public:
+    KnockoutEdit(Workspace* workspace, HeadKnockouts before, HeadKnockouts after, QString text)
+        : workspace_(workspace)
+        , before_(std::move(before))
+        , after_(std::move(after)) {
+        setText(text);
+    }
+    void undo() override { workspace_->setKnockouts(before_); }
+    void redo() override { workspace_->setKnockouts(after_); }
+
+private:
+    Workspace* workspace_;
+    HeadKnockouts before_, after_;
+};
+
+auto findHead(std::vector<variants::HeadAblationSpec>& heads, int layer, int head) {
+    return std::find_if(heads.begin(), heads.end(), [&](const variants::HeadAblationSpec& s) {
+        return s.layer == layer && s.head == head;
+    });
+}
+
+QString tokenText(const LoadedModel& model, int id) {
+    const std::string text = model.tokenizer ? model.tokenizer->tokenString(id) : std::string();
+    return text.empty() ? QStringLiteral("#%1").arg(id)
+                        : QStringLiteral("“%1”").arg(QString::fromStdString(text));
+}
+} // namespace
+
+HeadToggles::HeadToggles(QWidget* parent)
+    : QWidget(parent) {
+    setFocusPolicy(Qt::StrongFocus);
+    setObjectName(QStringLiteral("headToggles"));
+    setAccessibleName(tr("Head knockouts"));
+    setToolTip(tr("Click a head, or move with the arrow keys and press Space, to knock it out"));
+}
+
+void HeadToggles::setShape(int layers, int heads) {
+    layers_ = layers;
+    heads_ = heads;
+    focusLayer_ = std::clamp(focusLayer_, 0, std::max(0, layers - 1));
+    focusHead_ = std::clamp(focusHead_, 0, std::max(0, heads - 1));
+    updateGeometry();
+    update();
+}
+
+void HeadToggles::setKnocked(const std::vector<variants::HeadAblationSpec>& heads) {
+    knocked_ = heads;
+    update();
+}
+
+QSize HeadToggles::sizeHint() const {
+    return {kLabel + heads_ * (kCell + kGap), kLabel / 2 + layers_ * (kCell + kGap)};
+}
+
+QRect HeadToggles::cellRect(int layer, int head) const {
+    return {kLabel + head * (kCell + kGap), kLabel / 2 + layer * (kCell + kGap), kCell, kCell};
+}
+
+void HeadToggles::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    p.setRenderHint(QPainter::Antialiasing);
+    const QPalette& pal = palette();
+    QFont small = font();
+    small.setPointSizeF(std::max(6.0, small.pointSizeF() * 0.8));
+    p.setFont(small);
+    for (int h = 0; h < heads_; ++h)
+        p.drawText(QRect(cellRect(0, h).x(), 0, kCell, kLabel / 2), Qt::AlignCenter,
+                   QString::number(h));
+    for (int l = 0; l < layers_; ++l) {
+        p.setPen(pal.color(QPalette::WindowText));
+        p.drawText(QRect(0, cellRect(l, 0).y(), kLabel - 4, kCell),
+                   Qt::AlignRight | Qt::AlignVCenter, QString::number(l));
+        for (int h = 0; h < heads_; ++h) {
+            const QRect cell = cellRect(l, h);
+            auto knocked = std::find_if(knocked_.begin(), knocked_.end(),
+                                        [&](const auto& s) { return s.layer == l && s.head == h; });
+            const bool out = knocked != knocked_.end();
+            p.setPen(QPen(pal.color(QPalette::Mid), 1));
+            p.setBrush(out ? QColor(0xc0, 0x39, 0x2b) : pal.color(QPalette::Base));
+            p.drawRoundedRect(cell, 3, 3);
+            if (out) {
+                p.setPen(Qt::white);
+                p.drawText(cell, Qt::AlignCenter,
+                           knocked->mode == variants::AblationMode::Mean ? QStringLiteral("μ")
+                                                                         : QStringLiteral("0"));
+            }
+            if (hasFocus() && l == focusLayer_ && h == focusHead_) {
+                p.setPen(QPen(pal.color(QPalette::Highlight), 2));
+                p.setBrush(Qt::NoBrush);
+                p.drawRoundedRect(cell.adjusted(-2, -2, 2, 2), 4, 4);
+            }
+        }
+    }
+}
+
+void HeadToggles::mousePressEvent(QMouseEvent* event) {
+    for (int l = 0; l < layers_; ++l)
+        for (int h = 0; h < heads_; ++h)
+            if (cellRect(l, h).contains(event->position().toPoint())) {
+                focusLayer_ = l;
+                focusHead_ = h;
+                Q_EMIT toggled(l, h);
+                return;
+            }
+}
+
+void HeadToggles::keyPressEvent(QKeyEvent* event) {
+    switch (event->key()) {
+    case Qt::Key_Left:
+        focusHead_ = std::max(0, focusHead_ - 1);
+        break;
+    case Qt::Key_Right:
+        focusHead_ = std::min(heads_ - 1, focusHead_ + 1);
+        break;
+    case Qt::Key_Up:
+        focusLayer_ = std::max(0, focusLayer_ - 1);
+        break;
+    case Qt::Key_Down:
+        focusLayer_ = std::min(layers_ - 1, focusLayer_ + 1);
+        break;
+    case Qt::Key_Space:
+    case Qt::Key_Return:
+        if (layers_ > 0 && heads_ > 0) Q_EMIT toggled(focusLayer_, focusHead_);
+        break;
+    default:
+        QWidget::keyPressEvent(event);
+        return;
+    }
+    update();
+}
+
+KnockoutGrid::KnockoutGrid(Workspace* workspace, QUndoStack* undo, QWidget* parent)
+    : QWidget(parent)
+    , workspace_(workspace)
+    , undo_(undo)
+    , toggles_(new HeadToggles)
+    , mode_(new QComboBox)
+    , clear_(new QPushButton(tr("Clear")))
+    , readout_(new QLabel) {
+    setObjectName(QStringLiteral("knockoutGrid"));
+    mode_->addItem(tr("zero"), int(variants::AblationMode::Zero));
+    mode_->addItem(tr("mean over the text"), int(variants::AblationMode::Mean));
+    mode_->setToolTip(tr("What a knocked-out head outputs: nothing, or its mean over the text"));
+    readout_->setWordWrap(true);
+    readout_->setObjectName(QStringLiteral("knockoutReadout"));
+    auto* title = new QLabel(tr("<b>Head knockouts</b>"));
+    auto* row = new QHBoxLayout;
+    row->addWidget(new QLabel(tr("Mode")));
+    row->addWidget(mode_, 1);
+    row->addWidget(clear_);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(title);
+    layout->addLayout(row);
+    layout->addWidget(toggles_, 0, Qt::AlignLeft);
+    layout->addWidget(readout_);
+    layout->addStretch(1);
+    connect(toggles_, &HeadToggles::toggled, this, &KnockoutGrid::toggle);
+    connect(clear_, &QPushButton::clicked, this, [this] {
+        if (workspace_->knockouts().heads.empty()) return;
+        undo_->push(
+            new KnockoutEdit(workspace_, workspace_->knockouts(), {}, tr("clear knockouts")));
+    });
+    connect(workspace_, &Workspace::modelChanged, this,
+            [this](const ModelSpec& spec) { toggles_->setShape(spec.layers, spec.heads); });
+    connect(workspace_, &Workspace::knockoutsChanged, this, &KnockoutGrid::showKnockouts);
+    connect(workspace_, &Workspace::refreshed, this, &KnockoutGrid::updateReadout);
+    updateReadout();
+}
+
+void KnockoutGrid::toggle(int layer, int head) {
+    const HeadKnockouts before = workspace_->knockouts();
+    HeadKnockouts after = before;
+    const auto found = findHead(after.heads, layer, head);
+    const bool knockingOut = found == after.heads.end();
+    if (knockingOut)
+        after.heads.push_back({layer, head, variants::AblationMode(mode_->currentData().toInt())});
+    else
+        after.heads.erase(found);
+    const QString text =
+        (knockingOut ? tr("knock out head %1.%2") : tr("restore head %1.%2")).arg(layer).arg(head);
+    undo_->push(new KnockoutEdit(workspace_, before, after, text));
+}
+
+void KnockoutGrid::showKnockouts(const HeadKnockouts& knockouts) {
+    toggles_->setKnocked(knockouts.heads);
+    clear_->setEnabled(!knockouts.heads.empty());
+    updateReadout();
+}
+
+// The output change at the selected token of the pass on screen, once it ran with the
+// knockouts the grid shows.
+void KnockoutGrid::updateReadout() {
+    const ForwardResult* result = workspace_->result();
+    const HeadKnockouts& knockouts = workspace_->knockouts();
+    if (knockouts.heads.empty()) {
+        readout_->setText(tr("Click heads to knock them out; the output change shows here."));
+        return;
+    }
+    if (!result || result->knockouts != knockouts) {
+        readout_->setText(tr("Running…"));
+        return;
+    }
+    if (result->outputChange.empty()) {
+        readout_->setText(result->outputNote.isEmpty() ? tr("No tokens.") : result->outputNote);
+        return;
+    }
+    const int query = workspace_->state().query;
+    const int position = query >= 0 ? query : int(result->outputChange.size()) - 1;
+    const PositionChange& c = result->outputChange[std::size_t(position)];
+    int flips = 0;
+    double mean = 0.0;
+    for (const PositionChange& p : result->outputChange) {
+        flips += p.flipped() ? 1 : 0;
+        mean += p.kl / double(result->outputChange.size());
+    }
+    readout_->setText(
+        tr("At token %1 “%2”: KL(p_clean ‖ p_ablated) = %3 nats<br>top-1 %4 (%5) → %6 (%7)%8"
+           "<br>All tokens: mean KL %9, top-1 changed at %10 of %11")
+            .arg(position)
+            .arg(result->tokens.value(position).toHtmlEscaped())
+            .arg(c.kl, 0, 'g', 4)
+            .arg(tokenText(*result->model, c.cleanTop).toHtmlEscaped())
+            .arg(c.cleanTopProbability, 0, 'f', 3)
+            .arg(tokenText(*result->model, c.ablatedTop).toHtmlEscaped())
+            .arg(c.ablatedTopProbability, 0, 'f', 3)
+            .arg(c.flipped() ? tr(" <b>changed</b>") : QString())
+            .arg(mean, 0, 'g', 4)
+            .arg(flips)
+            .arg(result->outputChange.size()));
+}
+} // namespace headlight::app

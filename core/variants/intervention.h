@@ -1,0 +1,72 @@
+#pragma once
+// Interventions on a forward pass: head ablation and activation patching. They edit two places of
+// the pass, each written once over the Backend interface so every variant and backend runs them:
+//
+//   a head's output, the per-head attention output o_h = P_h V_h [T, d] before the output
+//   projection W_O (Michel et al. 2019, "Are Sixteen Heads Really Better than One?"):
+//     zero     o_h ← 0
+//     mean     o_h[t] ← (1/|V|) Σ_{s∈V} o_h[s] for every t, V the valid (unpadded) positions
+//     replace  o_h ← o'_h, the same head's output on another text of the same length
+//              (activation patching of a head, Vig et al. 2020; Meng et al. 2022)
+//   the residual stream entering layer l at position p ← another pass's row (patching a layer).
+//
+// The ForwardPlan (forward_plan.h) takes the intervention and checks it before any op runs.
+
+#include "backend/backend.h"
+#include "tensor/tensor.h"
+
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace headlight::variants {
+
+enum class AblationMode { Zero, Mean, Replace };
+
+// One knocked-out head as a scenario or the command line names it (no tensors).
+struct HeadAblationSpec {
+    int layer = 0;
+    int head = 0;
+    AblationMode mode = AblationMode::Zero;
+    bool operator==(const HeadAblationSpec&) const = default;
+};
+
+struct HeadAblation {
+    HeadAblationSpec spec;
+    Tensor replacement; // [T, headDim], only for AblationMode::Replace
+};
+
+struct ResidualPatch {
+    int layer = 0;    // the residual stream entering this layer (0: the embeddings' output)
+    int position = 0; // the token whose row is replaced
+    Tensor row;       // [1, hidden] or [hidden]
+};
+
+struct Intervention {
+    std::vector<HeadAblation> heads;
+    std::vector<ResidualPatch> residuals;
+    bool empty() const { return heads.empty() && residuals.empty(); }
+};
+
+const char* ablationModeName(AblationMode mode);
+std::optional<AblationMode> ablationModeFromName(const std::string& name);
+
+// "L.H[:zero|mean],..." (layers and heads from 0; zero when no mode is given). Throws
+// VariantError naming the bad entry.
+std::vector<HeadAblationSpec> parseAblations(const std::string& text);
+std::string ablationText(const std::vector<HeadAblationSpec>& ablations);
+
+// The head ablations of `specs` with no replacement tensors (zero and mean). Throws VariantError
+// for a replace entry, which needs its source text's head outputs.
+Intervention interventionOf(const std::vector<HeadAblationSpec>& specs);
+
+// Edits the heads of `layer` that `intervention` names in context [T, heads · d] (heads
+// concatenated, as the output projection reads them). `valid` [T] marks the unpadded positions.
+void ablateHeads(Backend& backend, const Intervention& intervention, int layer, int heads,
+                 std::span<const uint8_t> valid, DeviceTensor& context);
+// The residual stream entering `layer` with the intervention's rows of that layer written in;
+// `x` itself is left alone (a captured hidden state may share it). Returns x when none applies.
+DeviceTensor patchResidual(Backend& backend, const Intervention& intervention, int layer,
+                           const DeviceTensor& x);
+} // namespace headlight::variants

@@ -1,0 +1,229 @@
+// Head ablation and activation patching (variants/intervention.h,
+// app/session/activation_patching.h) on each backend against PyTorch hooks on an independent
+// torch.nn GPT-2 and Qwen2 (tools/golden/make_intervention_goldens.py): the ablated logits (zero
+// and mean) and both patching grids within 1e-4; an ablation on the composed attention route; the
+// plan's one-line refusals; progress and cancel of a patching run.
+#include "ablation_effect.h"
+#include "activation_patching.h"
+#include "backend_fixture.h"
+#include "golden.h"
+#include "io/safetensors.h"
+#include "model/transformer.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTest>
+
+using namespace headlight;
+
+namespace {
+
+QJsonArray interventionCases() {
+    QFile file(QStringLiteral(HEADLIGHT_TEST_DATA "/interventions/golden.json"));
+    if (!file.open(QIODevice::ReadOnly)) return {};
+    return QJsonDocument::fromJson(file.readAll()).object()["cases"].toArray();
+}
+
+std::vector<int32_t> idsOf(const QJsonValue& value) {
+    std::vector<int32_t> ids;
+    for (const QJsonValue& v : value.toArray())
+        ids.push_back(v.toInt());
+    return ids;
+}
+
+std::string modelFolder(const QJsonObject& c) {
+    return (test::goldenRoot() + "/" + c["model"].toString()).toStdString();
+}
+
+io::SafetensorsFile expectedOf(const QJsonObject& c) {
+    return io::SafetensorsFile((QStringLiteral(HEADLIGHT_TEST_DATA "/interventions/golden/") +
+                                c["name"].toString() + ".safetensors")
+                                   .toStdString());
+}
+
+Tensor tensorOf(const std::vector<double>& values, std::vector<int64_t> shape) {
+    return Tensor(std::move(shape), std::vector<float>(values.begin(), values.end()));
+}
+
+std::string refusalOf(const TransformerModel& model, const ModelInput& input,
+                      const variants::Intervention& intervention,
+                      const variants::VariantSpec& variant = {}) {
+    try {
+        model.forward(input, {}, variant, intervention);
+    } catch (const variants::VariantError& error) {
+        return error.what();
+    }
+    return "(no error)";
+}
+} // namespace
+
+class TestInterventions : public QObject {
+    Q_OBJECT
+    test::BackendFixture fixture_;
+
+public:
+    explicit TestInterventions(BackendKind kind)
+        : fixture_(kind) {}
+
+private Q_SLOTS:
+    void initTestCase() { fixture_.open(); }
+    void cleanupTestCase() { fixture_.close(); }
+
+    void matchesPyTorchHooks_data() {
+        QTest::addColumn<int>("index");
+        const QJsonArray cases = interventionCases();
+        QVERIFY2(cases.size() == 8, "expected tools/golden/make_intervention_goldens.py's cases");
+        for (int i = 0; i < cases.size(); ++i)
+            QTest::newRow(qPrintable(cases[i].toObject()["name"].toString())) << i;
+    }
+
+    void matchesPyTorchHooks() {
+        QFETCH(int, index);
+        const QJsonObject c = interventionCases()[index].toObject();
+        const auto model = loadModel(modelFolder(c), fixture_.backend());
+        const io::SafetensorsFile expected = expectedOf(c);
+        QString where;
+        if (c["kind"].toString() == "ablation") {
+            std::vector<variants::HeadAblationSpec> specs;
+            for (const QJsonValue& h : c["heads"].toArray())
+                specs.push_back(
+                    {h["layer"].toInt(), h["head"].toInt(),
+                     *variants::ablationModeFromName(h["mode"].toString().toStdString())});
+            const app::AblationEffect effect = app::runAblation(
+                *model, {idsOf(c["ids"]), {}, {}}, {}, variants::interventionOf(specs));
+            QVERIFY2(test::maxAbsDiff(effect.ablatedLogits, expected.loadF32("ablated_logits"),
+                                      &where) <= test::kGoldenTolerance,
+                     qPrintable("ablated logits " + where));
+            QVERIFY2(test::maxAbsDiff(effect.cleanLogits, expected.loadF32("clean_logits"),
+                                      &where) <= test::kGoldenTolerance,
+                     qPrintable("clean logits " + where));
+            double kl = 0.0;
+            for (const app::PositionChange& change : effect.positions)
+                kl += change.kl;
+            QVERIFY2(kl > 1e-4, "the ablation changed nothing");
+            return;
+        }
+        app::PatchSetup setup;
+        setup.clean.ids = idsOf(c["clean_ids"]);
+        setup.corrupt.ids = idsOf(c["corrupt_ids"]);
+        setup.target = c["target"].toInt();
+        setup.grid = c["grid"].toString() == "layers_heads" ? app::PatchGrid::LayersByHeads
+                                                            : app::PatchGrid::LayersByPositions;
+        const std::optional<app::PatchResult> result = app::runPatching(*model, setup, {});
+        QVERIFY(result);
+        QCOMPARE(result->foil, c["foil"].toInt()); // the corrupted run's top prediction
+        QVERIFY(std::abs(result->cleanDifference - c["clean_difference"].toDouble()) <= 1e-4);
+        QVERIFY(std::abs(result->corruptDifference - c["corrupt_difference"].toDouble()) <= 1e-4);
+        const std::vector<int64_t> shape{result->rows, result->cols};
+        QVERIFY2(test::maxAbsDiff(tensorOf(result->difference, shape),
+                                  expected.loadF32("difference"), &where) <= test::kGoldenTolerance,
+                 qPrintable("logit difference " + where));
+        QVERIFY2(test::maxAbsDiff(tensorOf(result->recovered, shape), expected.loadF32("recovered"),
+                                  &where) <= test::kGoldenTolerance,
+                 qPrintable("recovered " + where));
+    }
+
+    // On the composed route (a sparse mask): a head replaced by its own output changes nothing,
+    // a zeroed head changes the output, and mean over a one-token text is the head itself.
+    void ablatesOnTheComposedRoute() {
+        const auto model =
+            loadModel((test::goldenRoot() + "/gpt2").toStdString(), fixture_.backend());
+        const variants::VariantSpec banded =
+            variants::parseVariantSpec(R"({"mask": {"parts": [{"kind": "band", "window": 2}]}})");
+        const ModelInput input{{489, 11, 659, 0, 399, 484}, {}, {}};
+        CaptureRequest capture;
+        capture.logits = true;
+        capture.headOutputs = true;
+        const Trace clean = model->forward(input, capture, banded);
+        const Tensor& outputs = clean.layers[1].headOutputs;
+        QCOMPARE(outputs.shape(), (std::vector<int64_t>{4, 6, 8}));
+        const int64_t size = 6 * 8;
+        const Tensor head2(
+            {6, 8}, std::vector<float>(outputs.data() + 2 * size, outputs.data() + 3 * size));
+        variants::Intervention same;
+        same.heads.push_back({{1, 2, variants::AblationMode::Replace}, head2});
+        QVERIFY(test::maxAbsDiff(model->forward(input, capture, banded, same).logits,
+                                 clean.logits) <= 1e-6);
+        const Tensor zeroed =
+            model->forward(input, capture, banded, variants::interventionOf({{1, 2}})).logits;
+        QVERIFY(test::maxAbsDiff(zeroed, clean.logits) > 1e-3);
+        const Trace zeroTrace =
+            model->forward(input, capture, banded, variants::interventionOf({{1, 2}}));
+        const Tensor& ablatedOutputs = zeroTrace.layers[1].headOutputs;
+        for (int64_t i = 2 * size; i < 3 * size; ++i)
+            QCOMPARE(ablatedOutputs.data()[i], 0.0f);
+        const ModelInput one{{489}, {}, {}};
+        QVERIFY(test::maxAbsDiff(
+                    model
+                        ->forward(one, capture, banded,
+                                  variants::interventionOf({{0, 1, variants::AblationMode::Mean}}))
+                        .logits,
+                    model->forward(one, capture, banded).logits) <= 1e-6);
+    }
+
+    void refusesWithOneLine() {
+        const auto model =
+            loadModel((test::goldenRoot() + "/gpt2").toStdString(), fixture_.backend());
+        const ModelInput input{{489, 11, 659}, {}, {}};
+        QCOMPARE(refusalOf(*model, input, variants::interventionOf({{2, 0}})),
+                 std::string("head 2.0: layer 2 does not exist (the model has 2)"));
+        QCOMPARE(refusalOf(*model, input, variants::interventionOf({{1, 4}})),
+                 std::string("head 1.4: head 4 does not exist (the model has 4 per layer)"));
+        variants::Intervention shortSource;
+        shortSource.heads.push_back({{0, 1, variants::AblationMode::Replace}, Tensor({2, 8})});
+        QCOMPARE(refusalOf(*model, input, shortSource),
+                 std::string("head 0.1: the replacement output is [2, 8], the text needs [3, 8] "
+                             "(a source text of the same length)"));
+        const variants::VariantSpec segments =
+            variants::parseVariantSpec(R"({"recurrence": {"segment": 2, "memory": 2}})");
+        QCOMPARE(refusalOf(*model, input, variants::interventionOf({{0, 0}}), segments),
+                 std::string("segment recurrence runs each layer once per segment, so its heads "
+                             "have no single output over the text to ablate or patch"));
+        variants::Intervention badRow;
+        badRow.residuals.push_back({1, 3, Tensor({32})});
+        QCOMPARE(refusalOf(*model, input, badRow),
+                 std::string("residual patch at layer 1, position 3: the text has 3 tokens"));
+
+        app::PatchSetup setup;
+        setup.clean.ids = {489, 11, 659};
+        setup.corrupt.ids = {489, 11};
+        try {
+            app::runPatching(*model, setup, {});
+            QFAIL("texts of different lengths were patched");
+        } catch (const ModelError& error) {
+            QCOMPARE(std::string(error.what()),
+                     std::string("the clean text has 3 tokens and the corrupted text 2; patching "
+                                 "needs the same length"));
+        }
+        const auto bert =
+            loadModel((test::goldenRoot() + "/bert").toStdString(), fixture_.backend());
+        try {
+            app::runAblation(*bert, {{2, 10, 11, 3}, {}, {}}, {},
+                             variants::interventionOf({{0, 0}}));
+            QFAIL("an encoder without an LM head gave an output change");
+        } catch (const ModelError& error) {
+            QCOMPARE(std::string(error.what()), std::string(app::noLanguageModelHeadReason()));
+        }
+    }
+
+    void patchingReportsProgressAndCancels() {
+        const auto model =
+            loadModel((test::goldenRoot() + "/gpt2").toStdString(), fixture_.backend());
+        app::PatchSetup setup;
+        setup.clean.ids = {489, 11, 659, 0};
+        setup.corrupt.ids = {489, 30, 659, 0};
+        setup.target = 404;
+        setup.grid = app::PatchGrid::LayersByHeads;
+        std::vector<std::pair<int, int>> calls;
+        const auto result = app::runPatching(*model, setup, [&](int done, int total) {
+            calls.emplace_back(done, total);
+            return done < 3;
+        });
+        QVERIFY(!result);
+        QCOMPARE(calls, (std::vector<std::pair<int, int>>{{1, 8}, {2, 8}, {3, 8}}));
+    }
+};
+
+HEADLIGHT_TEST_ON_EACH_BACKEND(TestInterventions)
+#include "test_interventions.moc"
