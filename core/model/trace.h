@@ -18,6 +18,8 @@ struct CaptureRequest {
     bool hiddenStates = false;  // [T, D] after the embeddings and after every layer
     bool internals = false;     // the variant's own tensors (masks, biases, buckets, ...; docs/variants.md)
     bool logits = false;        // next-token logits [T, V] through the tied LM head (causal, tied models)
+    bool queriesKeys = false;   // per captured layer the queries and keys attention read (post-RoPE),
+                                // from which the atlas rebuilds any map (exact attention only)
     std::vector<int> layers;    // layers to capture; empty means all
     std::vector<int> heads;     // heads kept in the trace; empty means all (the device computes
                                 // every head of a captured layer, the host keeps these)
@@ -30,6 +32,9 @@ struct LayerTrace {
     Tensor probabilities;   // [heads, T, T], empty when not captured
     Tensor scores;          // [heads, T, T], empty when not captured
     std::map<std::string, Tensor> internals; // variant internals by name, all heads
+    Tensor queries;              // [T, heads·d] when queriesKeys was asked for
+    Tensor keys;                 // [T, kvHeads·d]
+    float attentionScale = 1.0f; // what q·k is multiplied by before the softmax
 };
 
 // Keeps the listed heads of a [H, T, T] tensor (all when `heads` is empty); throws on a bad index.

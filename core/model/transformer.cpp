@@ -313,6 +313,10 @@ variants::AttentionShape TransformerModel::attentionShape(const ModelInput& inpu
     return shape;
 }
 
+float TransformerModel::attentionScale() const {
+    return spec_.scaleAttnWeights ? 1.0f / std::sqrt(float(spec_.headDim)) : 1.0f;
+}
+
 // Multi-head (grouped-query) self-attention of one layer: x [T, D] → [T, D].
 DeviceTensor TransformerModel::attend(const Layer& layer, int index, const DeviceTensor& x,
                                       Pass& pass, PendingCapture& capture) const {
@@ -331,6 +335,10 @@ DeviceTensor TransformerModel::attend(const Layer& layer, int index, const Devic
         backend_.rope(q, spec_.heads, spec_.headDim, pass.positions, spec_.ropeTheta);
         backend_.rope(k, spec_.kvHeads, spec_.headDim, pass.positions, spec_.ropeTheta);
     }
+    if (capture.wantQueriesKeys) {
+        capture.queries = q;
+        capture.keys = k;
+    }
     const bool composed = pass.plan.attention == variants::AttentionRoute::Composed;
     DeviceTensor context = composed ? attendComposed(layer, index, q, k, v, pass, capture)
                                     : backend_.allocate({tokens, heads * d});
@@ -339,7 +347,7 @@ DeviceTensor TransformerModel::attend(const Layer& layer, int index, const Devic
         params.heads = spec_.heads;
         params.kvHeads = spec_.kvHeads;
         params.headDim = spec_.headDim;
-        params.scale = spec_.scaleAttnWeights ? 1.0f / std::sqrt(float(d)) : 1.0f;
+        params.scale = attentionScale();
         params.causal = spec_.causal;
         params.slidingWindow = spec_.slidingWindow.value_or(0);
         // Why not with a funnel: validate() refuses its padding, and pooled rows have no mask.
@@ -422,6 +430,11 @@ Trace TransformerModel::forward(const ModelInput& input, const CaptureRequest& c
     const variants::ForwardPlan plan = variants::planForward(variant, spec_);
     checkTrainedPositions(variant);
     checkCapture(input, capture);
+    if (capture.queriesKeys && (plan.attention != variants::AttentionRoute::Fused ||
+                                plan.depth != variants::DepthLoop::Stack))
+        throw ModelError("the atlas rebuilds exact attention from each layer's queries and keys, "
+                         "and these options change attention or the layer loop: turn them off, "
+                         "or use the attention view on a shorter text");
     const auto start = std::chrono::steady_clock::now();
     Trace trace;
     trace.ids = input.ids;
@@ -438,6 +451,7 @@ Trace TransformerModel::forward(const ModelInput& input, const CaptureRequest& c
     for (std::size_t l = 0; l < pending.size(); ++l) {
         pending[l].wantScores = capture.scores && capture.wantsLayer(int(l));
         pending[l].wantProbabilities = capture.probabilities && capture.wantsLayer(int(l));
+        pending[l].wantQueriesKeys = capture.queriesKeys && capture.wantsLayer(int(l));
     }
     std::vector<DeviceTensor> hidden;
     std::optional<variants::ExitTracker> exits;
@@ -496,6 +510,11 @@ void TransformerModel::trackExits(variants::ExitTracker& exits, int layer, const
 }
 
 void TransformerModel::collect(const PendingCapture& pending, const CaptureRequest& capture, LayerTrace& layer) const {
+    if (pending.queries.valid()) {
+        layer.queries = backend_.download(pending.queries);
+        layer.keys = backend_.download(pending.keys);
+        layer.attentionScale = attentionScale();
+    }
     if (!pending.wantScores && !pending.wantProbabilities && pending.internals.empty() &&
         pending.hostInternals.empty())
         return;

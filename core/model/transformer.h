@@ -90,8 +90,9 @@ private:
         Gate gateAttention, gateFfn;
     };
     struct PendingCapture {
-        bool wantScores = false, wantProbabilities = false;
+        bool wantScores = false, wantProbabilities = false, wantQueriesKeys = false;
         DeviceTensor scores, probabilities; // invalid when not asked for
+        DeviceTensor queries, keys;         // post-RoPE, when wantQueriesKeys
         std::map<std::string, DeviceTensor> internals;
         std::map<std::string, Tensor> hostInternals; // decided on the host (routing)
         Tensor hostScores, hostProbabilities;        // assembled segment by segment (recurrence)
@@ -130,6 +131,7 @@ private:
     void validateLearnedProjections(int64_t tokens, const variants::VariantSpec& variant) const;
     void checkTrainedPositions(const variants::VariantSpec& variant) const;
     void checkCapture(const ModelInput& input, const CaptureRequest& capture) const;
+    float attentionScale() const; // what the fused route multiplies q·k by
     DeviceTensor attendComposed(const Layer& layer, int index, DeviceTensor q, DeviceTensor k,
                                 DeviceTensor v, Pass& pass, PendingCapture& capture) const;
     variants::AttentionShape attentionShape(const ModelInput& input, const variants::VariantSpec& variant) const;

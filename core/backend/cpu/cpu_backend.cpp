@@ -31,18 +31,24 @@ float activate(float x, Activation kind) {
     return x;
 }
 
-// One head's pre-softmax scores: S = scale·Q Kᵀ with masked entries set to the lowest float.
-// Q and K are [T, d]; S is [T, T]. Per query, the causal and window rules leave a contiguous
-// key range [first, last]; padding masks single keys.
-void maskedScores(const RowMatrix& qh, const RowMatrix& kh, const AttentionParams& p, RowMatrix& scores) {
-    const int64_t tokens = qh.rows();
-    scores.noalias() = p.scale * (qh * kh.transpose());
+// Why the fused attention runs a block of query rows at a time: a head's [T, T] scores would be
+// 4 GB at T = 32,768, while a block of whole rows keeps each row's softmax exact in [256, T].
+constexpr int64_t kQueryBlock = 256;
+
+// Pre-softmax scores of queries [q0, q0 + rows) of one head: S = scale·Q Kᵀ with masked entries
+// set to the lowest float. Q is [rows, d]; the head's keys are columns [kvColumn, kvColumn + d)
+// of K [T, ·]; S is [rows, T]. Per query, the causal and window rules leave a contiguous key range
+// [first, last]; padding masks single keys.
+void maskedScores(const RowMatrix& qh, int64_t q0, const ConstMatrixMap& k, int64_t kvColumn,
+                  const AttentionParams& p, RowMatrix& scores) {
+    const int64_t tokens = k.rows();
+    scores.noalias() = p.scale * (qh * k.middleCols(kvColumn, qh.cols()).transpose());
     const float lowest = std::numeric_limits<float>::lowest();
     const KeyMask mask{p.causal, p.slidingWindow, p.keyValid};
-    for (int64_t i = 0; i < tokens; ++i) {
-        const int64_t first = mask.firstKey(i), last = mask.lastKey(i, tokens);
-        scores.row(i).head(first).setConstant(lowest);
-        scores.row(i).tail(tokens - 1 - last).setConstant(lowest);
+    for (int64_t r = 0; r < qh.rows(); ++r) {
+        const int64_t first = mask.firstKey(q0 + r), last = mask.lastKey(q0 + r, tokens);
+        scores.row(r).head(first).setConstant(lowest);
+        scores.row(r).tail(tokens - 1 - last).setConstant(lowest);
     }
     for (int64_t j = 0; j < tokens; ++j)
         if (!mask.valid(j)) scores.col(Eigen::Index(j)).setConstant(lowest);
@@ -174,21 +180,25 @@ void CpuBackend::attention(const DeviceTensor& q, const DeviceTensor& k, const D
     const int group = p.heads / p.kvHeads;
     float* scoresOut = scores ? valuesOf(*scores).data() : nullptr;
     float* probsOut = probs ? valuesOf(*probs).data() : nullptr;
+    const int64_t blocks = (tokens + kQueryBlock - 1) / kQueryBlock;
 #pragma omp parallel for schedule(dynamic)
-    for (int h = 0; h < p.heads; ++h) {
-        const int kv = h / group;
-        const RowMatrix qh = qm.middleCols(h * d, d), kh = km.middleCols(kv * d, d), vh = vm.middleCols(kv * d, d);
-        RowMatrix s(tokens, tokens);
-        maskedScores(qh, kh, p, s);
-        if (scoresOut) MatrixMap(scoresOut + h * tokens * tokens, tokens, tokens) = s;
+    for (int64_t task = 0; task < p.heads * blocks; ++task) {
+        const int64_t h = task / blocks, q0 = task % blocks * kQueryBlock;
+        const int64_t rows = std::min(kQueryBlock, tokens - q0);
+        const int64_t kvColumn = h / group * d;
+        const RowMatrix qh = qm.block(q0, h * d, rows, d);
+        RowMatrix s(rows, tokens);
+        maskedScores(qh, q0, km, kvColumn, p, s);
+        const int64_t firstRow = (h * tokens + q0) * tokens; // in [H, T, T]
+        if (scoresOut) MatrixMap(scoresOut + firstRow, rows, tokens) = s;
         // Row softmax, max-subtracted for stability.
-        for (int64_t i = 0; i < tokens; ++i) {
+        for (int64_t i = 0; i < rows; ++i) {
             auto row = s.row(i);
             row.array() = (row.array() - row.maxCoeff()).exp();
             row /= row.sum();
         }
-        if (probsOut) MatrixMap(probsOut + h * tokens * tokens, tokens, tokens) = s;
-        cm.middleCols(h * d, d).noalias() = s * vh;
+        if (probsOut) MatrixMap(probsOut + firstRow, rows, tokens) = s;
+        cm.block(q0, h * d, rows, d).noalias() = s * vm.middleCols(kvColumn, d);
     }
 }
 } // namespace headlight::cpu
