@@ -75,7 +75,7 @@ AtlasTiles finish(const AtlasRegion& region, int64_t tile, TilePooling pooling,
 } // namespace
 
 AttentionAtlas::AttentionAtlas(AtlasInput input, int head,
-                               const std::function<bool(double)>& progress)
+                               const std::function<bool(double)>& progress, int64_t cachedCells)
     : input_(std::move(input)), head_(head) {
     const Tensor& q = input_.queries;
     const Tensor& k = input_.keys;
@@ -93,7 +93,7 @@ AttentionAtlas::AttentionAtlas(AtlasInput input, int head,
     headDim_ = q.dim(1) / input_.heads;
     if (!input_.keyValid.empty() && int64_t(input_.keyValid.size()) != tokens_)
         throw std::invalid_argument("atlas: the key mask's length is not the token count");
-    buildCachedLevel(progress);
+    buildCachedLevel(progress, std::max<int64_t>(1, cachedCells));
 }
 
 RowMatrix AttentionAtlas::headScores(int head, int64_t q0, int64_t q1, int64_t k0,
@@ -158,8 +158,9 @@ RowMatrix AttentionAtlas::firstPassRows(int64_t q0, int64_t q1, int64_t k0, int6
 
 // One pass over the map, a block of whole rows at a time: each row's log-sum-exp (exact, since
 // the block holds every key the row sees), then the cached level and the column sums.
-void AttentionAtlas::buildCachedLevel(const std::function<bool(double)>& progress) {
-    cachedTile_ = powerOfTwoAtLeast(ceilDiv(tokens_, kCachedCells));
+void AttentionAtlas::buildCachedLevel(const std::function<bool(double)>& progress,
+                                      int64_t cachedCells) {
+    cachedTile_ = powerOfTwoAtLeast(ceilDiv(tokens_, cachedCells));
     const int64_t cells = ceilDiv(tokens_, cachedTile_);
     std::vector<double> sums(std::size_t(cells * cells), 0.0);
     std::vector<float> maxima(std::size_t(cells * cells), 0.0f);

@@ -50,13 +50,14 @@ struct AtlasTiles {
 
 class AttentionAtlas {
 public:
-    static constexpr int64_t kCachedCells = 1024; // the cached level's tiles per side, at most
+    static constexpr int64_t kCachedCells = 2048; // the default cached level's tiles per side
     static constexpr int kAllHeads = -1;          // `head` for the mean over the layer's heads
 
-    // Builds the cached level and the column sums in one pass over the map. `progress` (may be
-    // empty) is told the share done and returns false to cancel (then this throws Cancelled).
-    AttentionAtlas(AtlasInput input, int head,
-                   const std::function<bool(double)>& progress = {});
+    // Builds the cached level (at most `cachedCells` tiles a side) and the column sums in one
+    // pass over the map. `progress` (may be empty) is told the share done and returns false to
+    // cancel (then this throws Cancelled).
+    AttentionAtlas(AtlasInput input, int head, const std::function<bool(double)>& progress = {},
+                   int64_t cachedCells = kCachedCells);
 
     struct Cancelled {};
 
@@ -89,7 +90,7 @@ private:
     static void softmaxInPlace(RowMatrix& scores, int64_t q0, const std::vector<float>& lse);
     const std::vector<float>& logSumExpOf(int head) const;
     RowMatrix firstPassRows(int64_t q0, int64_t q1, int64_t k0, int64_t k1);
-    void buildCachedLevel(const std::function<bool(double)>& progress);
+    void buildCachedLevel(const std::function<bool(double)>& progress, int64_t cachedCells);
     AtlasTiles pooledFromCache(const AtlasRegion& region, int64_t tile, TilePooling pooling) const;
     AtlasTiles computed(const AtlasRegion& region, int64_t tile, TilePooling pooling) const;
 
