@@ -5,11 +5,14 @@
 // the region's cells are the golden's block; and bad requests get one line and no file.
 #include "cli_runner.h"
 #include "golden.h"
+#include "export/embedded_metadata.h"
 #include "io/safetensors.h"
 #include "temp_files.h"
 
 #include <QFile>
 #include <QTest>
+
+#include <sys/resource.h>
 
 using namespace headlight;
 
@@ -111,6 +114,33 @@ private Q_SLOTS:
         QCOMPARE(run.exitCode, 1);
         QCOMPARE(test::refusalReason(run, "export").trimmed(), "headlight export: " + reason);
         QVERIFY(!QFile::exists(out));
+    }
+
+    // At T = 8,192 one head's map alone is 256 MiB; the whole atlas process stays below that,
+    // so no T × T matrix (nor a [256, T] block per head and layer kept) was ever held.
+    void aLongTextNeverHoldsTheMap() {
+        test::ScratchDir dir;
+        QByteArray text;
+        const QByteArray words[] = {"attention ", "reads ", "every ", "token ", "before ", "it "};
+        for (int i = 0; text.size() < 8192; ++i) text += words[(i * 7 + i / 3) % 6];
+        text.truncate(8192);
+        const QString file = dir.filePath("long.txt");
+        test::writeFile(file, text);
+        const QString out = dir.filePath("atlas.csv");
+        const test::CliResult run = test::runHeadlight(
+            {"export", "--model", HEADLIGHT_SOURCE_DIR "/resources/models/rope", "--backend", "cpu",
+             "--text-file", file, "--view", "atlas", "--layer", "1", "--head", "mean", "--out", out});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QVERIFY2(run.err.contains("8192 tokens"), qPrintable(run.err));
+        rusage children{};
+        getrusage(RUSAGE_CHILDREN, &children);
+        const double peakBytes = double(children.ru_maxrss) * 1024.0;
+        QVERIFY2(peakBytes < 8192.0 * 8192.0 * 4.0,
+                 qPrintable(QString("peak RSS %1 MiB").arg(peakBytes / 1048576.0)));
+        // 8,192 tokens in 32-token tiles: a header and 256 rows of 256 tiles each.
+        const QList<QByteArray> rows = render::csvWithoutComments(test::readFile(out)).trimmed().split('\n');
+        QCOMPARE(rows.size(), 1 + 256);
+        QCOMPARE(rows.last().count(','), 256);
     }
 
     void otherViewsRefuseAtlasOptions() {
