@@ -41,7 +41,8 @@ analysis::AtlasRegion parseRegion(const QString& text, int64_t tokens) {
                            : analysis::AtlasRegion{-1, -1, -1, -1};
     if (region.q0 < 0 || region.k0 < 0 || region.q0 >= region.q1 || region.k0 >= region.k1)
         throw CliError("--region must be Q0:Q1,K0:K1 (token positions, end excluded, e.g. "
-                       "0:512,0:512), not '" + text.toStdString() + "'");
+                       "0:512,0:512), not '" +
+                       text.toStdString() + "'");
     if (region.q1 > tokens || region.k1 > tokens)
         throw CliError("--region " + text.toStdString() + " goes past the text's " +
                        std::to_string(tokens) + " tokens");
@@ -66,13 +67,18 @@ render::HeatmapFigure atlasFigure(const analysis::AtlasTiles& tiles, const QStri
                                   const QString& what, analysis::TilePooling pooling) {
     render::HeatmapFigure f;
     const auto& r = tiles.region;
-    const QString pooled =
-        tiles.tile == 1 ? QStringLiteral("exact weights")
-                        : QStringLiteral("%1 of %2 × %2-token tiles")
-                              .arg(pooling == analysis::TilePooling::Max ? "max" : "mean")
-                              .arg(tiles.tile);
+    const QString pooled = tiles.tile == 1
+                               ? QStringLiteral("exact weights")
+                               : QStringLiteral("%1 of %2 × %2-token tiles")
+                                     .arg(pooling == analysis::TilePooling::Max ? "max" : "mean")
+                                     .arg(tiles.tile);
     f.title = QStringLiteral("%1 · atlas, queries %2–%3 × keys %4–%5 (%6)")
-                  .arg(what).arg(r.q0).arg(r.q1 - 1).arg(r.k0).arg(r.k1 - 1).arg(pooled);
+                  .arg(what)
+                  .arg(r.q0)
+                  .arg(r.q1 - 1)
+                  .arg(r.k0)
+                  .arg(r.k1 - 1)
+                  .arg(pooled);
     f.rows = int(tiles.rows);
     f.cols = int(tiles.cols);
     f.values = tiles.values;
@@ -112,7 +118,8 @@ int runAtlasExport(const CliArgs& args, render::ExportOptions options,
                    const QStringList& regenerationCommand) {
     for (const char* flag : {"--texts", "--scene", "--scenario", "--variant"})
         if (args.has(flag))
-            throw CliError(std::string("--view atlas draws exact attention of one text: leave out ") + flag);
+            throw CliError(
+                std::string("--view atlas draws exact attention of one text: leave out ") + flag);
     if (args.has("--text") == args.has("--text-file"))
         throw CliError("give exactly one of --text and --text-file");
     const QString out = args.required("--out");
@@ -129,8 +136,8 @@ int runAtlasExport(const CliArgs& args, render::ExportOptions options,
     const ModelSpec& spec = loaded->model->spec();
     const int layer = args.integer("--layer", 0, 0, spec.layers - 1);
     const bool mean = args.value("--head") == QLatin1String("mean");
-    const int head = mean ? analysis::AttentionAtlas::kAllHeads
-                          : args.integer("--head", 0, 0, spec.heads - 1);
+    const int head =
+        mean ? analysis::AttentionAtlas::kAllHeads : args.integer("--head", 0, 0, spec.heads - 1);
     const PreparedText prepared = prepareText(loaded->tokenizer.get(), exportText(args));
     const auto tokens = int64_t(prepared.input.ids.size());
     if (tokens == 0) throw CliError("the text produced no tokens");
@@ -145,9 +152,14 @@ int runAtlasExport(const CliArgs& args, render::ExportOptions options,
     capture.layers = {layer};
     const Trace trace = loaded->model->forward(prepared.input, capture);
     const LayerTrace& captured = trace.layers[std::size_t(layer)];
-    analysis::AtlasInput input{captured.queries, captured.keys, spec.heads, spec.kvHeads,
-                               captured.attentionScale, spec.causal,
-                               spec.slidingWindow.value_or(0), trace.valid};
+    analysis::AtlasInput input{captured.queries,
+                               captured.keys,
+                               spec.heads,
+                               spec.kvHeads,
+                               captured.attentionScale,
+                               spec.causal,
+                               spec.slidingWindow.value_or(0),
+                               trace.valid};
     const auto progress = [](double done) {
         std::fprintf(stderr, "\rheadlight export: atlas %3d%%", int(done * 100.0 + 0.5));
         if (done >= 1.0) std::fputc('\n', stderr);
@@ -156,8 +168,10 @@ int runAtlasExport(const CliArgs& args, render::ExportOptions options,
     const analysis::AttentionAtlas atlas(std::move(input), head, progress);
     const analysis::AtlasTiles tiles =
         atlas.tiles(region, analysis::AttentionAtlas::tileFor(region, kCellsPerSide), pooling);
-    const QString what = QStringLiteral("Layer %1, %2").arg(layer).arg(
-        mean ? QStringLiteral("mean of heads") : QStringLiteral("head %1").arg(head));
+    const QString what =
+        QStringLiteral("Layer %1, %2")
+            .arg(layer)
+            .arg(mean ? QStringLiteral("mean of heads") : QStringLiteral("head %1").arg(head));
     const render::PageContent figure = atlasFigure(tiles, prepared.labels, what, pooling);
 
     scenario.text = exportText(args).toStdString(); // whole, so that reproduce runs the same text
@@ -171,9 +185,9 @@ int runAtlasExport(const CliArgs& args, render::ExportOptions options,
                                      counted(spec.heads, QStringLiteral("head")));
     options.caption.variant = QStringLiteral("vanilla");
     const QString text = exportText(args).simplified();
-    options.caption.text = QStringLiteral("%1 (%2)").arg(
-        text.size() > 40 ? text.left(40) + QStringLiteral("…") : text,
-        counted(int(tokens), QStringLiteral("token")));
+    options.caption.text =
+        QStringLiteral("%1 (%2)").arg(text.size() > 40 ? text.left(40) + QStringLiteral("…") : text,
+                                      counted(int(tokens), QStringLiteral("token")));
     Provenance provenance = describeExport(*loaded, scenario, figure);
     provenance.command = regenerationCommand;
     options.provenance = QString::fromUtf8(

@@ -11,8 +11,8 @@
 #include "analysis/divergence.h"
 #include "attention_stats.h"
 #include "cli.h"
-#include "cli_atlas.h"
 #include "cli_args.h"
+#include "cli_atlas.h"
 #include "corpus_analysis.h"
 #include "counted.h"
 #include "export_files.h"
@@ -123,8 +123,7 @@ Request parseRequest(const CliArgs& args) {
     request.out = args.required("--out");
     checkOut(request.out);
     for (const char* flag : {"--region", "--pool"})
-        if (args.has(flag))
-            throw CliError(std::string(flag) + " is for --view atlas");
+        if (args.has(flag)) throw CliError(std::string(flag) + " is for --view atlas");
     if (int(args.has("--text")) + int(args.has("--texts")) + int(args.has("--text-file")) != 1)
         throw CliError("give exactly one of --text, --text-file and --texts");
     request.corpus = args.has("--texts");
@@ -132,7 +131,8 @@ Request parseRequest(const CliArgs& args) {
         throw CliError("--texts pools a corpus for entropy-violins and jsd-violins only; give "
                        "--text for " +
                        viewId(request.view).toStdString());
-    request.texts = request.corpus ? readTexts(args.value("--texts")) : QStringList{exportText(args)};
+    request.texts =
+        request.corpus ? readTexts(args.value("--texts")) : QStringList{exportText(args)};
     request.scenario.text = request.texts.front().toStdString();
     request.options.dpi =
         args.integer("--dpi", request.options.dpi, render::kMinDpi, render::kMaxDpi);
@@ -265,9 +265,8 @@ render::FigureCaption captionFor(const Request& request, const ModelSpec& spec,
 // --backend, when given, overrides the scene's backend.
 void refuseScenarioFlags(const CliArgs& args) {
     const char* given = args.has("--scene") ? "--scene" : "--scenario";
-    for (const char* flag :
-         {"--model", "--text", "--text-file", "--texts", "--variant", "--view", "--layer", "--head",
-          "--region", "--pool", "--scene"})
+    for (const char* flag : {"--model", "--text", "--text-file", "--texts", "--variant", "--view",
+                             "--layer", "--head", "--region", "--pool", "--scene"})
         if (args.has(flag) && std::strcmp(flag, given) != 0)
             throw CliError(std::string(given) +
                            " gives the model, text, variant, view and selection: leave out " +
@@ -374,9 +373,10 @@ CliCommand exportCommand() {
         QStringLiteral("export"),
         QStringLiteral("render a view to PNG, SVG or PDF (or its data to CSV or safetensors), no "
                        "display needed"),
-        {QStringLiteral("--model DIR (--text STR | --text-file FILE | --texts FILE) --view NAME --out FILE "
-                        "[--variant SPEC.json] [--layer L] [--head H] [--dpi N] [--size WxH] "
-                        "[--backend cpu|vulkan] [--vulkan-device SEL]"),
+        {QStringLiteral(
+             "--model DIR (--text STR | --text-file FILE | --texts FILE) --view NAME --out FILE "
+             "[--variant SPEC.json] [--layer L] [--head H] [--dpi N] [--size WxH] "
+             "[--backend cpu|vulkan] [--vulkan-device SEL]"),
          QStringLiteral("--scene SCENE.json --out FILE [--dpi N] [--size WxH] "
                         "[--backend cpu|vulkan] [--vulkan-device SEL]"),
          QStringLiteral("--scenario JSON --out FILE [--dpi N] [--size WxH] "
@@ -395,7 +395,8 @@ CliCommand exportCommand() {
          {"--view", "NAME", "the view to draw (--list-views names them)"},
          {"--layer", "L",
           "the layer to select (default 0; unless --layer or --head is given, none is outlined)"},
-         {"--head", "H", "the head to select (default 0); the atlas also takes 'mean' (the layer's mean)"},
+         {"--head", "H",
+          "the head to select (default 0); the atlas also takes 'mean' (the layer's mean)"},
          {"--region", "Q0:Q1,K0:K1",
           "atlas: the part of the map to draw, in token positions, end excluded (default all)"},
          {"--pool", "mean|max", "atlas: how a tile pools the weights it covers (default mean)"},
@@ -412,8 +413,9 @@ CliCommand exportCommand() {
           "draw a scene given inline as JSON, as the window's exports record it (docs/export.md)"}},
         {QStringLiteral("headlight export --model resources/models/realformer --text 'The cat "
                         "sat on the mat.' --view entropy-violins --out violins.pdf"),
-         QStringLiteral("headlight export --model resources/models/rope --text-file book.txt "
-                        "--view atlas --layer 1 --head mean --region 0:4096,0:4096 --out atlas.pdf")},
+         QStringLiteral(
+             "headlight export --model resources/models/rope --text-file book.txt "
+             "--view atlas --layer 1 --head mean --region 0:4096,0:4096 --out atlas.pdf")},
         &runExport,
     };
 }

@@ -3,11 +3,10 @@
 #include "backend/cpu/cpu_gemm.h"
 #include "backend/key_mask.h"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <omp.h>
 #include <stdexcept>
 #include <string>
 
@@ -16,11 +15,14 @@ namespace {
 
 constexpr int64_t kBlockRows = 64; // query rows per pass block: [64, T] floats each
 
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t ceilDiv(int64_t a, int64_t b) {
+    return (a + b - 1) / b;
+}
 
 int64_t powerOfTwoAtLeast(int64_t n) {
     int64_t p = 1;
-    while (p < n) p *= 2;
+    while (p < n)
+        p *= 2;
     return p;
 }
 
@@ -56,17 +58,19 @@ void poolInto(const RowMatrix& p, int64_t q0, int64_t k0, const AtlasRegion& reg
 // Tiles from sums and maxima: the mean over each tile's whole area, or its maximum.
 AtlasTiles finish(const AtlasRegion& region, int64_t tile, TilePooling pooling,
                   const std::vector<double>& sums, const std::vector<float>& maxima) {
-    AtlasTiles tiles{region, tile, ceilDiv(region.q1 - region.q0, tile),
-                     ceilDiv(region.k1 - region.k0, tile), {}};
+    AtlasTiles tiles{region,
+                     tile,
+                     ceilDiv(region.q1 - region.q0, tile),
+                     ceilDiv(region.k1 - region.k0, tile),
+                     {}};
     tiles.values.resize(std::size_t(tiles.rows * tiles.cols));
     for (int64_t r = 0; r < tiles.rows; ++r) {
         const int64_t height = std::min(tile, region.q1 - region.q0 - r * tile);
         for (int64_t c = 0; c < tiles.cols; ++c) {
             const int64_t width = std::min(tile, region.k1 - region.k0 - c * tile);
             const auto at = std::size_t(r * tiles.cols + c);
-            tiles.values[at] = pooling == TilePooling::Max
-                                   ? maxima[at]
-                                   : float(sums[at] / double(height * width));
+            tiles.values[at] =
+                pooling == TilePooling::Max ? maxima[at] : float(sums[at] / double(height * width));
         }
     }
     return tiles;
@@ -76,12 +80,13 @@ AtlasTiles finish(const AtlasRegion& region, int64_t tile, TilePooling pooling,
 
 AttentionAtlas::AttentionAtlas(AtlasInput input, int head,
                                const std::function<bool(double)>& progress, int64_t cachedCells)
-    : input_(std::move(input)), head_(head) {
+    : input_(std::move(input))
+    , head_(head) {
     const Tensor& q = input_.queries;
     const Tensor& k = input_.keys;
     if (q.rank() != 2 || k.rank() != 2 || q.dim(0) != k.dim(0) || input_.heads <= 0 ||
-        input_.kvHeads <= 0 || input_.heads % input_.kvHeads != 0 ||
-        q.dim(1) % input_.heads != 0 || q.dim(1) / input_.heads * input_.kvHeads != k.dim(1))
+        input_.kvHeads <= 0 || input_.heads % input_.kvHeads != 0 || q.dim(1) % input_.heads != 0 ||
+        q.dim(1) / input_.heads * input_.kvHeads != k.dim(1))
         throw std::invalid_argument("atlas: queries " + q.shapeString() + " and keys " +
                                     k.shapeString() + " do not match " +
                                     std::to_string(input_.heads) + " heads and " +
@@ -115,8 +120,10 @@ RowMatrix AttentionAtlas::headScores(int head, int64_t q0, int64_t q1, int64_t k
 void AttentionAtlas::softmaxInPlace(RowMatrix& scores, int64_t q0, const std::vector<float>& lse) {
     for (int64_t r = 0; r < scores.rows(); ++r) {
         const float rowLse = lse[std::size_t(q0 + r)];
-        if (std::isfinite(rowLse)) scores.row(r).array() = (scores.row(r).array() - rowLse).exp();
-        else scores.row(r).setZero();
+        if (std::isfinite(rowLse))
+            scores.row(r).array() = (scores.row(r).array() - rowLse).exp();
+        else
+            scores.row(r).setZero();
     }
 }
 
@@ -185,13 +192,15 @@ void AttentionAtlas::buildCachedLevel(const std::function<bool(double)>& progres
             std::vector<double>& columns = columnParts[std::size_t(omp_get_thread_num())];
             for (int64_t r = 0; r < p.rows(); ++r)
                 if (mask.valid(q0 + r))
-                    for (int64_t c = 0; c < p.cols(); ++c) columns[std::size_t(k0 + c)] += p(r, c);
+                    for (int64_t c = 0; c < p.cols(); ++c)
+                        columns[std::size_t(k0 + c)] += p(r, c);
         }
     }
     if (progress && !progress(1.0)) throw Cancelled{};
     columnSums_.assign(std::size_t(tokens_), 0.0f);
     for (const auto& part : columnParts)
-        for (int64_t j = 0; j < tokens_; ++j) columnSums_[std::size_t(j)] += float(part[std::size_t(j)]);
+        for (int64_t j = 0; j < tokens_; ++j)
+            columnSums_[std::size_t(j)] += float(part[std::size_t(j)]);
     cached_ = {cachedTile_, cells, cells, std::move(sums), std::move(maxima)};
 }
 
@@ -200,7 +209,8 @@ int64_t AttentionAtlas::tileFor(const AtlasRegion& region, int64_t cells) {
     return powerOfTwoAtLeast(ceilDiv(extent, std::max<int64_t>(1, cells)));
 }
 
-AtlasTiles AttentionAtlas::tiles(const AtlasRegion& region, int64_t tile, TilePooling pooling) const {
+AtlasTiles AttentionAtlas::tiles(const AtlasRegion& region, int64_t tile,
+                                 TilePooling pooling) const {
     checkRegion(region, tokens_);
     checkTile(tile);
     const auto aligned = [&](int64_t at) { return at % cachedTile_ == 0 || at == tokens_; };
@@ -214,7 +224,8 @@ AtlasTiles AttentionAtlas::tiles(const AtlasRegion& region, int64_t tile, TilePo
 AtlasTiles AttentionAtlas::pooledFromCache(const AtlasRegion& region, int64_t tile,
                                            TilePooling pooling) const {
     const int64_t factor = tile / cachedTile_;
-    const int64_t rows = ceilDiv(region.q1 - region.q0, tile), cols = ceilDiv(region.k1 - region.k0, tile);
+    const int64_t rows = ceilDiv(region.q1 - region.q0, tile),
+                  cols = ceilDiv(region.k1 - region.k0, tile);
     std::vector<double> sums(std::size_t(rows * cols), 0.0);
     std::vector<float> maxima(std::size_t(rows * cols), 0.0f);
     const int64_t r0 = region.q0 / cachedTile_, c0 = region.k0 / cachedTile_;
@@ -230,8 +241,10 @@ AtlasTiles AttentionAtlas::pooledFromCache(const AtlasRegion& region, int64_t ti
 }
 
 // Finer tiles (or an unaligned region) recomputed from Q and K for the region only.
-AtlasTiles AttentionAtlas::computed(const AtlasRegion& region, int64_t tile, TilePooling pooling) const {
-    const int64_t rows = ceilDiv(region.q1 - region.q0, tile), cols = ceilDiv(region.k1 - region.k0, tile);
+AtlasTiles AttentionAtlas::computed(const AtlasRegion& region, int64_t tile,
+                                    TilePooling pooling) const {
+    const int64_t rows = ceilDiv(region.q1 - region.q0, tile),
+                  cols = ceilDiv(region.k1 - region.k0, tile);
     std::vector<double> sums(std::size_t(rows * cols), 0.0);
     std::vector<float> maxima(std::size_t(rows * cols), 0.0f);
     const int64_t blockRows = std::max(kBlockRows, tile);
@@ -239,8 +252,8 @@ AtlasTiles AttentionAtlas::computed(const AtlasRegion& region, int64_t tile, Til
 #pragma omp parallel for schedule(dynamic)
     for (int64_t b = 0; b < blocks; ++b) {
         const int64_t q0 = region.q0 + b * blockRows, q1 = std::min(region.q1, q0 + blockRows);
-        poolInto(probabilityRows(q0, q1, region.k0, region.k1), q0, region.k0, region, tile, cols, sums,
-                 maxima);
+        poolInto(probabilityRows(q0, q1, region.k0, region.k1), q0, region.k0, region, tile, cols,
+                 sums, maxima);
     }
     return finish(region, tile, pooling, sums, maxima);
 }
@@ -275,7 +288,8 @@ AtlasTiles poolDense(const Tensor& map, const AtlasRegion& region, int64_t tile,
     checkTile(tile);
     const RowMatrix block =
         map.matrix().block(region.q0, region.k0, region.q1 - region.q0, region.k1 - region.k0);
-    const int64_t rows = ceilDiv(region.q1 - region.q0, tile), cols = ceilDiv(region.k1 - region.k0, tile);
+    const int64_t rows = ceilDiv(region.q1 - region.q0, tile),
+                  cols = ceilDiv(region.k1 - region.k0, tile);
     std::vector<double> sums(std::size_t(rows * cols), 0.0);
     std::vector<float> maxima(std::size_t(rows * cols), 0.0f);
     poolInto(block, region.q0, region.k0, region, tile, cols, sums, maxima);

@@ -27,8 +27,8 @@ struct AtlasInput {
     int kvHeads = 0;
     float scale = 1.0f;
     bool causal = false;
-    int slidingWindow = 0;          // 0: none
-    std::vector<uint8_t> keyValid;  // [T]; empty: every key is valid
+    int slidingWindow = 0;         // 0: none
+    std::vector<uint8_t> keyValid; // [T]; empty: every key is valid
 };
 
 // A rectangle of the map in token coordinates, half-open: queries [q0, q1), keys [k0, k1).
@@ -71,7 +71,7 @@ public:
     // The smallest power-of-two tile that cuts the region into at most `cells` tiles per side.
     static int64_t tileFor(const AtlasRegion& region, int64_t cells);
 
-    std::vector<float> row(int64_t query) const;         // [T], exact
+    std::vector<float> row(int64_t query) const;                         // [T], exact
     const std::vector<float>& columnSums() const { return columnSums_; } // attention received
     // The k keys the query attends to most, strongest first.
     std::vector<std::pair<int64_t, float>> strongestKeys(int64_t query, int k) const;

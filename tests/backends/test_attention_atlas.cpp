@@ -10,7 +10,6 @@
 #include "model/transformer.h"
 
 #include <QTest>
-
 #include <algorithm>
 #include <random>
 
@@ -36,7 +35,8 @@ ModelInput randomInput(const ModelSpec& spec, const AtlasCase& c) {
     std::mt19937 random(7);
     std::uniform_int_distribution<int32_t> token(5, int32_t(spec.vocabSize) - 1);
     ModelInput input;
-    for (int t = 0; t < c.tokens; ++t) input.ids.push_back(token(random));
+    for (int t = 0; t < c.tokens; ++t)
+        input.ids.push_back(token(random));
     if (c.paddedTail > 0) {
         input.attentionMask.assign(std::size_t(c.tokens), 1);
         std::fill(input.attentionMask.end() - c.paddedTail, input.attentionMask.end(), 0);
@@ -101,40 +101,57 @@ private Q_SLOTS:
         QCOMPARE(layer.queries.dim(0), int64_t(c.tokens));
 
         const ModelSpec& spec = loaded->spec();
-        AtlasInput atlasInput{layer.queries, layer.keys, spec.heads, spec.kvHeads,
-                              layer.attentionScale, spec.causal, spec.slidingWindow.value_or(0),
+        AtlasInput atlasInput{layer.queries,
+                              layer.keys,
+                              spec.heads,
+                              spec.kvHeads,
+                              layer.attentionScale,
+                              spec.causal,
+                              spec.slidingWindow.value_or(0),
                               input.attentionMask};
         int progressCalls = 0;
         // A cached level of at most 256 tiles a side: tiles of 2 to 8 tokens here, so that every
         // path runs (pooled from the cache, coarser levels pooled from it, finer ones recomputed).
-        const AttentionAtlas atlas(atlasInput, head, [&](double) { return ++progressCalls > 0; }, 256);
+        const AttentionAtlas atlas(
+            atlasInput, head, [&](double) { return ++progressCalls > 0; }, 256);
         QVERIFY(progressCalls >= 2);
         QCOMPARE(atlas.cachedTile(), int64_t(c.tokens > 1024 ? 8 : c.tokens > 256 ? 2 : 1));
 
         const Tensor dense = denseMap(layer.probabilities, head);
         const int64_t t = c.tokens;
-        const std::vector<AtlasRegion> regions = {{0, t, 0, t}, {0, t / 2, t / 4, t}, {37, t - 11, 5, t / 3 + 1}, {2, t - 2, 4, t}};
+        const std::vector<AtlasRegion> regions = {
+            {0, t, 0, t}, {0, t / 2, t / 4, t}, {37, t - 11, 5, t / 3 + 1}, {2, t - 2, 4, t}};
         for (const AtlasRegion& region : regions)
             for (const int64_t tile : {1, 2, 4, 8, 16, 64, 512})
                 for (const TilePooling pooling : {TilePooling::Mean, TilePooling::Max}) {
-                    const float difference = largestDifference(atlas.tiles(region, tile, pooling),
-                                                               poolDense(dense, region, tile, pooling));
+                    const float difference =
+                        largestDifference(atlas.tiles(region, tile, pooling),
+                                          poolDense(dense, region, tile, pooling));
                     QVERIFY2(difference <= 1e-6f,
                              qPrintable(QString("tile %1, region %2:%3,%4:%5, %6: %7")
-                                            .arg(tile).arg(region.q0).arg(region.q1).arg(region.k0)
-                                            .arg(region.k1).arg(pooling == TilePooling::Max ? "max" : "mean")
+                                            .arg(tile)
+                                            .arg(region.q0)
+                                            .arg(region.q1)
+                                            .arg(region.k0)
+                                            .arg(region.k1)
+                                            .arg(pooling == TilePooling::Max ? "max" : "mean")
                                             .arg(double(difference))));
                 }
 
         const int64_t query = t - 3;
         const std::vector<float> row = atlas.row(query);
-        for (int64_t j = 0; j < t; ++j) QVERIFY(std::abs(row[std::size_t(j)] - dense.matrix()(query, j)) <= 1e-6f);
+        for (int64_t j = 0; j < t; ++j)
+            QVERIFY(std::abs(row[std::size_t(j)] - dense.matrix()(query, j)) <= 1e-6f);
         for (int64_t j = 0; j < t; ++j) {
             double column = 0.0;
             for (int64_t i = 0; i < t; ++i)
-                if (input.attentionMask.empty() || input.attentionMask[std::size_t(i)] != 0) column += dense.matrix()(i, j);
+                if (input.attentionMask.empty() || input.attentionMask[std::size_t(i)] != 0)
+                    column += dense.matrix()(i, j);
             QVERIFY2(std::abs(atlas.columnSums()[std::size_t(j)] - column) <= 1e-4,
-                     qPrintable(QString("column %1: %2 against %3").arg(j).arg(atlas.columnSums()[std::size_t(j)]).arg(column)));
+                     qPrintable(QString("column %1: %2 against %3")
+                                    .arg(j)
+                                    .arg(atlas.columnSums()[std::size_t(j)])
+                                    .arg(column)));
         }
         const auto strongest = atlas.strongestKeys(query, 5);
         const auto seen = std::count_if(row.begin(), row.end(), [](float w) { return w > 0.0f; });
@@ -148,7 +165,8 @@ private Q_SLOTS:
 
     // Bad requests say what is wrong; cancelling stops the pass.
     void refusesBadRequests() {
-        const auto loaded = loadModel(HEADLIGHT_SOURCE_DIR "/resources/models/rope", fixture_.backend());
+        const auto loaded =
+            loadModel(HEADLIGHT_SOURCE_DIR "/resources/models/rope", fixture_.backend());
         CaptureRequest capture;
         capture.queriesKeys = true;
         capture.probabilities = false;
@@ -161,8 +179,9 @@ private Q_SLOTS:
             atlas.tiles({0, 65, 0, 64}, 4, TilePooling::Mean);
             QFAIL("a region past the text was accepted");
         } catch (const std::invalid_argument& error) {
-            QCOMPARE(QString(error.what()),
-                     QString("atlas region queries 0:65, keys 0:64 is empty or outside the 64 tokens"));
+            QCOMPARE(
+                QString(error.what()),
+                QString("atlas region queries 0:65, keys 0:64 is empty or outside the 64 tokens"));
         }
         try {
             atlas.tiles({0, 64, 0, 64}, 3, TilePooling::Mean);

@@ -6,17 +6,15 @@
 // dense path at the largest T it fits comfortably (T = 2,048: the forward pass keeping the layer's
 // [H, T, T] probabilities, pooled with poolDense); the counter dense_ratio is the atlas's overview
 // time over the dense path's at that T.
-#include <benchmark/benchmark.h>
-
-#include <sys/resource.h>
-
-#include <chrono>
-#include <ctime>
-#include <random>
-
 #include "analysis/attention_atlas.h"
 #include "backend/backend.h"
 #include "model/transformer.h"
+
+#include <benchmark/benchmark.h>
+#include <chrono>
+#include <ctime>
+#include <random>
+#include <sys/resource.h>
 
 using namespace headlight;
 using namespace headlight::analysis;
@@ -37,14 +35,16 @@ ModelInput randomIds(int64_t tokens, int64_t vocab) {
     std::mt19937 random(3);
     std::uniform_int_distribution<int32_t> id(5, int32_t(vocab - 1));
     ModelInput input;
-    for (int64_t t = 0; t < tokens; ++t) input.ids.push_back(id(random));
+    for (int64_t t = 0; t < tokens; ++t)
+        input.ids.push_back(id(random));
     return input;
 }
 
 Tensor randomTensor(std::vector<int64_t> shape, std::mt19937& rng, float scale = 0.02f) {
     Tensor t(std::move(shape));
     std::normal_distribution<float> normal(0.0f, scale);
-    for (float& v : t.values()) v = normal(rng);
+    for (float& v : t.values())
+        v = normal(rng);
     return t;
 }
 
@@ -96,8 +96,14 @@ std::unique_ptr<TransformerModel> modelNamed(int which, Backend& backend) {
 AtlasInput atlasInputOf(const TransformerModel& model, const Trace& trace, int layer) {
     const ModelSpec& s = model.spec();
     const LayerTrace& captured = trace.layers[std::size_t(layer)];
-    return {captured.queries, captured.keys, s.heads, s.kvHeads, captured.attentionScale,
-            s.causal, s.slidingWindow.value_or(0), {}};
+    return {captured.queries,
+            captured.keys,
+            s.heads,
+            s.kvHeads,
+            captured.attentionScale,
+            s.causal,
+            s.slidingWindow.value_or(0),
+            {}};
 }
 
 // Seconds of the dense path at T: forward keeping the layer's maps, then pooling head 0.
@@ -110,7 +116,8 @@ double densePathSeconds(const TransformerModel& model, int64_t tokens, int layer
     Tensor head({tokens, tokens});
     std::copy(all.data(), all.data() + tokens * tokens, head.data());
     const AtlasRegion whole{0, tokens, 0, tokens};
-    benchmark::DoNotOptimize(poolDense(head, whole, AttentionAtlas::tileFor(whole, 1024), TilePooling::Mean));
+    benchmark::DoNotOptimize(
+        poolDense(head, whole, AttentionAtlas::tileFor(whole, 1024), TilePooling::Mean));
     return secondsSince(start);
 }
 
@@ -132,13 +139,15 @@ void BM_AtlasOverview(benchmark::State& state) {
         start = std::chrono::steady_clock::now();
         const AttentionAtlas atlas(atlasInputOf(*model, trace, layer), 0);
         const AtlasRegion whole{0, tokens, 0, tokens};
-        benchmark::DoNotOptimize(atlas.tiles(whole, AttentionAtlas::tileFor(whole, 1024), TilePooling::Mean));
+        benchmark::DoNotOptimize(
+            atlas.tiles(whole, AttentionAtlas::tileFor(whole, 1024), TilePooling::Mean));
         overview = secondsSince(start);
         // Zooming in around the middle, a region half as wide each level, down to 64 tokens, on
         // the tile grid of its level as the view asks for it.
         for (int64_t extent = tokens / 2; extent >= 64; extent /= 2) {
             const int64_t tile = AttentionAtlas::tileFor({0, extent, 0, extent}, 1024);
-            const int64_t q0 = (tokens - extent) / 2 / tile * tile, k0 = (tokens - extent) / 3 / tile * tile;
+            const int64_t q0 = (tokens - extent) / 2 / tile * tile,
+                          k0 = (tokens - extent) / 3 / tile * tile;
             const AtlasRegion region{q0, q0 + extent, k0, k0 + extent};
             start = std::chrono::steady_clock::now();
             benchmark::DoNotOptimize(atlas.tiles(region, tile, TilePooling::Max));
@@ -156,5 +165,9 @@ void BM_AtlasOverview(benchmark::State& state) {
 }
 } // namespace
 
-BENCHMARK(BM_AtlasOverview)->Args({0, 32768})->Args({1, 8192})->Iterations(1)->Unit(benchmark::kSecond);
+BENCHMARK(BM_AtlasOverview)
+    ->Args({0, 32768})
+    ->Args({1, 8192})
+    ->Iterations(1)
+    ->Unit(benchmark::kSecond);
 BENCHMARK_MAIN();

@@ -4,14 +4,13 @@
 // head, or of the layer's mean, within the golden tolerance; --text-file reads the text whole;
 // the region's cells are the golden's block; and bad requests get one line and no file.
 #include "cli_runner.h"
-#include "golden.h"
 #include "export/embedded_metadata.h"
+#include "golden.h"
 #include "io/safetensors.h"
 #include "temp_files.h"
 
 #include <QFile>
 #include <QTest>
-
 #include <sys/resource.h>
 
 using namespace headlight;
@@ -44,7 +43,8 @@ std::vector<float> goldenBlock(const Tensor& attentions, int layer, int head, in
 float largestDifference(const std::vector<float>& a, std::span<const float> b) {
     if (a.size() != b.size()) return 1e9f;
     float largest = 0.0f;
-    for (std::size_t i = 0; i < a.size(); ++i) largest = std::max(largest, std::abs(a[i] - b[i]));
+    for (std::size_t i = 0; i < a.size(); ++i)
+        largest = std::max(largest, std::abs(a[i] - b[i]));
     return largest;
 }
 } // namespace
@@ -57,9 +57,15 @@ private Q_SLOTS:
         QTest::addColumn<QString>("model");
         QTest::addColumn<QString>("head");
         QTest::addColumn<QString>("region");
-        QTest::newRow("mistral head 1") << "mistral" << "1" << "";
-        QTest::newRow("mistral mean") << "mistral" << "mean" << "";
-        QTest::newRow("llama head 3, a region") << "llama" << "3" << "4:12,1:9";
+        QTest::newRow("mistral head 1") << "mistral"
+                                        << "1"
+                                        << "";
+        QTest::newRow("mistral mean") << "mistral"
+                                      << "mean"
+                                      << "";
+        QTest::newRow("llama head 3, a region") << "llama"
+                                                << "3"
+                                                << "4:12,1:9";
     }
 
     void exactCellsAreTheGoldenWeights() {
@@ -72,9 +78,9 @@ private Q_SLOTS:
         const QString text = dir.filePath("text.txt");
         test::writeFile(text, golden.json["text"].toString().toUtf8());
         const QString out = dir.filePath("atlas.safetensors");
-        QStringList args{"export", "--model", golden.folder, "--backend", "cpu",
-                         "--text-file", text, "--view", "atlas", "--layer", "1",
-                         "--head", head, "--out", out};
+        QStringList args{"export",      "--model", golden.folder, "--backend", "cpu",
+                         "--text-file", text,      "--view",      "atlas",     "--layer",
+                         "1",           "--head",  head,          "--out",     out};
         if (!region.isEmpty()) args << "--region" << region;
         const test::CliResult run = test::runHeadlight(args);
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
@@ -86,7 +92,8 @@ private Q_SLOTS:
         if (!region.isEmpty()) std::tie(q0, q1, k0, k1) = std::make_tuple(4, 12, 1, 9);
         const Tensor ours = io::SafetensorsFile(out.toStdString()).loadF32("values");
         QCOMPARE(ours.shape(), (std::vector<int64_t>{q1 - q0, k1 - k0}));
-        const auto block = goldenBlock(attentions, 1, head == "mean" ? -1 : head.toInt(), q0, q1, k0, k1);
+        const auto block =
+            goldenBlock(attentions, 1, head == "mean" ? -1 : head.toInt(), q0, q1, k0, k1);
         QVERIFY(largestDifference(block, ours.values()) <= test::kGoldenTolerance);
     }
 
@@ -94,12 +101,15 @@ private Q_SLOTS:
         QTest::addColumn<QStringList>("extra");
         QTest::addColumn<QString>("reason");
         QTest::newRow("region syntax") << QStringList{"--region", "5:1"}
-            << "--region must be Q0:Q1,K0:K1 (token positions, end excluded, e.g. 0:512,0:512), not '5:1'";
-        QTest::newRow("region past the text") << QStringList{"--region", "0:400,0:4"}
+                                       << "--region must be Q0:Q1,K0:K1 (token positions, end "
+                                          "excluded, e.g. 0:512,0:512), not '5:1'";
+        QTest::newRow("region past the text")
+            << QStringList{"--region", "0:400,0:4"}
             << "--region 0:400,0:4 goes past the text's 16 tokens";
-        QTest::newRow("pooling") << QStringList{"--pool", "median"} << "--pool must be mean or max, not 'median'";
+        QTest::newRow("pooling") << QStringList{"--pool", "median"}
+                                 << "--pool must be mean or max, not 'median'";
         QTest::newRow("head") << QStringList{"--head", "9"}
-            << "--head must be an integer from 0 to 3, not '9'";
+                              << "--head must be an integer from 0 to 3, not '9'";
     }
 
     void badRequestsGetOneLineAndNoFile() {
@@ -110,7 +120,8 @@ private Q_SLOTS:
         const QString out = dir.filePath("atlas.png");
         const test::CliResult run = test::runHeadlight(
             QStringList{"export", "--model", golden.folder, "--backend", "cpu", "--text",
-                        golden.json["text"].toString(), "--view", "atlas", "--out", out} + extra);
+                        golden.json["text"].toString(), "--view", "atlas", "--out", out} +
+            extra);
         QCOMPARE(run.exitCode, 1);
         QCOMPARE(test::refusalReason(run, "export").trimmed(), "headlight export: " + reason);
         QVERIFY(!QFile::exists(out));
@@ -122,14 +133,16 @@ private Q_SLOTS:
         test::ScratchDir dir;
         QByteArray text;
         const QByteArray words[] = {"attention ", "reads ", "every ", "token ", "before ", "it "};
-        for (int i = 0; text.size() < 8192; ++i) text += words[(i * 7 + i / 3) % 6];
+        for (int i = 0; text.size() < 8192; ++i)
+            text += words[(i * 7 + i / 3) % 6];
         text.truncate(8192);
         const QString file = dir.filePath("long.txt");
         test::writeFile(file, text);
         const QString out = dir.filePath("atlas.csv");
-        const test::CliResult run = test::runHeadlight(
-            {"export", "--model", HEADLIGHT_SOURCE_DIR "/resources/models/rope", "--backend", "cpu",
-             "--text-file", file, "--view", "atlas", "--layer", "1", "--head", "mean", "--out", out});
+        const test::CliResult run =
+            test::runHeadlight({"export", "--model", HEADLIGHT_SOURCE_DIR "/resources/models/rope",
+                                "--backend", "cpu", "--text-file", file, "--view", "atlas",
+                                "--layer", "1", "--head", "mean", "--out", out});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         QVERIFY2(run.err.contains("8192 tokens"), qPrintable(run.err));
         rusage children{};
@@ -138,7 +151,8 @@ private Q_SLOTS:
         QVERIFY2(peakBytes < 8192.0 * 8192.0 * 4.0,
                  qPrintable(QString("peak RSS %1 MiB").arg(peakBytes / 1048576.0)));
         // 8,192 tokens in 32-token tiles: a header and 256 rows of 256 tiles each.
-        const QList<QByteArray> rows = render::csvWithoutComments(test::readFile(out)).trimmed().split('\n');
+        const QList<QByteArray> rows =
+            render::csvWithoutComments(test::readFile(out)).trimmed().split('\n');
         QCOMPARE(rows.size(), 1 + 256);
         QCOMPARE(rows.last().count(','), 256);
     }
@@ -146,11 +160,12 @@ private Q_SLOTS:
     void otherViewsRefuseAtlasOptions() {
         const test::GoldenCase golden = punctuationCase("mistral");
         test::ScratchDir dir;
-        const test::CliResult run = test::runHeadlight(
-            {"export", "--model", golden.folder, "--text", "x", "--view", "heatmap", "--region",
-             "0:1,0:1", "--out", dir.filePath("h.png")});
+        const test::CliResult run =
+            test::runHeadlight({"export", "--model", golden.folder, "--text", "x", "--view",
+                                "heatmap", "--region", "0:1,0:1", "--out", dir.filePath("h.png")});
         QCOMPARE(run.exitCode, 1);
-        QVERIFY2(run.err.startsWith("headlight export: --region is for --view atlas"), qPrintable(run.err));
+        QVERIFY2(run.err.startsWith("headlight export: --region is for --view atlas"),
+                 qPrintable(run.err));
     }
 };
 

@@ -42,8 +42,7 @@ constexpr int64_t kQueryBlock = 256;
 void maskedScores(const RowMatrix& qh, int64_t q0, const ConstMatrixMap& k, int64_t k0,
                   int64_t kvColumn, const AttentionParams& p, RowMatrix& scores) {
     const int64_t tokens = k.rows(), span = scores.cols();
-    scores.noalias() =
-        p.scale * (qh * k.block(k0, kvColumn, span, qh.cols()).transpose());
+    scores.noalias() = p.scale * (qh * k.block(k0, kvColumn, span, qh.cols()).transpose());
     const float lowest = std::numeric_limits<float>::lowest();
     const KeyMask mask{p.causal, p.slidingWindow, p.keyValid};
     for (int64_t r = 0; r < qh.rows(); ++r) {
