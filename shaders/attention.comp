@@ -1,6 +1,7 @@
 #version 450
 // attention: one workgroup per (head h, query i), grouped-query aware:
 //   s[j] = scale · q[i, h·D:(h+1)·D] · k[j, g·D:(g+1)·D],  g = h / group (group = heads / kvHeads)
+//   s[j] = softcap · tanh(s[j] / softcap) when softcap > 0 (Gemma 2's logit soft-capping)
 //   s[j] = lowest f32 when key j is masked: keyValid[j] == 0, or causal and j > i, or
 //          window > 0 and i - j >= window (Hugging Face semantics: an all-masked row is uniform)
 //   p = softmax(s);  context[i, h·D:(h+1)·D] = Σ_j p[j] · v[j, g·D:(g+1)·D]
@@ -21,6 +22,7 @@ layout(constant_id = 0) const uint WG = 64;
 layout(constant_id = 1) const uint HEAD_DIM = 64;
 layout(local_size_x_id = 0) in;
 #include "workgroup_reduce.glsl"
+#include "accurate_math.glsl"
 
 const uint DIMS_PER_INVOCATION = (HEAD_DIM + WG - 1) / WG;
 const float kLowest = -3.402823466e38;
@@ -41,6 +43,7 @@ layout(push_constant) uniform Push {
     uint captureScores, scoresRow0;
     uint captureProbs, probsRow0;
     uint qRow0, kRow0, vRow0, contextRow0;
+    float softcap;
 } p;
 
 shared float qRow[HEAD_DIM];
@@ -60,7 +63,8 @@ float score(uint j) {
     const uint base = (p.kRow0 + j) * kvStride + kvOffset;
     float dot = 0.0;
     for (uint d = 0; d < HEAD_DIM; ++d) dot = fma(qRow[d], k[base + d], dot);
-    return dot * p.scale;
+    const float s = dot * p.scale;
+    return p.softcap > 0.0 ? p.softcap * tanhAccurate(s / p.softcap) : s;
 }
 
 // Folds keys [j0, j0 + WG) ∩ [j0, jEnd) into the running max, sum and context.

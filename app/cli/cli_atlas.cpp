@@ -152,14 +152,7 @@ int runAtlasExport(const CliArgs& args, render::ExportOptions options,
     capture.layers = {layer};
     const Trace trace = loaded->model->forward(prepared.input, capture);
     const LayerTrace& captured = trace.layers[std::size_t(layer)];
-    analysis::AtlasInput input{captured.queries,
-                               captured.keys,
-                               spec.heads,
-                               spec.kvHeads,
-                               captured.attentionScale,
-                               spec.causal,
-                               spec.slidingWindow.value_or(0),
-                               trace.valid};
+    analysis::AtlasInput input = analysis::atlasInputOf(captured, spec, trace.valid);
     const auto progress = [](double done) {
         std::fprintf(stderr, "\rheadlight export: atlas %3d%%", int(done * 100.0 + 0.5));
         if (done >= 1.0) std::fputc('\n', stderr);

@@ -12,6 +12,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTextStream>
+#include <algorithm>
 #include <set>
 
 namespace headlight::app {
@@ -20,6 +21,9 @@ namespace {
 QString positionsText(const ModelSpec& s) {
     if (s.architecture == Architecture::Headlight)
         return QStringLiteral("the zoo's own (docs/zoo-format.md)");
+    if (s.positions == PositionsKind::Rotary && s.localRopeTheta > 0)
+        return QStringLiteral("rotary (theta %1, windowed layers %2)")
+            .arg(QString::number(s.ropeTheta, 'g', 12), QString::number(s.localRopeTheta, 'g', 12));
     if (s.positions == PositionsKind::Rotary)
         return QStringLiteral("rotary (theta %1)").arg(QString::number(s.ropeTheta, 'g', 12));
     const QString table = QStringLiteral("learned, %1 rows").arg(s.maxPositions);
@@ -30,10 +34,28 @@ QString positionsText(const ModelSpec& s) {
 QString normsText(const ModelSpec& s) {
     QString text =
         s.norm == NormKind::RmsNorm ? QStringLiteral("RMSNorm") : QStringLiteral("LayerNorm");
-    text += s.preNorm ? QStringLiteral(" before each sub-layer")
-                      : QStringLiteral(" after each sub-layer");
+    text += s.sandwichNorms ? QStringLiteral(" before and after each sub-layer, scale 1 + w")
+            : s.preNorm     ? QStringLiteral(" before each sub-layer")
+                            : QStringLiteral(" after each sub-layer");
     if (s.qkNorm) text += QStringLiteral(", per-head RMSNorm of q and k");
     return text + QStringLiteral(", eps %1").arg(double(s.normEps));
+}
+
+// Which keys a query sees and how its scores are shaped, where a family departs from the plain
+// scaled dot product over every key (Mistral's window; Gemma's windowed and global layers, scale
+// and soft-capping).
+QString attentionText(const ModelSpec& s) {
+    QString text = s.slidingWindow ? QStringLiteral("window %1").arg(*s.slidingWindow)
+                                   : QStringLiteral("every key");
+    const auto global = std::count(s.globalLayers.begin(), s.globalLayers.end(), true);
+    if (s.slidingWindow && global > 0)
+        text += QStringLiteral(" on %1 of %2 layers").arg(s.layers - global).arg(s.layers);
+    if (s.attentionScale > 0) text += QStringLiteral(", scale %1").arg(double(s.attentionScale));
+    if (s.attentionSoftcap > 0)
+        text += QStringLiteral(", scores soft-capped at %1").arg(double(s.attentionSoftcap));
+    if (s.finalSoftcap > 0)
+        text += QStringLiteral(", logits soft-capped at %1").arg(double(s.finalSoftcap));
+    return text;
 }
 
 struct StoredTensors {
@@ -76,6 +98,7 @@ int runInfo(const CliArgs& args) {
         {"causal", s.causal},
         {"positions", positionsText(s)},
         {"norms", normsText(s)},
+        {"attention", attentionText(s)},
         {"dtype", stored.dtypes.join(", ")},
         {"parameters", double(stored.parameters)},
     };

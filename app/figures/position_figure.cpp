@@ -185,10 +185,14 @@ QString encodingCaption(PositionEncoding encoding, const ModelSpec& spec, int n)
             .arg(n)
             .arg(spec.hidden);
     case PositionEncoding::Rope:
+        // Gemma 3's windowed layers have a base of their own; the panels show the global base.
         return QStringLiteral("q and k of each head rotate by p·ω_k, ω_k = %1^(−2k/%2): the score "
                               "depends on i − j only.")
-            .arg(spec.ropeTheta)
-            .arg(spec.headDim);
+                   .arg(spec.ropeTheta)
+                   .arg(spec.headDim) +
+               (spec.localRopeTheta > 0
+                    ? QStringLiteral(" Windowed layers use base %1.").arg(spec.localRopeTheta)
+                    : QString());
     case PositionEncoding::Alibi:
         return QStringLiteral("No position vectors: each head adds −m_h·|i − j| to its scores, "
                               "so far keys fade, faster for steep heads.");

@@ -78,6 +78,12 @@ AtlasTiles finish(const AtlasRegion& region, int64_t tile, TilePooling pooling,
 
 } // namespace
 
+AtlasInput atlasInputOf(const LayerTrace& layer, const ModelSpec& spec,
+                        std::vector<uint8_t> keyValid) {
+    return {layer.queries, layer.keys,         spec.heads, spec.kvHeads,
+            layer.attentionRule, spec.causal, std::move(keyValid)};
+}
+
 AttentionAtlas::AttentionAtlas(AtlasInput input, int head,
                                const std::function<bool(double)>& progress, int64_t cachedCells)
     : input_(std::move(input))
@@ -108,8 +114,10 @@ RowMatrix AttentionAtlas::headScores(int head, int64_t q0, int64_t q1, int64_t k
     const RowMatrix qh = input_.queries.matrix().block(q0, head * d, rows, d);
     const RowMatrix kh = input_.keys.matrix().block(k0, kvHead * d, cols, d);
     RowMatrix s(rows, cols);
-    cpu::gemm(qh.data(), kh.data(), s.data(), rows, d, cols, true, input_.scale);
-    const KeyMask mask{input_.causal, input_.slidingWindow, input_.keyValid};
+    cpu::gemm(qh.data(), kh.data(), s.data(), rows, d, cols, true, input_.rule.scale);
+    if (const float c = input_.rule.softcap; c > 0.0f)
+        s = s.unaryExpr([c](float x) { return c * std::tanh(x / c); });
+    const KeyMask mask{input_.causal, input_.rule.slidingWindow, input_.keyValid};
     const float minusInfinity = -std::numeric_limits<float>::infinity();
     for (int64_t r = 0; r < rows; ++r)
         for (int64_t c = 0; c < cols; ++c)
@@ -176,7 +184,7 @@ void AttentionAtlas::buildCachedLevel(const std::function<bool(double)>& progres
     // Why a multiple of the tile: blocks then fill disjoint tile rows, so threads never share one.
     const int64_t blockRows = std::max(kBlockRows, cachedTile_);
     const int64_t blocks = ceilDiv(tokens_, blockRows);
-    const KeyMask mask{input_.causal, input_.slidingWindow, input_.keyValid};
+    const KeyMask mask{input_.causal, input_.rule.slidingWindow, input_.keyValid};
     std::vector<std::vector<double>> columnParts(std::size_t(omp_get_max_threads()),
                                                  std::vector<double>(std::size_t(tokens_), 0.0));
     const AtlasRegion whole{0, tokens_, 0, tokens_};

@@ -9,6 +9,8 @@
 // Why tiles keep sums, not means: a coarser tile's mean is then its children's sum over its
 // area, the same number the dense map pooled directly gives (tested against the dense path).
 
+#include "model/model_spec.h"
+#include "model/trace.h"
 #include "tensor/tensor.h"
 
 #include <cstdint>

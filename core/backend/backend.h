@@ -58,8 +58,10 @@ private:
 
 // Scaled dot-product attention over T tokens, grouped-query aware.
 // A key j is masked for query i when keyValid[j] == 0, or (causal) j > i, or (slidingWindow > 0)
-// i - j >= slidingWindow. Masked scores are replaced by the lowest f32 before the softmax, as
-// Hugging Face does, so a row whose keys are all masked becomes uniform rather than NaN.
+// i - j >= slidingWindow. With softcap > 0 each scaled score s first becomes softcap·tanh(s /
+// softcap) (Gemma 2's attn_logit_softcapping). Masked scores are replaced by the lowest f32
+// before the softmax, as Hugging Face does, so a row whose keys are all masked becomes uniform
+// rather than NaN.
 struct AttentionParams {
     int heads = 0;
     int kvHeads = 0; // query head h reads key/value head h / (heads / kvHeads)
@@ -67,6 +69,7 @@ struct AttentionParams {
     float scale = 1.0f; // multiplies q·k (usually 1/sqrt(headDim))
     bool causal = false;
     int slidingWindow = 0;         // 0: no window
+    float softcap = 0.0f;          // 0: scores are not capped
     std::vector<uint8_t> keyValid; // [T]; empty means all valid
 };
 

@@ -60,6 +60,8 @@ struct HostLayer {
         ffnNorm;               // post-LN: after each residual add; pre-LN: before each sub-layer
     HostLinear up, gate, down; // gate is empty unless the FFN is gated (SwiGLU)
     HostNorm queryNorm, keyNorm; // per-head RMSNorm [head_dim] of q and k (Qwen3); else empty
+    // Gemma: the norms of the attention's and the FFN's outputs, before each residual add.
+    HostNorm postAttentionNorm, postFfnNorm;
     // Zoo only (docs/zoo-format.md); empty elsewhere.
     HostFfn ffnPre; // Macaron's first half-step FFN
     HostNorm ffnPreNorm;

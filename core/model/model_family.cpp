@@ -6,10 +6,28 @@ namespace headlight {
 namespace {
 // The order error messages and `headlight info` list them in.
 const ModelFamily* const kFamilies[] = {
-    &kBertFamily,  &kRobertaFamily, &kDistilBertFamily, &kGpt2Family, &kLlamaFamily,
-    &kQwen2Family, &kMistralFamily, &kQwen3Family,      &kOptFamily,  &kHeadlightFamily,
+    &kBertFamily,  &kRobertaFamily, &kDistilBertFamily, &kGpt2Family,
+    &kLlamaFamily, &kQwen2Family,   &kMistralFamily,    &kQwen3Family,
+    &kOptFamily,   &kGemma2Family,  &kGemma3Family,     &kHeadlightFamily,
+};
+
+// model_type values of architectures Headlight knows of but does not run, and why.
+struct Refusal {
+    const char* modelType;
+    const char* reason;
+};
+constexpr Refusal kRefusals[] = {
+    {"gemma3", "model_type 'gemma3' is the multimodal Gemma 3 (Gemma3ForConditionalGeneration, a "
+               "vision tower beside the text model); Headlight runs Gemma 3's text-only "
+               "checkpoints, model_type 'gemma3_text' (Gemma3ForCausalLM)"},
 };
 } // namespace
+
+const char* refusalReason(const std::string& modelType) {
+    for (const Refusal& refusal : kRefusals)
+        if (modelType == refusal.modelType) return refusal.reason;
+    return nullptr;
+}
 
 std::span<const ModelFamily* const> modelFamilies() {
     return kFamilies;

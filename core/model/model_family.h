@@ -46,8 +46,11 @@ std::span<const ModelFamily* const> modelFamilies();
 const ModelFamily& familyOf(Architecture architecture);
 // "bert, roberta, ...": the model_type values Headlight runs.
 std::string supportedModelTypes();
+// Why a model_type Headlight knows of but does not run is refused; null for any other.
+const char* refusalReason(const std::string& modelType);
 
 // The families defined in core/model/families/*.cpp.
 extern const ModelFamily kBertFamily, kRobertaFamily, kDistilBertFamily, kGpt2Family, kLlamaFamily,
     kQwen2Family, kMistralFamily, kQwen3Family, kOptFamily, kHeadlightFamily;
+extern const ModelFamily kGemma2Family, kGemma3Family; // families/gemma.cpp
 } // namespace headlight

@@ -41,6 +41,7 @@ const ModelFamily& detectFamily(const ConfigReader& config, ModelSpec& spec) {
     if (!spec.modelType.empty()) {
         for (const ModelFamily* family : modelFamilies())
             if (spec.modelType == family->modelType) return *family;
+        if (const char* reason = refusalReason(spec.modelType)) config.fail(reason);
         config.fail("unsupported architecture '" + spec.modelType +
                     "' (supported: " + supportedModelTypes() + ")");
     }

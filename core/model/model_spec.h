@@ -3,10 +3,11 @@
 // Hugging Face architectures; each field notes which config key it comes from. Each family reads
 // its own keys in core/model/families/ (model_family.h).
 
+#include "variants/variant_spec.h"
+
 #include <optional>
 #include <string>
-
-#include "variants/variant_spec.h"
+#include <vector>
 
 namespace headlight {
 
@@ -20,6 +21,8 @@ enum class Architecture {
     Mistral,
     Qwen3,
     Opt,
+    Gemma2,
+    Gemma3,
     Headlight
 };
 const char* architectureName(Architecture arch); // "bert", "roberta", ... (config model_type)
@@ -55,6 +58,14 @@ struct ModelSpec {
     bool tieEmbeddings = false;       // tie_word_embeddings (GPT-2 default true, Llama false)
     bool attentionBias = false;       // q/k/v biases: BERT-family and GPT-2 yes; Qwen2 yes (q,k,v only); Llama attention_bias
     bool scaleAttnWeights = true;     // GPT-2 scale_attn_weights
+    // Gemma 2 / Gemma 3 (families/gemma.cpp); the defaults leave every other family unchanged.
+    float embeddingScale = 1.0f;    // token embeddings × sqrt(hidden_size) (Gemma)
+    float attentionScale = 0.0f;    // query_pre_attn_scalar^-0.5; 0 = 1/sqrt(head_dim)
+    float attentionSoftcap = 0.0f;  // attn_logit_softcapping: s → c·tanh(s/c); 0 = none
+    float finalSoftcap = 0.0f;      // final_logit_softcapping on the logits; 0 = none
+    std::vector<bool> globalLayers; // layers that ignore slidingWindow; empty = none do
+    double localRopeTheta = 0.0;    // rope_local_base_freq of windowed layers; 0 = ropeTheta
+    bool sandwichNorms = false; // a norm on each sub-layer's output too, before the residual add
     variants::VariantSpec zoo;        // Headlight zoo: the `headlight` section (docs/zoo-format.md)
 };
 

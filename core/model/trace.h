@@ -27,6 +27,13 @@ struct CaptureRequest {
     bool wantsLayer(int layer) const;
 };
 
+// How a layer's attention turned q·k into scores, for rebuilding them from queries and keys.
+struct AttentionRule {
+    float scale = 1.0f;     // q·k is multiplied by this
+    int slidingWindow = 0;  // 0: none (this layer's, which may differ from the model's)
+    float softcap = 0.0f;   // scores → c·tanh(scores / c) when c > 0
+};
+
 struct LayerTrace {
     std::vector<int> heads; // which heads the tensors hold, in order
     Tensor probabilities;   // [heads, T, T], empty when not captured
@@ -34,7 +41,7 @@ struct LayerTrace {
     std::map<std::string, Tensor> internals; // variant internals by name, all heads
     Tensor queries;              // [T, heads·d] when queriesKeys was asked for
     Tensor keys;                 // [T, kvHeads·d]
-    float attentionScale = 1.0f; // what q·k is multiplied by before the softmax
+    AttentionRule attentionRule; // with queries and keys
 };
 
 // Keeps the listed heads of a [H, T, T] tensor (all when `heads` is empty); throws on a bad index.

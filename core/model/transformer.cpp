@@ -90,6 +90,8 @@ TransformerModel::Layer TransformerModel::upload(const HostLayer& host) const {
     layer.ffnPreNorm = upload(host.ffnPreNorm);
     layer.queryNorm = upload(host.queryNorm);
     layer.keyNorm = upload(host.keyNorm);
+    layer.postAttentionNorm = upload(host.postAttentionNorm);
+    layer.postFfnNorm = upload(host.postFfnNorm);
     layer.ffn = upload(HostFfn{host.up, host.gate, host.down});
     layer.ffnPre = upload(host.ffnPre);
     for (const HostFfn& expert : host.experts) layer.experts.push_back(upload(expert));
@@ -205,6 +207,7 @@ DeviceTensor TransformerModel::embed(const Pass& pass) const {
     const int64_t tokens = int64_t(input.ids.size()), d = spec_.hidden;
     DeviceTensor x = backend_.allocate({tokens, d});
     backend_.gatherRows(tokenEmbedding_, input.ids, x);
+    if (spec_.embeddingScale != 1.0f) backend_.map(x, MapOp::Affine, spec_.embeddingScale, 0.0f, x);
     const bool learned = pass.variant.position == variants::PositionKind::Checkpoint ||
                          pass.variant.position == variants::PositionKind::Learned;
     const bool adaptive = block_.actSteps > 0; // a Universal Transformer adds its signals per step
@@ -314,7 +317,9 @@ variants::AttentionShape TransformerModel::attentionShape(const ModelInput& inpu
 }
 
 float TransformerModel::attentionScale() const {
-    return spec_.scaleAttnWeights ? 1.0f / std::sqrt(float(spec_.headDim)) : 1.0f;
+    return spec_.attentionScale > 0          ? spec_.attentionScale
+           : spec_.scaleAttnWeights ? 1.0f / std::sqrt(float(spec_.headDim))
+                                    : 1.0f;
 }
 
 // Multi-head (grouped-query) self-attention of one layer: x [T, D] → [T, D].
@@ -331,13 +336,18 @@ DeviceTensor TransformerModel::attend(const Layer& layer, int index, const Devic
     project(layer.value, x, v);
     normalizeHeads(layer.queryNorm, q);
     normalizeHeads(layer.keyNorm, k);
+    const bool windowed = !global(index);
     if (rotary(pass.variant)) {
-        backend_.rope(q, spec_.heads, spec_.headDim, pass.positions, spec_.ropeTheta);
-        backend_.rope(k, spec_.kvHeads, spec_.headDim, pass.positions, spec_.ropeTheta);
+        const double theta =
+            windowed && spec_.localRopeTheta > 0 ? spec_.localRopeTheta : spec_.ropeTheta;
+        backend_.rope(q, spec_.heads, spec_.headDim, pass.positions, theta);
+        backend_.rope(k, spec_.kvHeads, spec_.headDim, pass.positions, theta);
     }
     if (capture.wantQueriesKeys) {
         capture.queries = q;
         capture.keys = k;
+        capture.rule = {attentionScale(), windowed ? spec_.slidingWindow.value_or(0) : 0,
+                        spec_.attentionSoftcap};
     }
     const bool composed = pass.plan.attention == variants::AttentionRoute::Composed;
     DeviceTensor context = composed ? attendComposed(layer, index, q, k, v, pass, capture)
@@ -349,7 +359,8 @@ DeviceTensor TransformerModel::attend(const Layer& layer, int index, const Devic
         params.headDim = spec_.headDim;
         params.scale = attentionScale();
         params.causal = spec_.causal;
-        params.slidingWindow = spec_.slidingWindow.value_or(0);
+        params.slidingWindow = windowed ? spec_.slidingWindow.value_or(0) : 0;
+        params.softcap = spec_.attentionSoftcap;
         // Why not with a funnel: validate() refuses its padding, and pooled rows have no mask.
         if (block_.funnelBlocks.empty()) params.keyValid = pass.input.attentionMask;
         const int64_t h = spec_.heads;
@@ -470,11 +481,7 @@ Trace TransformerModel::forward(const ModelInput& input, const CaptureRequest& c
         if (capture.hiddenStates) hidden.push_back(x);
     }
     trace.lastHiddenState = backend_.download(x);
-    if (capture.logits) {
-        DeviceTensor logits = backend_.allocate({x.dim(0), spec_.vocabSize});
-        backend_.linear(x, tokenEmbedding_, nullptr, logits);
-        trace.logits = backend_.download(logits);
-    }
+    if (capture.logits) trace.logits = backend_.download(logitsOf(x));
     for (std::size_t l = 0; l < pending.size(); ++l) collect(pending[l], capture, trace.layers[l]);
     if (capture.internals) collectPlan(pass.attentionPlan, trace);
     if (exits) {
@@ -504,16 +511,33 @@ void TransformerModel::trackExits(variants::ExitTracker& exits, int layer, const
     DeviceTensor normed = backend_.allocate(after.shape());
     if (finalNorm_.gamma.valid()) normalize(finalNorm_, after, normed);
     else backend_.copyRows(after, 0, tokens, normed, 0);
-    DeviceTensor logits = backend_.allocate({tokens, spec_.vocabSize});
+    exits.update(layer, variants::logitSignal(rule, backend_.download(logitsOf(normed))));
+}
+
+// The tied LM head on normed states [T, D] → [T, V], soft-capped as c·tanh(z / c) where the
+// checkpoint says so (Gemma 2's final_logit_softcapping).
+DeviceTensor TransformerModel::logitsOf(const DeviceTensor& normed) const {
+    DeviceTensor logits = backend_.allocate({normed.dim(0), spec_.vocabSize});
     backend_.linear(normed, tokenEmbedding_, nullptr, logits);
-    exits.update(layer, variants::logitSignal(rule, backend_.download(logits)));
+    if (const float cap = spec_.finalSoftcap; cap > 0) {
+        backend_.map(logits, MapOp::Tanh, 1.0f / cap, 0.0f, logits);
+        backend_.map(logits, MapOp::Affine, cap, 0.0f, logits);
+    }
+    return logits;
+}
+
+// Whether layer `index` attends without the sliding window (every layer unless the checkpoint
+// mixes windowed and global layers, as Gemma does).
+bool TransformerModel::global(int index) const {
+    const auto& layers = spec_.globalLayers;
+    return std::size_t(index) < layers.size() && layers[std::size_t(index)];
 }
 
 void TransformerModel::collect(const PendingCapture& pending, const CaptureRequest& capture, LayerTrace& layer) const {
     if (pending.queries.valid()) {
         layer.queries = backend_.download(pending.queries);
         layer.keys = backend_.download(pending.keys);
-        layer.attentionScale = attentionScale();
+        layer.attentionRule = pending.rule;
     }
     if (!pending.wantScores && !pending.wantProbabilities && pending.internals.empty() &&
         pending.hostInternals.empty())

@@ -83,6 +83,7 @@ private:
         Tensor linformerE, linformerF;     // Linformer E, F [k, P], on the host: sliced per input
         Norm attentionNorm, ffnNorm, ffnPreNorm;
         Norm queryNorm, keyNorm; // per-head RMSNorm of q and k (Qwen3); gamma invalid elsewhere
+        Norm postAttentionNorm, postFfnNorm; // Gemma's sub-layer output norms; invalid elsewhere
         Ffn ffn, ffnPre;
         std::vector<Ffn> experts;
         DeviceTensor router;
@@ -93,6 +94,7 @@ private:
         bool wantScores = false, wantProbabilities = false, wantQueriesKeys = false;
         DeviceTensor scores, probabilities; // invalid when not asked for
         DeviceTensor queries, keys;         // post-RoPE, when wantQueriesKeys
+        AttentionRule rule;                 // what attention did with them
         std::map<std::string, DeviceTensor> internals;
         std::map<std::string, Tensor> hostInternals; // decided on the host (routing)
         Tensor hostScores, hostProbabilities;        // assembled segment by segment (recurrence)
@@ -122,6 +124,8 @@ private:
     std::vector<int32_t> positionIds(const ModelInput& input) const;
     bool rotary(const variants::VariantSpec& variant) const;
     bool finalNormApplies() const;
+    bool global(int layer) const;
+    DeviceTensor logitsOf(const DeviceTensor& normed) const;
     variants::VariantSpec effectiveVariant(const variants::VariantSpec& requested) const;
 
     // [SECTION] embedding and attention (transformer.cpp)

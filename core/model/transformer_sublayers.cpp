@@ -127,7 +127,12 @@ DeviceTensor TransformerModel::residual(const Sublayer& sublayer, const DeviceTe
     }
     DeviceTensor normed = backend_.allocate(x.shape());
     normalize(sublayerNorm(sublayer), x, normed);
-    const DeviceTensor y = function(normed);
+    DeviceTensor y = function(normed);
+    // Gemma's sandwich: x + N'(F(N(x))), the output norm only where the checkpoint has one.
+    const Norm* outputNorm = sublayer.kind == SublayerKind::Attention ? &layer.postAttentionNorm
+                             : sublayer.kind == SublayerKind::Ffn     ? &layer.postFfnNorm
+                                                                      : nullptr;
+    if (outputNorm && outputNorm->gamma.valid()) normalize(*outputNorm, y, y);
     if (block_.residual == BlockSpec::Residual::Gtrxl)
         return gate(sublayer.kind == SublayerKind::Attention ? layer.gateAttention : layer.gateFfn, x, y);
     backend_.add(x, y, out);

@@ -80,6 +80,13 @@ ForwardPlan planForward(const VariantSpec& requested, const ModelSpec& model) {
     plan.attention = plan.depth == DepthLoop::SegmentRecurrence ? AttentionRoute::Segmented
                      : variant.needsComposedPath()              ? AttentionRoute::Composed
                                                                 : AttentionRoute::Fused;
+    // Why: Gemma's output norms, per-layer windows and rotary bases and its soft-capped scores
+    // are wired into the plain stack's fused attention (model/transformer.cpp) only.
+    if (model.sandwichNorms &&
+        (plan.depth != DepthLoop::Stack || plan.attention != AttentionRoute::Fused))
+        throw VariantError("Gemma's sandwich norms, per-layer windows and soft-capped attention "
+                           "run in the plain stack with standard attention only; this variant "
+                           "changes the depth loop or the attention");
     return plan;
 }
 } // namespace headlight::variants

@@ -4,7 +4,8 @@
 // 1e-6 at every tile size (the cached level, coarser levels pooled from it, finer and unaligned
 // regions recomputed), its exact rows, column sums and strongest keys, for one head and for the
 // layer's mean. Models: the zoo's RoPE model at T = 1,100 (cached tiles of 8), the Mistral golden
-// (grouped-query, causal, sliding window 4) and the BERT golden with padded keys.
+// (grouped-query, causal, sliding window 4), the Gemma 2 golden's windowed layer (scores
+// soft-capped at 5) and the BERT golden with padded keys.
 #include "analysis/attention_atlas.h"
 #include "backend_fixture.h"
 #include "model/transformer.h"
@@ -28,6 +29,7 @@ struct AtlasCase {
 AtlasCase caseNamed(const QString& name) {
     if (name == "rope") return {HEADLIGHT_SOURCE_DIR "/resources/models/rope", 1100, 1, 0};
     if (name == "mistral") return {HEADLIGHT_TEST_DATA "/models/mistral", 500, 1, 0};
+    if (name == "gemma2") return {HEADLIGHT_TEST_DATA "/models/gemma2", 260, 0, 0};
     return {HEADLIGHT_TEST_DATA "/models/bert", 300, 0, 37};
 }
 
@@ -81,7 +83,7 @@ private Q_SLOTS:
     void tilesEqualPooledDenseMap_data() {
         QTest::addColumn<QString>("model");
         QTest::addColumn<int>("head");
-        for (const char* model : {"rope", "mistral", "bert"}) {
+        for (const char* model : {"rope", "mistral", "gemma2", "bert"}) {
             QTest::addRow("%s head 1", model) << QString(model) << 1;
             QTest::addRow("%s layer mean", model) << QString(model) << AttentionAtlas::kAllHeads;
         }
@@ -100,15 +102,7 @@ private Q_SLOTS:
         const LayerTrace& layer = trace.layers[std::size_t(c.layer)];
         QCOMPARE(layer.queries.dim(0), int64_t(c.tokens));
 
-        const ModelSpec& spec = loaded->spec();
-        AtlasInput atlasInput{layer.queries,
-                              layer.keys,
-                              spec.heads,
-                              spec.kvHeads,
-                              layer.attentionScale,
-                              spec.causal,
-                              spec.slidingWindow.value_or(0),
-                              input.attentionMask};
+        const AtlasInput atlasInput = atlasInputOf(layer, loaded->spec(), input.attentionMask);
         int progressCalls = 0;
         // A cached level of at most 256 tiles a side: tiles of 2 to 8 tokens here, so that every
         // path runs (pooled from the cache, coarser levels pooled from it, finer ones recomputed).
@@ -173,7 +167,7 @@ private Q_SLOTS:
         const Trace trace = loaded->forward(randomInput(loaded->spec(), {{}, 64, 0, 0}), capture);
         const LayerTrace& layer = trace.layers[0];
         QVERIFY(layer.probabilities.empty());
-        const AtlasInput input{layer.queries, layer.keys, 4, 4, layer.attentionScale, true, 0, {}};
+        const AtlasInput input = atlasInputOf(layer, loaded->spec(), {});
         const AttentionAtlas atlas(input, 0);
         try {
             atlas.tiles({0, 65, 0, 64}, 4, TilePooling::Mean);

@@ -1,6 +1,7 @@
 // The forward pass on each backend of every golden checkpoint (BERT, BERT-MLM in f16, RoBERTa,
-// DistilBERT, GPT-2, sharded bf16 GPT-2, Llama, Qwen2, Mistral) against PyTorch's golden tensors:
-// attention probabilities, every hidden state and the last hidden state within 1e-4, and the
+// DistilBERT, GPT-2, sharded bf16 GPT-2, Llama, Qwen2, Mistral, Qwen3, OPT, Gemma 2, Gemma 3)
+// against PyTorch's golden tensors: attention probabilities, every hidden state, the last hidden
+// state and, where the golden has them (Gemma), the logits within 1e-4, and the
 // entropy and adjacent-layer JSD of the analysis library on the valid tokens; on Vulkan with no
 // validation error. The Vulkan backend's node-by-node parity with the CPU is
 // tests/vulkan/test_vulkan_models.cpp.
@@ -42,6 +43,7 @@ private Q_SLOTS:
         const ModelInput input = test::goldenInput(expected);
         CaptureRequest capture;
         capture.hiddenStates = true;
+        capture.logits = expected.contains("logits"); // Gemma: soft-capped by the LM head
         const Trace trace = model->forward(input, capture);
 
         QString where;
@@ -52,6 +54,10 @@ private Q_SLOTS:
         QVERIFY2(test::maxAbsDiff(trace.lastHiddenState, expected.loadF32("last_hidden_state"),
                                   &where) <= test::kGoldenTolerance,
                  qPrintable("last_hidden_state " + where));
+        if (capture.logits)
+            QVERIFY2(test::maxAbsDiff(trace.logits, expected.loadF32("logits"), &where) <=
+                         test::kGoldenTolerance,
+                     qPrintable("logits " + where));
         const Tensor hidden = expected.loadF32("hidden_states");
         QCOMPARE(int64_t(trace.hiddenStates.size()), hidden.dim(0));
         for (std::size_t l = 0; l < trace.hiddenStates.size(); ++l) {

@@ -93,18 +93,6 @@ std::unique_ptr<TransformerModel> modelNamed(int which, Backend& backend) {
                       : bertBaseSized(backend);
 }
 
-AtlasInput atlasInputOf(const TransformerModel& model, const Trace& trace, int layer) {
-    const ModelSpec& s = model.spec();
-    const LayerTrace& captured = trace.layers[std::size_t(layer)];
-    return {captured.queries,
-            captured.keys,
-            s.heads,
-            s.kvHeads,
-            captured.attentionScale,
-            s.causal,
-            s.slidingWindow.value_or(0),
-            {}};
-}
 
 // Seconds of the dense path at T: forward keeping the layer's maps, then pooling head 0.
 double densePathSeconds(const TransformerModel& model, int64_t tokens, int layer) {
@@ -137,7 +125,7 @@ void BM_AtlasOverview(benchmark::State& state) {
         const Trace trace = model->forward(randomIds(tokens, model->spec().vocabSize), capture);
         forward = secondsSince(start);
         start = std::chrono::steady_clock::now();
-        const AttentionAtlas atlas(atlasInputOf(*model, trace, layer), 0);
+        const AttentionAtlas atlas(atlasInputOf(trace.layers[std::size_t(layer)], model->spec(), {}), 0);
         const AtlasRegion whole{0, tokens, 0, tokens};
         benchmark::DoNotOptimize(
             atlas.tiles(whole, AttentionAtlas::tileFor(whole, 1024), TilePooling::Mean));

@@ -28,6 +28,8 @@ const io::Checkpoint* goldenCheckpoint(Architecture architecture) {
             {Architecture::Mistral, "mistral"},
             {Architecture::Qwen3, "qwen3"},
             {Architecture::Opt, "opt"},
+            {Architecture::Gemma2, "gemma2"},
+            {Architecture::Gemma3, "gemma3"},
             {Architecture::Headlight, "../zoo/post_layer_learned_gelu"},
         };
         for (const auto& [architecture, folder] : folders)

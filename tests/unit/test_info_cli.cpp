@@ -88,7 +88,7 @@ private Q_SLOTS:
         QCOMPARE(run.err, "headlight info: " + folder +
                               "/config.json: unsupported architecture 'mamba' (supported: bert, "
                               "roberta, distilbert, gpt2, llama, qwen2, mistral, qwen3, opt, "
-                              "headlight)\n");
+                              "gemma2, gemma3_text, headlight)\n");
     }
 
     void missingModelIsAUsageError() {

@@ -257,7 +257,7 @@ private Q_SLOTS:
             errorOf([&] { loadModelConfig(dir.path().toStdString()); }),
             dir.filePath("config.json") +
                 ": unsupported architecture 'xyz' (supported: bert, roberta, distilbert, gpt2, "
-                "llama, qwen2, mistral, qwen3, opt, headlight)");
+                "llama, qwen2, mistral, qwen3, opt, gemma2, gemma3_text, headlight)");
     }
 
     void appliesHuggingFaceDefaults() {
@@ -394,7 +394,7 @@ private Q_SLOTS:
     void refusesUnknownArchitectures() {
         const QString supported =
             "(supported: bert, roberta, distilbert, gpt2, llama, qwen2, mistral, qwen3, opt, "
-            "headlight)";
+            "gemma2, gemma3_text, headlight)";
         QCOMPARE(parseError({{"model_type", "xyz"}, {"architectures", QJsonArray{"BertModel"}}}),
                  "config.json: unsupported architecture 'xyz' " + supported);
         QCOMPARE(parseError({{"architectures", QJsonArray{"Qwen2MoeForCausalLM"}}}),

@@ -57,7 +57,7 @@ private Q_SLOTS:
         }
         QCOMPARE(supportedModelTypes(),
                  std::string("bert, roberta, distilbert, gpt2, llama, qwen2, mistral, qwen3, opt, "
-                             "headlight"));
+                             "gemma2, gemma3_text, headlight"));
     }
 
     void qwen3ReadsItsOwnHeadDimDefaultAndNormsQueriesAndKeys() {

@@ -1,7 +1,7 @@
 // Parity of the Vulkan attention kernel with the CPU backend (bidirectional with padding, causal,
 // sliding window, grouped-query heads, rows whose keys are all masked, T = 1, captured scores and
-// probabilities), and of every op on tensors split over several storage buffers under a forced
-// 8 KiB binding limit. Tolerances: test_vulkan_ops_support.h.
+// probabilities, Gemma 2's soft-capped scores), and of every op on tensors split over several
+// storage buffers under a forced 8 KiB binding limit. Tolerances: test_vulkan_ops_support.h.
 #include "backend/vulkan/vk_error.h"
 #include "test_vulkan_ops_support.h"
 #include "vulkan_fixture.h"
@@ -64,8 +64,10 @@ class TestVulkanOpsAttention : public QObject {
     std::unique_ptr<test::BackendPair> pair_, chunked_;
 
     // Runs one attention case on both backends of `pair`; checks context, scores and probs.
-    void checkAttention(test::BackendPair& pair, const AttentionCase& c, bool capture) {
-        const AttentionParams p = paramsFor(c);
+    void checkAttention(test::BackendPair& pair, const AttentionCase& c, bool capture,
+                        float softcap = 0.0f) {
+        AttentionParams p = paramsFor(c);
+        p.softcap = softcap;
         const Both q = pair.upload(test::randomTensor({c.T, c.heads * c.headDim}, 30, -2.0f, 2.0f));
         const Both k =
             pair.upload(test::randomTensor({c.T, c.kvHeads * c.headDim}, 31, -2.0f, 2.0f));
@@ -118,6 +120,33 @@ private Q_SLOTS:
         QFETCH(AttentionCase, c);
         QFETCH(bool, capture);
         checkAttention(*pair_, c, capture);
+    }
+
+    // Gemma 2's soft-capping: the same on both backends (windowed with padding, and plain), and
+    // the CPU's capped scores are c·tanh(s / c) of its uncapped ones wherever a key is visible.
+    void softcappedAttentionMatchesCpu() {
+        const AttentionCase windowed{4, 2, 16, 33, true, 5, 0, 2},
+            plain{2, 2, 64, 9, false, 0, 0, 0};
+        checkAttention(*pair_, windowed, true, 2.5f);
+        checkAttention(*pair_, plain, true, 2.5f);
+        Backend& cpu = pair_->cpu();
+        AttentionParams p = paramsFor(windowed);
+        const DeviceTensor q = cpu.upload(test::randomTensor({33, 64}, 30, -2.0f, 2.0f));
+        const DeviceTensor k = cpu.upload(test::randomTensor({33, 32}, 31, -2.0f, 2.0f));
+        DeviceTensor context = cpu.allocate({33, 64}), plainScores = cpu.allocate({4, 33, 33}),
+                     cappedScores = cpu.allocate({4, 33, 33});
+        cpu.attention(q, k, k, p, context, &plainScores, nullptr);
+        p.softcap = 2.5f;
+        cpu.attention(q, k, k, p, context, &cappedScores, nullptr);
+        const Tensor before = cpu.download(plainScores), after = cpu.download(cappedScores);
+        int capped = 0;
+        for (std::size_t i = 0; i < before.size(); ++i) {
+            const float s = before.values()[i];
+            const float want = s == kLowest ? kLowest : 2.5f * std::tanh(s / 2.5f);
+            QCOMPARE(after.values()[i], want);
+            capped += s != kLowest && std::abs(s) > 2.5f;
+        }
+        QVERIFY(capped > 0); // some scores were beyond the cap, so capping changed them
     }
 
     // A query whose keys are all masked attends uniformly to all T keys (Hugging Face semantics).

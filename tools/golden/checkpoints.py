@@ -453,6 +453,76 @@ def build_qwen3(vocabs, seed=10, D=32, L=2, I=64):
 
 
 # ------------------------------------------------------------------------------------------
+# Gemma 2 / Gemma 3 text
+# ------------------------------------------------------------------------------------------
+
+def gemma_shapes(V_, D, L, I, H, KV, d, qk_norm):
+    s = [("model.embed_tokens.weight", (V_, D))]
+    for i in range(L):
+        p = f"model.layers.{i}."
+        s += [(p + "input_layernorm.weight", (D,)),
+              (p + "self_attn.q_proj.weight", (H * d, D)), (p + "self_attn.k_proj.weight", (KV * d, D)),
+              (p + "self_attn.v_proj.weight", (KV * d, D)), (p + "self_attn.o_proj.weight", (D, H * d))]
+        if qk_norm:
+            s += [(p + "self_attn.q_norm.weight", (d,)), (p + "self_attn.k_norm.weight", (d,))]
+        s += [(p + "post_attention_layernorm.weight", (D,)),
+              (p + "pre_feedforward_layernorm.weight", (D,)),
+              (p + "post_feedforward_layernorm.weight", (D,)),
+              (p + "mlp.gate_proj.weight", (I, D)), (p + "mlp.up_proj.weight", (I, D)),
+              (p + "mlp.down_proj.weight", (D, I))]
+    return s + [("model.norm.weight", (D,))]
+
+
+def build_gemma(vocabs, name, seed, L, extra):
+    """Gemma 2 or Gemma 3 text: four (1 + w) RMSNorms per layer (their weights stored near 0, as
+    Gemma's zero-initialised norms are), head_dim 16 with hidden 32 and 4 heads, a window of 4
+    so that the windowed layers differ from the global ones, query_pre_attn_scalar 20 (not
+    head_dim), tied embeddings (lm_head not stored), the Llama tokenizer."""
+    toks = vocabs.sp_tokens
+    D, H, KV, d, I = 32, 4, 2, 16, 64
+    gemma3 = name == "gemma3"
+    cfg = _cfg(dict({
+        "attention_bias": False, "attention_dropout": 0.0, "bos_token_id": 1, "eos_token_id": 2,
+        "head_dim": d, "hidden_activation": "gelu_pytorch_tanh", "hidden_size": D,
+        "initializer_range": 0.02, "intermediate_size": I, "max_position_embeddings": 512,
+        "num_attention_heads": H, "num_hidden_layers": L, "num_key_value_heads": KV,
+        "pad_token_id": 0, "query_pre_attn_scalar": 20, "rms_norm_eps": 1e-06,
+        "sliding_window": 4, "tie_word_embeddings": True, "use_cache": True,
+        "vocab_size": len(toks)}, **extra), "F32")
+    if gemma3:
+        cfg["transformers_version"] = "4.50.0"  # Gemma 3 arrived in transformers 4.50
+    tensors = make_tensors(seed, gemma_shapes(len(toks), D, L, I, H, KV, d, gemma3), "F32")
+    for n in tensors:
+        if _is_norm(n):
+            tensors[n] = round_to_dtype(tensors[n] - np.float32(1.0), "F32")
+    tok = T.LlamaBPETokenizer(_ids(toks), vocabs.sp_merges)
+    fwd = lambda W, c, ids, m, tt: M.gemma_forward(W, c, ids, m)  # noqa: E731
+    return Model(name, cfg, tensors, "F32", tok, fwd,
+                 files=llama_tokenizer_files(_ids(toks), vocabs.sp_merges), pad_id=0,
+                 family="llama")
+
+
+def build_gemma2(vocabs):
+    """Gemma 2: even layers windowed; soft-capping at 5 (scores) and 3 (logits), far below the
+    real 50 and 30, so that the caps change these small models' numbers."""
+    return build_gemma(vocabs, "gemma2", 13, 4, {
+        "architectures": ["Gemma2ForCausalLM"], "model_type": "gemma2", "rope_theta": 10000.0,
+        "attn_logit_softcapping": 5.0, "final_logit_softcapping": 3.0,
+        "cache_implementation": "hybrid"})
+
+
+def build_gemma3(vocabs):
+    """Gemma 3 text: q_norm / k_norm, every third layer global (sliding_window_pattern 3), the
+    windowed layers on rope_local_base_freq 10000 and the global ones on rope_theta 1e6, no
+    soft-capping (null, as Gemma 3's configs write it)."""
+    return build_gemma(vocabs, "gemma3", 14, 3, {
+        "architectures": ["Gemma3ForCausalLM"], "model_type": "gemma3_text",
+        "rope_theta": 1000000.0, "rope_local_base_freq": 10000.0, "rope_scaling": None,
+        "sliding_window_pattern": 3, "attn_logit_softcapping": None,
+        "final_logit_softcapping": None, "cache_implementation": "hybrid"})
+
+
+# ------------------------------------------------------------------------------------------
 # OPT
 # ------------------------------------------------------------------------------------------
 
@@ -509,4 +579,6 @@ def build_all():
         build_qwen3(v),
         build_opt(v),
         build_opt(v, name="opt_post_ln", pre=False, seed=12),
+        build_gemma2(v),
+        build_gemma3(v),
     ]

@@ -217,23 +217,117 @@ def opt(W, cfg, ids, mask, tt):
     return torch.stack(atts), torch.stack(hs)
 
 
+class _GemmaRMSNorm(nn.Module):
+    """Gemma2RMSNorm / Gemma3RMSNorm: x * rsqrt(mean(x^2) + eps) * (1 + weight), in float32
+    semantics (float64 here)."""
+
+    def __init__(self, weight, eps):
+        super().__init__()
+        self.eps, self.weight = eps, weight
+
+    def forward(self, x):
+        output = x.float() * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + self.eps)
+        return (output * (1.0 + self.weight.float())).type_as(x)
+
+
+def _gemma_rope(theta, hd, position_ids):
+    inv_freq = 1.0 / (theta ** (torch.arange(0, hd, 2, dtype=torch.int64).double() / hd))
+    freqs = (inv_freq[None, :, None] @ position_ids[:, None, :].double()).transpose(1, 2)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    return emb.cos()[:, None], emb.sin()[:, None]
+
+
+def gemma(W, cfg, ids, mask, tt):
+    """Transcribed the way modeling_gemma2.py / modeling_gemma3.py write Gemma2Model and
+    Gemma3TextModel with eager attention: the normalizer cast to the hidden dtype, the sliding
+    layers' mask torch.tril(ones, diagonal=-sliding_window) turned to finfo.min, scores *
+    scaling, tanh soft-capping before the mask, q_norm / k_norm (Gemma 3) before RoPE, the
+    local rotary base on Gemma 3's sliding layers, and the final logit soft-capping."""
+    D, H, KV, L = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["num_hidden_layers"]
+    hd, eps, T = cfg["head_dim"], cfg["rms_norm_eps"], len(ids)
+    gemma3 = cfg["model_type"] == "gemma3_text"
+    norm = lambda n: _GemmaRMSNorm(W[n + ".weight"], eps)  # noqa: E731
+    min_dtype = torch.finfo(torch.float64).min
+    cache_position = torch.arange(T)
+    position_ids = cache_position.unsqueeze(0)
+    causal = torch.triu(torch.full((T, T), min_dtype), 1)
+    causal = causal.masked_fill(torch.tensor(mask)[None, :] == 0, min_dtype)[None, None]
+    inputs_embeds = W["model.embed_tokens.weight"][torch.tensor(ids)][None]
+    normalizer = torch.tensor(D ** 0.5, dtype=torch.float32).double()  # cast to the hidden dtype
+    hidden_states = inputs_embeds * normalizer
+    if cfg.get("layer_types"):
+        sliding_layers = [t == "sliding_attention" for t in cfg["layer_types"]]
+    elif gemma3:
+        sliding_layers = [bool((i + 1) % cfg["sliding_window_pattern"]) for i in range(L)]
+    else:
+        sliding_layers = [not bool(i % 2) for i in range(L)]
+    cos_g, sin_g = _gemma_rope(cfg["rope_theta"], hd, position_ids)
+    cos_l, sin_l = _gemma_rope(cfg.get("rope_local_base_freq", cfg["rope_theta"]), hd, position_ids)
+    scaling = cfg["query_pre_attn_scalar"] ** -0.5
+    softcap = cfg.get("attn_logit_softcapping")
+    hs, atts = [], []
+    for i in range(L):
+        hs.append(hidden_states[0])
+        p = f"model.layers.{i}."
+        a = p + "self_attn."
+        attention_mask = causal
+        if sliding_layers[i]:
+            sliding_window_mask = torch.tril(torch.ones_like(attention_mask, dtype=torch.bool),
+                                             diagonal=-cfg["sliding_window"])
+            attention_mask = torch.where(sliding_window_mask, min_dtype, attention_mask)
+        residual = hidden_states
+        h = norm(p + "input_layernorm")(hidden_states)
+        q = F.linear(h, W[a + "q_proj.weight"]).view(1, T, -1, hd).transpose(1, 2)
+        k = F.linear(h, W[a + "k_proj.weight"]).view(1, T, -1, hd).transpose(1, 2)
+        v = F.linear(h, W[a + "v_proj.weight"]).view(1, T, -1, hd).transpose(1, 2)
+        if gemma3:
+            q, k = norm(a + "q_norm")(q), norm(a + "k_norm")(k)
+        cos, sin = (cos_l, sin_l) if gemma3 and sliding_layers[i] else (cos_g, sin_g)
+        q = q * cos + _rotate_half(q) * sin
+        k = k * cos + _rotate_half(k) * sin
+        k, v = _repeat_kv(k, H // KV), _repeat_kv(v, H // KV)
+        w = torch.matmul(q, k.transpose(2, 3)) * scaling
+        if softcap is not None:
+            w = torch.tanh(w / softcap) * softcap
+        w = F.softmax(w + attention_mask, dim=-1)
+        o = torch.matmul(w, v).transpose(1, 2).reshape(1, T, -1)
+        h = norm(p + "post_attention_layernorm")(F.linear(o, W[a + "o_proj.weight"]))
+        hidden_states = residual + h
+        residual = hidden_states
+        h = norm(p + "pre_feedforward_layernorm")(hidden_states)
+        m = p + "mlp."
+        h = F.linear(F.gelu(F.linear(h, W[m + "gate_proj.weight"]), approximate="tanh") *
+                     F.linear(h, W[m + "up_proj.weight"]), W[m + "down_proj.weight"])
+        hidden_states = residual + norm(p + "post_feedforward_layernorm")(h)
+        atts.append(w[0])
+    hidden_states = norm("model.norm")(hidden_states)
+    hs.append(hidden_states[0])
+    logits = F.linear(hidden_states, W["model.embed_tokens.weight"])
+    if cfg.get("final_logit_softcapping") is not None:
+        logits = torch.tanh(logits / cfg["final_logit_softcapping"]) * cfg["final_logit_softcapping"]
+    return torch.stack(atts), torch.stack(hs), logits[0]
+
+
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
         os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "tests", "data", "models")
     worst_all = 0.0
     for name in ("bert", "bert_mlm", "roberta", "distilbert", "gpt2", "gpt2_plain", "llama", "qwen2",
-                 "mistral", "qwen3", "opt", "opt_post_ln"):
+                 "mistral", "qwen3", "opt", "opt_post_ln", "gemma2", "gemma3"):
         d = os.path.join(root, name)
         cfg = json.load(open(os.path.join(d, "config.json")))
         W = _load(d)
-        fn = {"gpt2": gpt2, "llama": llama, "qwen2": llama, "mistral": llama, "qwen3": llama, "opt": opt}.get(cfg["model_type"], encoder)
+        fn = {"gpt2": gpt2, "llama": llama, "qwen2": llama, "mistral": llama, "qwen3": llama, "opt": opt,
+              "gemma2": gemma, "gemma3_text": gemma}.get(cfg["model_type"], encoder)
         worst = 0.0
         for case in json.load(open(os.path.join(d, "golden.json"), encoding="utf-8"))["cases"]:
             g = S.load(os.path.join(d, "golden", case["name"] + ".safetensors"))[0]
             with torch.no_grad():
-                att, hs = fn(W, cfg, case["ids"], case["attention_mask"], case["token_type_ids"])
+                att, hs, *logits = fn(W, cfg, case["ids"], case["attention_mask"], case["token_type_ids"])
             worst = max(worst, float((att - torch.from_numpy(g["attentions"].astype(np.float64))).abs().max()),
                         float((hs - torch.from_numpy(g["hidden_states"].astype(np.float64))).abs().max()))
+            if logits:  # Gemma's goldens carry the soft-capped logits too
+                worst = max(worst, float((logits[0] - torch.from_numpy(g["logits"].astype(np.float64))).abs().max()))
         print(f"{name:11s} torch.nn max |diff| vs golden: {worst:.2e}")
         worst_all = max(worst_all, worst)
     if worst_all > 1e-5:

@@ -20,6 +20,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import analysis_ref as A  # noqa: E402
 import checkpoints as C  # noqa: E402
+import models_ref as M  # noqa: E402
 import safetensors_io as S  # noqa: E402
 import tokenizers_ref as T  # noqa: E402
 from corpus import LONG_TEXT  # noqa: E402
@@ -108,7 +109,7 @@ def run_case(model, W64, case):
     out = model.forward(W64, model.config, case["ids"], case["attention_mask"],
                         case["token_type_ids"])
     att = out["attentions"]
-    return {
+    tensors = {
         "input_ids": (np.asarray(case["ids"], dtype=np.int64), "I64"),
         "token_type_ids": (np.asarray(case["token_type_ids"], dtype=np.int64), "I64"),
         "attention_mask": (np.asarray(case["attention_mask"], dtype=np.int64), "I64"),
@@ -119,6 +120,9 @@ def run_case(model, W64, case):
         "entropy": (A.entropy(att).astype(np.float32), "F32"),
         "jsd_adjacent": (A.jsd_adjacent(att).astype(np.float32), "F32"),
     }
+    if "logits" in out:  # Gemma: the tied LM head with its final soft-capping
+        tensors["logits"] = (out["logits"].astype(np.float32), "F32")
+    return tensors
 
 
 def dumps_golden(golden):
@@ -222,13 +226,19 @@ def verify(out_dir, models, all_cases):
             assert np.all(np.isfinite(att)) and np.all(np.isfinite(g["hidden_states"]))
             assert np.allclose(att.sum(-1), 1.0, atol=1e-5), (model.name, case["name"])
             assert np.all(att[..., ~mask] == 0.0), "masked key got attention"
-            causal = cfg["model_type"] in ("gpt2", "llama", "qwen2", "mistral", "qwen3", "opt")
+            causal = cfg["model_type"] in ("gpt2", "llama", "qwen2", "mistral", "qwen3", "opt",
+                                           "gemma2", "gemma3_text")
             if causal:
                 assert np.all(att[..., np.triu(np.ones((Tn, Tn), bool), 1)] == 0.0)
             if cfg["model_type"] == "mistral":
                 w = cfg["sliding_window"]
                 far = np.tril(np.ones((Tn, Tn), bool), -w)
                 assert np.all(att[..., far] == 0.0)
+            if cfg["model_type"].startswith("gemma"):  # the windowed layers only
+                far = np.tril(np.ones((Tn, Tn), bool), -cfg["sliding_window"])
+                for layer, sliding in enumerate(M.gemma_sliding_layers(cfg)):
+                    assert np.all(att[layer][..., far] == 0.0) == sliding or Tn <= 4
+
             assert np.array_equal(g["hidden_states"][-1], g["last_hidden_state"])
             assert g["entropy"].shape == (L, H, Tn) and g["jsd_adjacent"].shape == (L - 1, H, Tn)
             assert np.all(g["jsd_adjacent"] >= -1e-6) and np.all(g["jsd_adjacent"] <= 1 + 1e-6)

@@ -327,3 +327,85 @@ def opt_forward(W, cfg, input_ids, attention_mask, prefix="model.decoder."):
     hs.append(x)
     return dict(attentions=np.stack(atts), hidden_states=np.stack(hs), last_hidden_state=x,
                 position_ids=pos)
+
+
+# ------------------------------------------------------------------------------------------
+# Gemma 2 / Gemma 3 text (modeling_gemma2.py, modeling_gemma3.py): Gemma2RMSNorm scales by
+# (1 + weight); embeddings times sqrt(hidden_size) cast to the hidden dtype (float32 here);
+# input_layernorm, post_attention_layernorm (on the attention output), pre_ and
+# post_feedforward_layernorm around the MLP act(gate) * up with gelu_pytorch_tanh; scores
+# q k^T * query_pre_attn_scalar^-0.5, then softcap * tanh(s / softcap) (attn_logit_softcapping),
+# then the mask; sliding layers (layer_types, else Gemma 2 layer_idx % 2 == 0, Gemma 3
+# (layer_idx + 1) % sliding_window_pattern != 0) see keys i - window < j <= i; Gemma 3 norms
+# q and k per head before RoPE and its sliding layers use rope_local_base_freq; logits are the
+# tied embedding times the final state, soft-capped by final_logit_softcapping.
+# ------------------------------------------------------------------------------------------
+
+
+def gemma_rms_norm(x, w, eps):
+    return x / np.sqrt((x * x).mean(-1, keepdims=True) + eps) * (1.0 + w)
+
+
+def gemma_sliding_layers(cfg):
+    L = cfg["num_hidden_layers"]
+    if cfg.get("layer_types"):
+        return [t == "sliding_attention" for t in cfg["layer_types"]]
+    if cfg["model_type"] == "gemma2":
+        return [i % 2 == 0 for i in range(L)]
+    return [(i + 1) % cfg.get("sliding_window_pattern", 6) != 0 for i in range(L)]
+
+
+def gemma_forward(W, cfg, input_ids, attention_mask):
+    ids = np.asarray(input_ids)
+    T = len(ids)
+    D, H, KV, d = (cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"],
+                   cfg["head_dim"])
+    eps = cfg["rms_norm_eps"]
+    gemma3 = cfg["model_type"] == "gemma3_text"
+    soft = cfg.get("attn_logit_softcapping")
+    final_soft = cfg.get("final_logit_softcapping")
+    qi, kj = np.arange(T)[:, None], np.arange(T)[None, :]
+    full = (kj <= qi) & _key_mask(attention_mask, T)
+    windowed = full & (kj > qi - cfg["sliding_window"])
+    rope_global = rope_cos_sin(T, d, cfg["rope_theta"])
+    rope_local = rope_cos_sin(T, d, cfg.get("rope_local_base_freq", cfg["rope_theta"]))
+    act = ACT[cfg["hidden_activation"]]
+    x = W["model.embed_tokens.weight"][ids] * float(np.float32(D ** 0.5))
+    hs, atts = [], []
+    for i, sliding in enumerate(gemma_sliding_layers(cfg)):
+        hs.append(x)
+        p = f"model.layers.{i}."
+        a = p + "self_attn."
+        h = gemma_rms_norm(x, W[p + "input_layernorm.weight"], eps)
+        q = linear(h, W[a + "q_proj.weight"]).reshape(T, H, d)
+        k = linear(h, W[a + "k_proj.weight"]).reshape(T, KV, d)
+        v = linear(h, W[a + "v_proj.weight"]).reshape(T, KV, d).transpose(1, 0, 2)
+        if gemma3:
+            q = gemma_rms_norm(q, W[a + "q_norm.weight"], eps)
+            k = gemma_rms_norm(k, W[a + "k_norm.weight"], eps)
+        q, k = q.transpose(1, 0, 2), k.transpose(1, 0, 2)
+        cos, sin = rope_local if (gemma3 and sliding) else rope_global
+        q = q * cos[None] + rotate_half(q) * sin[None]
+        k = k * cos[None] + rotate_half(k) * sin[None]
+        k = np.repeat(k, H // KV, axis=0)
+        v = np.repeat(v, H // KV, axis=0)
+        s = q @ k.transpose(0, 2, 1) * cfg["query_pre_attn_scalar"] ** -0.5
+        if soft:
+            s = np.tanh(s / soft) * soft
+        probs = softmax_masked(s, windowed if sliding else full)
+        ctx = (probs @ v).transpose(1, 0, 2).reshape(T, H * d)
+        h = linear(ctx, W[a + "o_proj.weight"])
+        x = x + gemma_rms_norm(h, W[p + "post_attention_layernorm.weight"], eps)
+        h = gemma_rms_norm(x, W[p + "pre_feedforward_layernorm.weight"], eps)
+        m = p + "mlp."
+        h = act(linear(h, W[m + "gate_proj.weight"])) * linear(h, W[m + "up_proj.weight"])
+        h = linear(h, W[m + "down_proj.weight"])
+        x = x + gemma_rms_norm(h, W[p + "post_feedforward_layernorm.weight"], eps)
+        atts.append(probs)
+    x = gemma_rms_norm(x, W["model.norm.weight"], eps)
+    hs.append(x)
+    logits = x @ W["model.embed_tokens.weight"].T
+    if final_soft:
+        logits = np.tanh(logits / final_soft) * final_soft
+    return dict(attentions=np.stack(atts), hidden_states=np.stack(hs), last_hidden_state=x,
+                position_ids=np.arange(T), logits=logits)

@@ -36,13 +36,16 @@ float activate(float x, Activation kind) {
 constexpr int64_t kQueryBlock = 256;
 
 // Pre-softmax scores of queries [q0, q0 + rows) of one head over keys [k0, k0 + S.cols()):
-// S = scale·Q Kᵀ with masked entries set to the lowest float. Q is [rows, d]; the head's keys are
+// S = scale·Q Kᵀ (soft-capped, c·tanh(S/c), when p.softcap > 0) with masked entries set to the
+// lowest float. Q is [rows, d]; the head's keys are
 // columns [kvColumn, kvColumn + d) of K [T, ·]. Per query, the causal and window rules leave a
 // contiguous key range [first, last]; padding masks single keys.
 void maskedScores(const RowMatrix& qh, int64_t q0, const ConstMatrixMap& k, int64_t k0,
                   int64_t kvColumn, const AttentionParams& p, RowMatrix& scores) {
     const int64_t tokens = k.rows(), span = scores.cols();
     scores.noalias() = p.scale * (qh * k.block(k0, kvColumn, span, qh.cols()).transpose());
+    if (p.softcap > 0.0f)
+        scores = scores.unaryExpr([c = p.softcap](float s) { return c * std::tanh(s / c); });
     const float lowest = std::numeric_limits<float>::lowest();
     const KeyMask mask{p.causal, p.slidingWindow, p.keyValid};
     for (int64_t r = 0; r < qh.rows(); ++r) {

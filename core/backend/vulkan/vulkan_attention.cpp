@@ -22,6 +22,7 @@ struct AttentionPush {
     uint32_t captureScores, scoresRow0;
     uint32_t captureProbs, probsRow0;
     uint32_t qRow0, kRow0, vRow0, contextRow0;
+    float softcap;
 };
 
 void checkAttentionShapes(const DeviceTensor& q, const DeviceTensor& k, const DeviceTensor& v,
@@ -89,7 +90,8 @@ void VulkanBackend::attention(const DeviceTensor& q, const DeviceTensor& k, cons
                                  qp.row,
                                  kp.row,
                                  vp.row,
-                                 cp.row};
+                                 cp.row,
+                                 p.softcap};
         // An absent capture binds the placeholder, which the shader then never writes.
         const std::array<Binding, 7> bindings{{{qp.buffer},
                                                {kp.buffer},
