@@ -12,6 +12,7 @@
 #include "attention_stats.h"
 #include "cli.h"
 #include "cli_args.h"
+#include "cli_atlas.h"
 #include "corpus_analysis.h"
 #include "counted.h"
 #include "export_files.h"
@@ -46,12 +47,17 @@ struct Request {
     bool corpus = false; // --texts
 };
 
+const QString kAtlasView = QStringLiteral("atlas");
+
 int listViews() {
     QTextStream out(stdout);
     for (int i = 0; i < kAllViewCount; ++i) {
         const auto kind = ViewKind(i);
         out << viewId(kind).leftJustified(18) << viewSummary(kind) << "\n";
     }
+    out << kAtlasView.leftJustified(18)
+        << "one head or layer at any length, pooled into tiles (--region, --pool); no window view "
+           "yet\n";
     return 0;
 }
 
@@ -116,15 +122,17 @@ Request parseRequest(const CliArgs& args) {
     request.scenario.view = viewId(request.view).toStdString();
     request.out = args.required("--out");
     checkOut(request.out);
-    if (args.has("--text") == args.has("--texts"))
-        throw CliError("give exactly one of --text and --texts");
+    for (const char* flag : {"--region", "--pool"})
+        if (args.has(flag)) throw CliError(std::string(flag) + " is for --view atlas");
+    if (int(args.has("--text")) + int(args.has("--texts")) + int(args.has("--text-file")) != 1)
+        throw CliError("give exactly one of --text, --text-file and --texts");
     request.corpus = args.has("--texts");
     if (request.corpus && !isViolins(request.view))
         throw CliError("--texts pools a corpus for entropy-violins and jsd-violins only; give "
                        "--text for " +
                        viewId(request.view).toStdString());
     request.texts =
-        request.corpus ? readTexts(args.value("--texts")) : QStringList{args.value("--text")};
+        request.corpus ? readTexts(args.value("--texts")) : QStringList{exportText(args)};
     request.scenario.text = request.texts.front().toStdString();
     request.options.dpi =
         args.integer("--dpi", request.options.dpi, render::kMinDpi, render::kMaxDpi);
@@ -259,8 +267,8 @@ render::FigureCaption captionFor(const Request& request, const ModelSpec& spec,
 // --backend, when given, overrides the scene's backend.
 void refuseScenarioFlags(const CliArgs& args) {
     const char* given = args.has("--scene") ? "--scene" : "--scenario";
-    for (const char* flag :
-         {"--model", "--text", "--texts", "--variant", "--view", "--layer", "--head", "--scene"})
+    for (const char* flag : {"--model", "--text", "--text-file", "--texts", "--variant", "--view",
+                             "--layer", "--head", "--region", "--pool", "--scene"})
         if (args.has(flag) && std::strcmp(flag, given) != 0)
             throw CliError(std::string(given) +
                            " gives the model, text, variant, view and selection: leave out " +
@@ -287,7 +295,7 @@ QString sceneFolder(const CliArgs& args) {
 // file it writes by its name (in the folder the command runs in), so that a reproduction written
 // under the same name elsewhere records the same command.
 QStringList regenerationCommand(const CliArgs& args) {
-    static const QStringList files{"--model", "--texts", "--variant", "--scene"};
+    static const QStringList files{"--model", "--texts", "--text-file", "--variant", "--scene"};
     QStringList command{QStringLiteral("export")};
     for (const CliOption& option : exportCommand().options) {
         if (!args.has(option.flag)) continue;
@@ -304,6 +312,13 @@ QStringList regenerationCommand(const CliArgs& args) {
     return command;
 }
 
+render::ExportOptions pageOptions(const CliArgs& args) {
+    render::ExportOptions options;
+    options.dpi = args.integer("--dpi", options.dpi, render::kMinDpi, render::kMaxDpi);
+    if (args.has("--size")) options.inches = parseSize(args.value("--size"));
+    return options;
+}
+
 QString provenanceJson(Provenance provenance, const CliArgs& args) {
     provenance.command = regenerationCommand(args);
     if (args.has("--texts")) {
@@ -318,9 +333,7 @@ int exportScene(const CliArgs& args) {
     refuseScenarioFlags(args);
     const QString out = args.required("--out");
     checkOut(out);
-    render::ExportOptions options;
-    options.dpi = args.integer("--dpi", options.dpi, render::kMinDpi, render::kMaxDpi);
-    if (args.has("--size")) options.inches = parseSize(args.value("--size"));
+    render::ExportOptions options = pageOptions(args);
     const io::Scene scene = sceneOf(args);
     const RenderedScene rendered =
         renderScenario(scene, sceneFolder(args), args.value("--vulkan-device").toStdString());
@@ -334,6 +347,10 @@ int exportScene(const CliArgs& args) {
 int runExport(const CliArgs& args) {
     if (args.has("--list-views")) return listViews();
     if (args.has("--scene") || args.has("--scenario")) return exportScene(args);
+    if (args.value("--view") == kAtlasView) {
+        checkOut(args.required("--out"));
+        return runAtlasExport(args, pageOptions(args), regenerationCommand(args));
+    }
     Request request = parseRequest(args);
     const std::shared_ptr<const LoadedModel> loaded = openModel(request, args);
     if (!loaded->backendNote.isEmpty())
@@ -358,9 +375,10 @@ CliCommand exportCommand() {
         QStringLiteral("export"),
         QStringLiteral("render a view to PNG, SVG or PDF (or its data to CSV or safetensors), no "
                        "display needed"),
-        {QStringLiteral("--model DIR (--text STR | --texts FILE) --view NAME --out FILE "
-                        "[--variant SPEC.json] [--layer L] [--head H] [--dpi N] [--size WxH] "
-                        "[--backend cpu|vulkan] [--vulkan-device SEL]"),
+        {QStringLiteral(
+             "--model DIR (--text STR | --text-file FILE | --texts FILE) --view NAME --out FILE "
+             "[--variant SPEC.json] [--layer L] [--head H] [--dpi N] [--size WxH] "
+             "[--backend cpu|vulkan] [--vulkan-device SEL]"),
          QStringLiteral("--scene SCENE.json --out FILE [--dpi N] [--size WxH] "
                         "[--backend cpu|vulkan] [--vulkan-device SEL]"),
          QStringLiteral("--scenario JSON --out FILE [--dpi N] [--size WxH] "
@@ -372,13 +390,18 @@ CliCommand exportCommand() {
           "the checkpoint folder (Hugging Face safetensors or the zoo's format), or a Hugging Face "
           "cache folder or cached ORG/NAME id, read offline"},
          {"--text", "STR", "the text to run"},
+         {"--text-file", "FILE", "the text to run, read whole from a UTF-8 file (long inputs)"},
          {"--texts", "FILE",
           "a corpus, one text per line: entropy-violins and jsd-violins pool every text"},
          {"--variant", "SPEC.json", "run these X-former options (docs/variants.md)"},
          {"--view", "NAME", "the view to draw (--list-views names them)"},
          {"--layer", "L",
           "the layer to select (default 0; unless --layer or --head is given, none is outlined)"},
-         {"--head", "H", "the head to select (default 0)"},
+         {"--head", "H",
+          "the head to select (default 0); the atlas also takes 'mean' (the layer's mean)"},
+         {"--region", "Q0:Q1,K0:K1",
+          "atlas: the part of the map to draw, in token positions, end excluded (default all)"},
+         {"--pool", "mean|max", "atlas: how a tile pools the weights it covers (default mean)"},
          dpiOption(),
          {"--size", "WxH", "the figure's size in inches, each from 1 to 100, e.g. 7x4.5"},
          backendOption(),
@@ -391,7 +414,10 @@ CliCommand exportCommand() {
          {"--scenario", "JSON",
           "draw a scene given inline as JSON, as the window's exports record it (docs/export.md)"}},
         {QStringLiteral("headlight export --model resources/models/realformer --text 'The cat "
-                        "sat on the mat.' --view entropy-violins --out violins.pdf")},
+                        "sat on the mat.' --view entropy-violins --out violins.pdf"),
+         QStringLiteral(
+             "headlight export --model resources/models/rope --text-file book.txt "
+             "--view atlas --layer 1 --head mean --region 0:4096,0:4096 --out atlas.pdf")},
         &runExport,
     };
 }

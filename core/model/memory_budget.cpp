@@ -173,14 +173,14 @@ ForwardEstimate estimateForward(const ModelSpec& spec, int64_t tokens,
     if (capture.hiddenStates) estimate.hidden += (double(spec.layers) + 1.0) * state * hiddenCopies;
     if (backendInHostMemory) {
         // Live inside one layer: x, the residual sum and the normed copy; q, k, v, the attention
-        // context and output; the MLP's up and gate projections and its output; and one [T, T]
-        // score matrix per attention thread (the CPU backend runs heads in parallel, one thread
-        // per core at most).
-        const double threads =
-            std::min(heads, double(std::max(1u, std::thread::hardware_concurrency())));
+        // context and output; the MLP's up and gate projections and its output; and one block
+        // of score rows [256, T] per attention thread (the CPU backend runs heads and blocks of
+        // query rows in parallel, one thread per core).
+        const double threads = double(std::max(1u, std::thread::hardware_concurrency()));
         const double projections = t * (2.0 * heads * headDim + 2.0 * kvHeads * headDim) * kF32;
         const double mlp = 2.0 * t * double(spec.intermediate) * kF32;
-        estimate.workingSet = 5.0 * state + projections + mlp + threads * square;
+        const double scoreBlock = std::min(t, 256.0) * t * kF32;
+        estimate.workingSet = 5.0 * state + projections + mlp + threads * scoreBlock;
     }
     return estimate;
 }

@@ -20,11 +20,20 @@ struct CaptureRequest {
     bool logits = false;        // logits [T, V] through the checkpoint's LM head (tied, lm_head or
                                 // BERT's masked-LM head); refused when it has none
     bool headOutputs = false;   // each head's output [H, T, d] before the output projection
+    bool queriesKeys = false;   // per captured layer the queries and keys attention read (post-RoPE),
+                                // from which the atlas rebuilds any map (exact attention only)
     std::vector<int> layers;    // layers to capture; empty means all
     std::vector<int> heads;     // heads kept in the trace; empty means all (the device computes
                                 // every head of a captured layer, the host keeps these)
 
     bool wantsLayer(int layer) const;
+};
+
+// How a layer's attention turned q·k into scores, for rebuilding them from queries and keys.
+struct AttentionRule {
+    float scale = 1.0f;     // q·k is multiplied by this
+    int slidingWindow = 0;  // 0: none (this layer's, which may differ from the model's)
+    float softcap = 0.0f;   // scores → c·tanh(scores / c) when c > 0
 };
 
 struct LayerTrace {
@@ -33,6 +42,9 @@ struct LayerTrace {
     Tensor scores;          // [heads, T, T], empty when not captured
     std::map<std::string, Tensor> internals; // variant internals by name, all heads
     Tensor headOutputs; // [H, T, d] of every head (as the output projection read them), or empty
+    Tensor queries;              // [T, heads·d] when queriesKeys was asked for
+    Tensor keys;                 // [T, kvHeads·d]
+    AttentionRule attentionRule; // with queries and keys
 };
 
 // Keeps the listed heads of a [H, T, T] tensor (all when `heads` is empty); throws on a bad index.

@@ -320,6 +320,12 @@ variants::AttentionShape TransformerModel::attentionShape(const ModelInput& inpu
     return shape;
 }
 
+float TransformerModel::attentionScale() const {
+    return spec_.attentionScale > 0          ? spec_.attentionScale
+           : spec_.scaleAttnWeights ? 1.0f / std::sqrt(float(spec_.headDim))
+                                    : 1.0f;
+}
+
 // Multi-head (grouped-query) self-attention of one layer: x [T, D] → [T, D].
 DeviceTensor TransformerModel::attend(const Layer& layer, int index, const DeviceTensor& x,
                                       Pass& pass, PendingCapture& capture) const {
@@ -346,6 +352,12 @@ DeviceTensor TransformerModel::attend(const Layer& layer, int index, const Devic
         rope.heads = spec_.kvHeads;
         backend_.rope(k, rope, pass.positions);
     }
+    if (capture.wantQueriesKeys) {
+        capture.queries = q;
+        capture.keys = k;
+        capture.rule = {attentionScale(), windowed ? spec_.slidingWindow.value_or(0) : 0,
+                        spec_.attentionSoftcap};
+    }
     const bool composed = pass.plan.attention == variants::AttentionRoute::Composed;
     DeviceTensor context = composed ? attendComposed(layer, index, q, k, v, pass, capture)
                                     : backend_.allocate({tokens, heads * d});
@@ -354,9 +366,7 @@ DeviceTensor TransformerModel::attend(const Layer& layer, int index, const Devic
         params.heads = spec_.heads;
         params.kvHeads = spec_.kvHeads;
         params.headDim = spec_.headDim;
-        params.scale = spec_.attentionScale > 0 ? spec_.attentionScale
-                       : spec_.scaleAttnWeights ? 1.0f / std::sqrt(float(d))
-                                                : 1.0f;
+        params.scale = attentionScale();
         params.causal = spec_.causal;
         params.slidingWindow = windowed ? spec_.slidingWindow.value_or(0) : 0;
         params.softcap = spec_.attentionSoftcap;
@@ -452,6 +462,11 @@ Trace TransformerModel::forward(const ModelInput& input, const CaptureRequest& c
         variants::planForward(variant, spec_, intervention, int64_t(input.ids.size()));
     checkTrainedPositions(variant);
     checkCapture(input, capture);
+    if (capture.queriesKeys && (plan.attention != variants::AttentionRoute::Fused ||
+                                plan.depth != variants::DepthLoop::Stack))
+        throw ModelError("the atlas rebuilds exact attention from each layer's queries and keys, "
+                         "and these options change attention or the layer loop: turn them off, "
+                         "or use the attention view on a shorter text");
     const auto start = std::chrono::steady_clock::now();
     Trace trace;
     trace.ids = input.ids;
@@ -469,6 +484,7 @@ Trace TransformerModel::forward(const ModelInput& input, const CaptureRequest& c
         pending[l].wantScores = capture.scores && capture.wantsLayer(int(l));
         pending[l].wantProbabilities = capture.probabilities && capture.wantsLayer(int(l));
         pending[l].wantHeadOutputs = capture.headOutputs && capture.wantsLayer(int(l));
+        pending[l].wantQueriesKeys = capture.queriesKeys && capture.wantsLayer(int(l));
     }
     std::vector<DeviceTensor> hidden;
     std::optional<variants::ExitTracker> exits;
@@ -528,6 +544,11 @@ bool TransformerModel::global(int index) const {
 }
 
 void TransformerModel::collect(const PendingCapture& pending, const CaptureRequest& capture, LayerTrace& layer) const {
+    if (pending.queries.valid()) {
+        layer.queries = backend_.download(pending.queries);
+        layer.keys = backend_.download(pending.keys);
+        layer.attentionRule = pending.rule;
+    }
     if (!pending.wantScores && !pending.wantProbabilities && !pending.headOutputs.valid() &&
         pending.internals.empty() && pending.hostInternals.empty())
         return;

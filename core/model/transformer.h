@@ -110,7 +110,10 @@ private:
     };
     struct PendingCapture {
         bool wantScores = false, wantProbabilities = false, wantHeadOutputs = false;
+        bool wantQueriesKeys = false;
         DeviceTensor scores, probabilities, headOutputs; // invalid when not asked for
+        DeviceTensor queries, keys; // post-RoPE, when wantQueriesKeys
+        AttentionRule rule;         // what attention did with them
         std::map<std::string, DeviceTensor> internals;
         std::map<std::string, Tensor> hostInternals; // decided on the host (routing)
         Tensor hostScores, hostProbabilities;        // assembled segment by segment (recurrence)
@@ -150,6 +153,7 @@ private:
     void validateLearnedProjections(int64_t tokens, const variants::VariantSpec& variant) const;
     void checkTrainedPositions(const variants::VariantSpec& variant) const;
     void checkCapture(const ModelInput& input, const CaptureRequest& capture) const;
+    float attentionScale() const; // what the fused route multiplies q·k by
     DeviceTensor attendComposed(const Layer& layer, int index, DeviceTensor q, DeviceTensor k,
                                 DeviceTensor v, Pass& pass, PendingCapture& capture) const;
     // The plan's head ablations of layer `index` on context [T, H·d], then its capture.

@@ -31,24 +31,39 @@ float activate(float x, Activation kind) {
     return x;
 }
 
-// One head's pre-softmax scores: S = scale·Q Kᵀ (soft-capped when p.softcap > 0) with masked
-// entries set to the lowest float.
-// Q and K are [T, d]; S is [T, T]. Per query, the causal and window rules leave a contiguous
-// key range [first, last]; padding masks single keys.
-void maskedScores(const RowMatrix& qh, const RowMatrix& kh, const AttentionParams& p, RowMatrix& scores) {
-    const int64_t tokens = qh.rows();
-    scores.noalias() = p.scale * (qh * kh.transpose());
+// Why the fused attention runs a block of query rows at a time: a head's [T, T] scores would be
+// 4 GB at T = 32,768, while a block of whole rows keeps each row's softmax exact in [256, T].
+constexpr int64_t kQueryBlock = 256;
+
+// Pre-softmax scores of queries [q0, q0 + rows) of one head over keys [k0, k0 + S.cols()):
+// S = scale·Q Kᵀ (soft-capped, c·tanh(S/c), when p.softcap > 0) with masked entries set to the
+// lowest float. Q is [rows, d]; the head's keys are
+// columns [kvColumn, kvColumn + d) of K [T, ·]. Per query, the causal and window rules leave a
+// contiguous key range [first, last]; padding masks single keys.
+void maskedScores(const RowMatrix& qh, int64_t q0, const ConstMatrixMap& k, int64_t k0,
+                  int64_t kvColumn, const AttentionParams& p, RowMatrix& scores) {
+    const int64_t tokens = k.rows(), span = scores.cols();
+    scores.noalias() = p.scale * (qh * k.block(k0, kvColumn, span, qh.cols()).transpose());
     if (p.softcap > 0.0f)
         scores = scores.unaryExpr([c = p.softcap](float s) { return c * std::tanh(s / c); });
     const float lowest = std::numeric_limits<float>::lowest();
     const KeyMask mask{p.causal, p.slidingWindow, p.keyValid};
-    for (int64_t i = 0; i < tokens; ++i) {
-        const int64_t first = mask.firstKey(i), last = mask.lastKey(i, tokens);
-        scores.row(i).head(first).setConstant(lowest);
-        scores.row(i).tail(tokens - 1 - last).setConstant(lowest);
+    for (int64_t r = 0; r < qh.rows(); ++r) {
+        const int64_t first = mask.firstKey(q0 + r) - k0, last = mask.lastKey(q0 + r, tokens) - k0;
+        scores.row(r).head(first).setConstant(lowest);
+        scores.row(r).tail(span - 1 - last).setConstant(lowest);
     }
-    for (int64_t j = 0; j < tokens; ++j)
-        if (!mask.valid(j)) scores.col(Eigen::Index(j)).setConstant(lowest);
+    for (int64_t j = 0; j < span; ++j)
+        if (!mask.valid(k0 + j)) scores.col(Eigen::Index(j)).setConstant(lowest);
+}
+
+// A block's rows [rows, span] written into a head's [T, T] slice at keys [k0, k0 + span), with
+// `outside` in the other columns (what the dense rule gives there: the lowest float or 0).
+void writeRows(const RowMatrix& block, int64_t k0, float outside, float* out, int64_t tokens) {
+    MatrixMap rows(out, block.rows(), tokens);
+    rows.leftCols(k0).setConstant(outside);
+    rows.middleCols(k0, block.cols()) = block;
+    rows.rightCols(tokens - k0 - block.cols()).setConstant(outside);
 }
 } // namespace
 
@@ -180,21 +195,30 @@ void CpuBackend::attention(const DeviceTensor& q, const DeviceTensor& k, const D
     const int group = p.heads / p.kvHeads;
     float* scoresOut = scores ? valuesOf(*scores).data() : nullptr;
     float* probsOut = probs ? valuesOf(*probs).data() : nullptr;
+    const int64_t blocks = (tokens + kQueryBlock - 1) / kQueryBlock;
 #pragma omp parallel for schedule(dynamic)
-    for (int h = 0; h < p.heads; ++h) {
-        const int kv = h / group;
-        const RowMatrix qh = qm.middleCols(h * d, d), kh = km.middleCols(kv * d, d), vh = vm.middleCols(kv * d, d);
-        RowMatrix s(tokens, tokens);
-        maskedScores(qh, kh, p, s);
-        if (scoresOut) MatrixMap(scoresOut + h * tokens * tokens, tokens, tokens) = s;
+    for (int64_t task = 0; task < p.heads * blocks; ++task) {
+        const int64_t h = task / blocks, q0 = task % blocks * kQueryBlock;
+        const int64_t rows = std::min(kQueryBlock, tokens - q0);
+        const int64_t kvColumn = h / group * d;
+        const RowMatrix qh = qm.block(q0, h * d, rows, d);
+        // Why only these keys: causality and the window leave the block no others, which halves
+        // a causal pass and makes a windowed one O(T·W).
+        const KeyMask mask{p.causal, p.slidingWindow, p.keyValid};
+        const int64_t k0 = mask.firstKey(q0), k1 = mask.lastKey(q0 + rows - 1, tokens) + 1;
+        RowMatrix s(rows, k1 - k0);
+        maskedScores(qh, q0, km, k0, kvColumn, p, s);
+        const int64_t firstRow = (h * tokens + q0) * tokens; // in [H, T, T]
+        if (scoresOut)
+            writeRows(s, k0, std::numeric_limits<float>::lowest(), scoresOut + firstRow, tokens);
         // Row softmax, max-subtracted for stability.
-        for (int64_t i = 0; i < tokens; ++i) {
+        for (int64_t i = 0; i < rows; ++i) {
             auto row = s.row(i);
             row.array() = (row.array() - row.maxCoeff()).exp();
             row /= row.sum();
         }
-        if (probsOut) MatrixMap(probsOut + h * tokens * tokens, tokens, tokens) = s;
-        cm.middleCols(h * d, d).noalias() = s * vh;
+        if (probsOut) writeRows(s, k0, 0.0f, probsOut + firstRow, tokens);
+        cm.block(q0, h * d, rows, d).noalias() = s * vm.block(k0, kvColumn, k1 - k0, d);
     }
 }
 } // namespace headlight::cpu
