@@ -2,6 +2,7 @@
 
 #include "text_input.h"
 
+#include <QPointer>
 #include <QtConcurrent/QtConcurrentRun>
 #include <exception>
 
@@ -13,7 +14,42 @@ struct Request {
     variants::VariantSpec variant;
     bool withVanilla = false;
     quint64 serial = 0;
+    QPointer<ForwardRunner> runner; // told the plan of a long pass; null for runForwardPass
 };
+
+// The memory plan of a pass of `tokens` tokens on a loaded model. The memory the weights already
+// hold counts as available to it, so the plan fits when the pass itself fits what is free.
+MemoryPlan planPass(const LoadedModel& model, int64_t tokens, const CaptureRequest& capture) {
+    const bool host = model.backend->kind() == BackendKind::Cpu;
+    MemoryPlan plan;
+    plan.weights = model.weights;
+    plan.load = loadBytes(plan.weights, host);
+    plan.tokens = tokens;
+    plan.forward = estimateForward(model.model->spec(), tokens, capture, host);
+    if (const auto free = availableMemoryBytes()) plan.available = *free + plan.load;
+    return plan;
+}
+
+// Refuses, with the plan's numbers, a pass that would not fit; tells the runner a long pass's plan.
+bool passFits(const LoadedModel& model, const Request& request, int64_t tokens,
+              const CaptureRequest& capture, ForwardResult& result) {
+    const MemoryPlan plan = planPass(model, tokens, capture);
+    if (!plan.fits()) {
+        result.error = QString::fromStdString("not enough memory for this pass: " + describePlan(plan) +
+                                              ": shorten the text or close other programs");
+        result.refusedForMemory = true;
+        result.model.reset(); // as after any error, only serial, text and error are set
+        result.variant = {};
+        return false;
+    }
+    if (tokens < ForwardRunner::kLongPassTokens) return true;
+    result.memoryPlan = QString::fromStdString(describePlan(plan));
+    if (const QPointer<ForwardRunner> runner = request.runner)
+        QMetaObject::invokeMethod(
+            runner, [runner, text = result.memoryPlan] { if (runner) Q_EMIT runner->planned(text); },
+            Qt::QueuedConnection);
+    return true;
+}
 
 void keepInternals(Trace& trace, ForwardResult& result) {
     result.internals = std::move(trace.internals);
@@ -33,6 +69,8 @@ std::shared_ptr<ForwardResult> runPass(const std::shared_ptr<const LoadedModel>&
         if (prepared.input.ids.empty()) return result;
         CaptureRequest capture;
         capture.internals = true;
+        if (!passFits(*model, request, int64_t(prepared.input.ids.size()), capture, *result))
+            return result;
         Trace trace = model->model->forward(prepared.input, capture, request.variant);
         result->attention = trace.stackedProbabilities();
         result->valid = trace.valid;
@@ -56,7 +94,7 @@ std::shared_ptr<ForwardResult> runForwardPass(const std::shared_ptr<const Loaded
                                               const QString& text,
                                               const variants::VariantSpec& variant,
                                               bool withVanilla) {
-    return runPass(model, {text, variant, withVanilla, 0});
+    return runPass(model, {text, variant, withVanilla, 0, nullptr});
 }
 
 ForwardRunner::ForwardRunner(QObject* parent)
@@ -117,7 +155,7 @@ void ForwardRunner::launch() {
     // Why not start now when busy: collect() launches the newest request when the pass ends.
     if (!model_ || paused_ || busy() || launched_ == requested_) return;
     launched_ = requested_;
-    const Request request{text_, variant_, vanillaWanted_, launched_};
+    const Request request{text_, variant_, vanillaWanted_, launched_, this};
     watcher_->setFuture(QtConcurrent::run(runPass, model_, request));
     Q_EMIT busyChanged(true);
 }
@@ -129,7 +167,9 @@ void ForwardRunner::collect() {
         if (!debounce_.isActive()) launch();
         return;
     }
-    if (!result->error.isEmpty())
+    if (result->refusedForMemory)
+        Q_EMIT refusedForMemory(result->error);
+    else if (!result->error.isEmpty())
         Q_EMIT failed(result->error);
     else
         Q_EMIT finished(result);

@@ -89,6 +89,7 @@ Q_SIGNALS:
     void resultShown(int tokens); // the views now show a new forward pass
     void modelChanged(const ModelSpec& spec);
     void message(const QString& text);
+    void memoryRefused(const QString& reason); // a pass refused because it would not fit
     void readoutChanged(const QString& text);
     void refreshed(); // the figure was redrawn from the current result and selection
 
