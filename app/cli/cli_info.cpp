@@ -102,8 +102,9 @@ int runInfo(const CliArgs& args) {
         {"dtype", stored.dtypes.join(", ")},
         {"parameters", double(stored.parameters)},
     };
-    const MemoryPlan plan = planMemory(checkpoint, s, args.integer("--tokens", kPlanTokens, 1, kMaxPlanTokens),
-                                       CaptureRequest{}, true);
+    const MemoryPlan plan =
+        planMemory(checkpoint, s, args.integer("--tokens", kPlanTokens, 1, kMaxPlanTokens),
+                   CaptureRequest{}, true);
     const QList<QPair<QString, QJsonValue>> planRows{
         {"tokens", double(plan.tokens)},
         {"mapped_bytes", plan.weights.mapped},
@@ -140,11 +141,13 @@ int runInfo(const CliArgs& args) {
             << "\n";
     }
     if (!int8) return 0;
-    out << QString("int8:").leftJustified(14) << QString::fromStdString(formatBytes(int8->int8Bytes))
+    out << QString("int8:").leftJustified(14)
+        << QString::fromStdString(formatBytes(int8->int8Bytes))
         << " (every linear weight, one scale per output channel)\n";
     for (std::size_t l = 0; l < int8->layerRelativeError.size(); ++l)
         out << QString("layer %1:").arg(l).leftJustified(14)
-            << QString::number(int8->layerRelativeError[l], 'e', 3) << " relative error against f32\n";
+            << QString::number(int8->layerRelativeError[l], 'e', 3)
+            << " relative error against f32\n";
     return 0;
 }
 } // namespace

@@ -3,12 +3,6 @@
 // inspectCommand() at the end, which `headlight inspect --help` prints.
 // With --variant the pass runs the X-former options of the spec (docs/variants.md) and the dump
 // also holds the variant's internals: pass-wide ones by name, per-layer ones as "layer{l}.{name}".
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
-#include <QTextStream>
-#include <cstdio>
-
 #include "analysis/divergence.h"
 #include "backend/backend_factory.h"
 #include "backend/vulkan/vk_error.h"
@@ -20,6 +14,12 @@
 #include "model/weight_quantization.h"
 #include "tokenize/tokenizer.h"
 #include "variants/knn_lm.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTextStream>
+#include <cstdio>
 
 namespace headlight::app {
 namespace {
@@ -161,7 +161,8 @@ Run runRepeated(const TransformerModel& model, const ModelInput& input, const va
 
 // --weights: "stored" (the default: the checkpoint's dtype, mapped) or "int8".
 bool wantsInt8Weights(const CliArgs& args) {
-    const QString weights = args.has("--weights") ? args.value("--weights") : QStringLiteral("stored");
+    const QString weights =
+        args.has("--weights") ? args.value("--weights") : QStringLiteral("stored");
     if (weights != "stored" && weights != "int8")
         throw CliError("--weights '" + weights.toStdString() + "' is not one of stored, int8");
     return weights == "int8";

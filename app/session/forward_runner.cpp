@@ -35,8 +35,9 @@ bool passFits(const LoadedModel& model, const Request& request, int64_t tokens,
               const CaptureRequest& capture, ForwardResult& result) {
     const MemoryPlan plan = planPass(model, tokens, capture);
     if (!plan.fits()) {
-        result.error = QString::fromStdString("not enough memory for this pass: " + describePlan(plan) +
-                                              ": shorten the text or close other programs");
+        result.error =
+            QString::fromStdString("not enough memory for this pass: " + describePlan(plan) +
+                                   ": shorten the text or close other programs");
         result.refusedForMemory = true;
         result.model.reset(); // as after any error, only serial, text and error are set
         result.variant = {};
@@ -46,7 +47,10 @@ bool passFits(const LoadedModel& model, const Request& request, int64_t tokens,
     result.memoryPlan = QString::fromStdString(describePlan(plan));
     if (const QPointer<ForwardRunner> runner = request.runner)
         QMetaObject::invokeMethod(
-            runner, [runner, text = result.memoryPlan] { if (runner) Q_EMIT runner->planned(text); },
+            runner,
+            [runner, text = result.memoryPlan] {
+                if (runner) Q_EMIT runner->planned(text);
+            },
             Qt::QueuedConnection);
     return true;
 }

@@ -7,7 +7,8 @@
 namespace headlight::io {
 namespace {
 // Every exponent bit set means Inf or NaN, in each float format.
-template <typename Bits> bool anyAllOnesExponent(const std::byte* at, std::size_t count, Bits mask) {
+template <typename Bits>
+bool anyAllOnesExponent(const std::byte* at, std::size_t count, Bits mask) {
     for (std::size_t i = 0; i < count; ++i) {
         Bits bits;
         std::memcpy(&bits, at + i * sizeof(Bits), sizeof bits);

@@ -226,9 +226,10 @@ void checkLoadBudget(const io::Checkpoint& checkpoint, bool backendInHostMemory)
     const WeightBytes weights = weightBytes(checkpoint);
     const double need = loadBytes(weights, backendInHostMemory);
     if (need <= memory->bytes) return;
-    const std::string stored = " (" + formatBytes(weights.mapped) + " mapped in the stored dtype, " +
-                               formatBytes(weights.widened) + " as f32" +
-                               (backendInHostMemory ? ", held twice while the CPU backend copies it)" : ")");
+    const std::string stored =
+        " (" + formatBytes(weights.mapped) + " mapped in the stored dtype, " +
+        formatBytes(weights.widened) + " as f32" +
+        (backendInHostMemory ? ", held twice while the CPU backend copies it)" : ")");
     throw ModelError(checkpoint.folder() + ": loading the weights needs " + formatBytes(need) +
                      stored + " but " + availableText(*memory) +
                      ": close other programs or choose a smaller model");

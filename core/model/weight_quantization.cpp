@@ -34,7 +34,8 @@ void readRow(const HostLinear& linear, int64_t row, int64_t cols, std::vector<fl
 
 void quantize(HostLinear& linear, ErrorSums& sums, double& bytes) {
     if (!linear.present()) return;
-    const std::vector<int64_t> shape = linear.stored.valid() ? linear.stored.shape() : linear.weight.shape();
+    const std::vector<int64_t> shape =
+        linear.stored.valid() ? linear.stored.shape() : linear.weight.shape();
     const int64_t rows = shape[0], cols = shape[1];
     auto int8 = std::make_shared<Int8Weight>();
     int8->values.resize(std::size_t(rows * cols));
@@ -43,7 +44,8 @@ void quantize(HostLinear& linear, ErrorSums& sums, double& bytes) {
     for (int64_t r = 0; r < rows; ++r) {
         readRow(linear, r, cols, row);
         float largest = 0.0f;
-        for (float v : row) largest = std::max(largest, std::abs(v));
+        for (float v : row)
+            largest = std::max(largest, std::abs(v));
         const float scale = largest > 0.0f ? largest / kInt8Max : 1.0f;
         int8->scales[std::size_t(r)] = scale;
         for (int64_t c = 0; c < cols; ++c) {
@@ -57,12 +59,14 @@ void quantize(HostLinear& linear, ErrorSums& sums, double& bytes) {
     }
     bytes += double(rows * cols) + double(rows) * 4.0;
     linear.weight = Tensor();
-    linear.stored = {io::DType::I8, reinterpret_cast<const std::byte*>(int8->values.data()), rows, cols,
-                     int8, int8->scales.data()};
+    linear.stored = {io::DType::I8, reinterpret_cast<const std::byte*>(int8->values.data()),
+                     rows,          cols,
+                     int8,          int8->scales.data()};
 }
 
 void quantize(HostFfn& ffn, ErrorSums& sums, double& bytes) {
-    for (HostLinear* linear : {&ffn.up, &ffn.gate, &ffn.down}) quantize(*linear, sums, bytes);
+    for (HostLinear* linear : {&ffn.up, &ffn.gate, &ffn.down})
+        quantize(*linear, sums, bytes);
 }
 } // namespace
 
@@ -74,8 +78,10 @@ QuantizationReport quantizeInt8(HostWeights& weights) {
                                    &layer.gate, &layer.down})
             quantize(*linear, sums, report.int8Bytes);
         quantize(layer.ffnPre, sums, report.int8Bytes);
-        for (HostFfn& expert : layer.experts) quantize(expert, sums, report.int8Bytes);
-        report.layerRelativeError.push_back(sums.norm > 0.0 ? std::sqrt(sums.error / sums.norm) : 0.0);
+        for (HostFfn& expert : layer.experts)
+            quantize(expert, sums, report.int8Bytes);
+        report.layerRelativeError.push_back(sums.norm > 0.0 ? std::sqrt(sums.error / sums.norm)
+                                                            : 0.0);
     }
     return report;
 }

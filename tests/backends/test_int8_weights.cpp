@@ -32,7 +32,8 @@ void roundTripInt8(Tensor& w, double& error, double& norm) {
     for (int64_t r = 0; r < rows; ++r) {
         float* row = w.data() + r * cols;
         float largest = 0.0f;
-        for (int64_t c = 0; c < cols; ++c) largest = std::max(largest, std::abs(row[c]));
+        for (int64_t c = 0; c < cols; ++c)
+            largest = std::max(largest, std::abs(row[c]));
         const float scale = largest > 0.0f ? largest / 127.0f : 1.0f;
         for (int64_t c = 0; c < cols; ++c) {
             const float back = std::clamp(std::nearbyint(row[c] / scale), -127.0f, 127.0f) * scale;
@@ -56,12 +57,16 @@ std::vector<double> writeDequantised(const QString& golden, const QString& folde
             norms.resize(std::size_t(layer + 1));
             roundTripInt8(values, errors[std::size_t(layer)], norms[std::size_t(layer)]);
         }
-        tensors.push_back({name, values.shape(), std::vector<float>(values.values().begin(), values.values().end()), {}});
+        tensors.push_back({name,
+                           values.shape(),
+                           std::vector<float>(values.values().begin(), values.values().end()),
+                           {}});
     }
     io::writeSafetensors((folder + "/model.safetensors").toStdString(), tensors);
     QFile::copy(golden + "/config.json", folder + "/config.json");
     std::vector<double> relative;
-    for (std::size_t l = 0; l < errors.size(); ++l) relative.push_back(std::sqrt(errors[l] / norms[l]));
+    for (std::size_t l = 0; l < errors.size(); ++l)
+        relative.push_back(std::sqrt(errors[l] / norms[l]));
     return relative;
 }
 } // namespace
@@ -93,24 +98,30 @@ private Q_SLOTS:
         const auto reference = loadModel(dequantised.toStdString(), fixture_.backend());
         CaptureRequest capture;
         capture.hiddenStates = true;
-        const Trace ours = int8->forward(input, capture), theirs = reference->forward(input, capture);
+        const Trace ours = int8->forward(input, capture),
+                    theirs = reference->forward(input, capture);
         QString where;
-        QVERIFY2(test::maxAbsDiff(ours.stackedProbabilities(), theirs.stackedProbabilities(), &where) <=
-                     test::kGoldenTolerance,
+        QVERIFY2(test::maxAbsDiff(ours.stackedProbabilities(), theirs.stackedProbabilities(),
+                                  &where) <= test::kGoldenTolerance,
                  qPrintable("attentions " + where));
-        QVERIFY2(test::maxAbsDiff(ours.lastHiddenState, theirs.lastHiddenState, &where) <= test::kGoldenTolerance,
+        QVERIFY2(test::maxAbsDiff(ours.lastHiddenState, theirs.lastHiddenState, &where) <=
+                     test::kGoldenTolerance,
                  qPrintable("last_hidden_state " + where));
 
         QCOMPARE(report.layerRelativeError.size(), errors.size());
         for (std::size_t l = 0; l < errors.size(); ++l) {
             QVERIFY2(std::abs(report.layerRelativeError[l] - errors[l]) <= 1e-9,
-                     qPrintable(QString("layer %1: %2 vs %3").arg(l).arg(report.layerRelativeError[l]).arg(errors[l])));
+                     qPrintable(QString("layer %1: %2 vs %3")
+                                    .arg(l)
+                                    .arg(report.layerRelativeError[l])
+                                    .arg(errors[l])));
             QVERIFY(errors[l] > 1e-4 && errors[l] < 0.02); // int8 of normal weights: about 0.5 %
         }
         // Each linear weight: one byte per element and one f32 scale per output row.
         const ModelSpec& s = int8->spec();
         const double qd = double(s.heads) * s.headDim, kvd = double(s.kvHeads) * s.headDim;
-        const double perLayer = qd * s.hidden + 2 * kvd * s.hidden + s.hidden * qd + 3.0 * s.hidden * s.intermediate;
+        const double perLayer =
+            qd * s.hidden + 2 * kvd * s.hidden + s.hidden * qd + 3.0 * s.hidden * s.intermediate;
         const double rowsPerLayer = qd + 2 * kvd + s.hidden + 2.0 * s.intermediate + s.hidden;
         QCOMPARE(report.int8Bytes, s.layers * (perLayer + 4.0 * rowsPerLayer));
 
@@ -118,7 +129,8 @@ private Q_SLOTS:
         const test::CliResult info =
             test::runHeadlight({"info", "--model", golden.folder, "--weights", "int8", "--json"});
         QVERIFY2(info.exitCode == 0, qPrintable(info.err));
-        const QJsonArray printed = QJsonDocument::fromJson(info.out.toUtf8()).object()["int8_layer_error"].toArray();
+        const QJsonArray printed =
+            QJsonDocument::fromJson(info.out.toUtf8()).object()["int8_layer_error"].toArray();
         QCOMPARE(std::size_t(printed.size()), errors.size());
         for (std::size_t l = 0; l < errors.size(); ++l)
             QVERIFY(std::abs(printed[qsizetype(l)].toDouble() - errors[l]) <= 1e-9);

@@ -49,7 +49,8 @@ std::pair<QString, QString> writeRoundedTwins(const QString& golden, io::DType d
     for (const std::string& name : checkpoint.names()) {
         const io::TensorInfo& info = checkpoint.info(name);
         if (!isFloat(info.dtype)) {
-            const io::TensorToWrite same{name, info.shape, {}, {}, info.dtype, checkpoint.storedBytes(name)};
+            const io::TensorToWrite same{name, info.shape, {},
+                                         {},   info.dtype, checkpoint.storedBytes(name)};
             stored.push_back(same);
             widened.push_back(same);
             continue;
@@ -67,7 +68,8 @@ std::pair<QString, QString> writeRoundedTwins(const QString& golden, io::DType d
         widened.push_back(std::move(asF32));
     }
     const QString storedFolder = scratch.freshFolder(), f32Folder = scratch.freshFolder();
-    for (const auto& [folder, tensors] : {std::pair{storedFolder, &stored}, {f32Folder, &widened}}) {
+    for (const auto& [folder, tensors] :
+         {std::pair{storedFolder, &stored}, {f32Folder, &widened}}) {
         io::writeSafetensors((folder + "/model.safetensors").toStdString(), *tensors);
         QFile::copy(golden + "/config.json", folder + "/config.json");
     }
@@ -130,8 +132,8 @@ private Q_SLOTS:
         const Trace stored = runOn(storedFolder, fixture_.backend(), input);
         const Trace f32 = runOn(f32Folder, fixture_.backend(), input);
         QString where;
-        QVERIFY2(test::maxAbsDiff(stored.stackedProbabilities(), f32.stackedProbabilities(), &where) <=
-                     test::kGoldenTolerance,
+        QVERIFY2(test::maxAbsDiff(stored.stackedProbabilities(), f32.stackedProbabilities(),
+                                  &where) <= test::kGoldenTolerance,
                  qPrintable("attentions " + where));
         QCOMPARE(stored.hiddenStates.size(), f32.hiddenStates.size());
         for (std::size_t l = 0; l < f32.hiddenStates.size(); ++l)

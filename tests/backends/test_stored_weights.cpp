@@ -24,7 +24,8 @@ struct StoredCase {
     std::vector<float> values;
 };
 
-StoredCase makeStored(io::DType dtype, int64_t rows, int64_t cols, std::size_t offset, uint32_t seed) {
+StoredCase makeStored(io::DType dtype, int64_t rows, int64_t cols, std::size_t offset,
+                      uint32_t seed) {
     std::mt19937 rng(seed);
     std::normal_distribution<float> normal(0.0f, 0.5f);
     StoredCase c;
@@ -52,7 +53,8 @@ std::vector<float> randomInput(int64_t m, int64_t k) {
     std::mt19937 rng(7);
     std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
     std::vector<float> x(std::size_t(m * k));
-    for (float& v : x) v = uniform(rng);
+    for (float& v : x)
+        v = uniform(rng);
     return x;
 }
 } // namespace
@@ -105,8 +107,10 @@ private Q_SLOTS:
             for (int j = 0; j < n; ++j) {
                 double expected = 0.0;
                 for (int p = 0; p < k; ++p)
-                    expected += double(x[std::size_t(i * k + p)]) * double(w.values[std::size_t(j * k + p)]);
-                worst = std::max(worst, std::abs(expected - double(result.values()[std::size_t(i * n + j)])));
+                    expected += double(x[std::size_t(i * k + p)]) *
+                                double(w.values[std::size_t(j * k + p)]);
+                worst = std::max(
+                    worst, std::abs(expected - double(result.values()[std::size_t(i * n + j)])));
             }
         QVERIFY2(worst <= 1e-4, qPrintable(QString("max |difference| %1").arg(worst)));
     }
@@ -136,7 +140,10 @@ private Q_SLOTS:
                 const uint32_t bits = Eigen::numext::bit_cast<uint32_t>(bad);
                 // The top `size` bytes of the f32 are the BF16; F16's Inf and NaN share the
                 // all-ones exponent, 0x7C00 and up.
-                const uint32_t stored = dtype == io::DType::F32 ? bits : dtype == io::DType::BF16 ? bits >> 16 : (bad == bad ? 0x7C00u : 0x7E00u);
+                const uint32_t stored = dtype == io::DType::F32 ? bits
+                                        : dtype == io::DType::BF16
+                                            ? bits >> 16
+                                            : (bad == bad ? 0x7C00u : 0x7E00u);
                 std::memcpy(broken.buffer.data() + 7 * size, &stored, size);
                 QVERIFY(!io::allFinite(broken.matrix));
             }

@@ -1,10 +1,10 @@
 // The CPU backend's GEMM (cpu::gemm: OpenBLAS where found) against Eigen's own GEMM, the
 // reference measured in the same run, and the GEMM on weights kept in BF16 or F16 (cpu::gemmStored,
-// panels widened while it runs) against the f32 GEMM, its ratio measured in the same benchmark, on the shapes that decide a real model's forward pass:
-// a Llama-3.2-1B-shaped layer at T = 128 (hidden 2048, 8 KV heads of 64, FFN 8192) and a
-// BERT-base layer (hidden 768, FFN 3072). Each is out[T, N] = x[T, K] · Wᵀ with W [N, K], as a
-// linear layer is stored. tools/bench/compare_gemm.sh adds PyTorch's matmul on the same shapes
-// and prints the ratios.
+// panels widened while it runs) against the f32 GEMM, its ratio measured in the same benchmark, on
+// the shapes that decide a real model's forward pass: a Llama-3.2-1B-shaped layer at T = 128
+// (hidden 2048, 8 KV heads of 64, FFN 8192) and a BERT-base layer (hidden 768, FFN 3072). Each is
+// out[T, N] = x[T, K] · Wᵀ with W [N, K], as a linear layer is stored. tools/bench/compare_gemm.sh
+// adds PyTorch's matmul on the same shapes and prints the ratios.
 #include "backend/cpu/cpu_gemm.h"
 #include "tensor/tensor.h"
 
@@ -56,7 +56,8 @@ void BM_EigenGemm(benchmark::State& state) {
 template <typename Run> double secondsPerCall(Run run, int calls) {
     run();
     const auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < calls; ++i) run();
+    for (int i = 0; i < calls; ++i)
+        run();
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / calls;
 }
 
@@ -72,8 +73,8 @@ void BM_StoredGemm(benchmark::State& state) {
                        : Eigen::numext::bit_cast<uint16_t>(Eigen::half(v));
     }
     const io::StoredMatrix w{bf16 ? io::DType::BF16 : io::DType::F16,
-                             reinterpret_cast<const std::byte*>(bits.data()), o.w.rows(), o.w.cols(),
-                             nullptr};
+                             reinterpret_cast<const std::byte*>(bits.data()), o.w.rows(),
+                             o.w.cols(), nullptr};
     const auto stored = [&] { cpu::gemmStored(o.x.data(), w, o.out.data(), o.x.rows()); };
     const auto f32 = [&] {
         cpu::gemm(o.x.data(), o.w.data(), o.out.data(), o.x.rows(), o.x.cols(), o.w.rows(), true,

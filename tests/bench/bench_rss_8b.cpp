@@ -66,22 +66,27 @@ void writeShard(const QString& path, const std::vector<Named>& tensors, uint64_t
     for (const auto& [name, shape] : tensors) {
         QJsonArray dims;
         int64_t n = 1;
-        for (int64_t d : shape) dims.append(double(d)), n *= d;
-        header[name] = QJsonObject{{"dtype", "BF16"}, {"shape", dims},
-                                   {"data_offsets", QJsonArray{double(offset), double(offset + 2 * n)}}};
+        for (int64_t d : shape)
+            dims.append(double(d)), n *= d;
+        header[name] =
+            QJsonObject{{"dtype", "BF16"},
+                        {"shape", dims},
+                        {"data_offsets", QJsonArray{double(offset), double(offset + 2 * n)}}};
         offset += 2 * n;
     }
     QByteArray json = QJsonDocument(header).toJson(QJsonDocument::Compact);
     json.append(QByteArray((8 - json.size() % 8) % 8, ' '));
     QFile file(path);
-    if (!file.open(QIODevice::WriteOnly)) throw std::runtime_error("cannot write " + path.toStdString());
+    if (!file.open(QIODevice::WriteOnly))
+        throw std::runtime_error("cannot write " + path.toStdString());
     const uint64_t length = uint64_t(json.size());
     file.write(reinterpret_cast<const char*>(&length), 8);
     file.write(json);
     std::vector<uint16_t> chunk;
     for (const auto& [name, shape] : tensors) {
         int64_t left = 1;
-        for (int64_t d : shape) left *= d;
+        for (int64_t d : shape)
+            left *= d;
         while (left > 0) {
             chunk.resize(std::size_t(std::min<int64_t>(left, 1 << 24)));
             fillRandom(chunk, state, shape.size() == 1);
@@ -95,12 +100,18 @@ void writeShard(const QString& path, const std::vector<Named>& tensors, uint64_t
 
 void write8B(const QString& folder) {
     QDir().mkpath(folder);
-    const QJsonObject config{{"architectures", QJsonArray{"LlamaForCausalLM"}}, {"model_type", "llama"},
-                             {"vocab_size", double(kVocab)}, {"hidden_size", double(kHidden)},
-                             {"intermediate_size", double(kFfn)}, {"num_hidden_layers", double(kLayers)},
-                             {"num_attention_heads", double(kHeads)}, {"num_key_value_heads", double(kKvHeads)},
-                             {"max_position_embeddings", 131072}, {"rms_norm_eps", 1e-5},
-                             {"rope_theta", 500000.0}, {"hidden_act", "silu"},
+    const QJsonObject config{{"architectures", QJsonArray{"LlamaForCausalLM"}},
+                             {"model_type", "llama"},
+                             {"vocab_size", double(kVocab)},
+                             {"hidden_size", double(kHidden)},
+                             {"intermediate_size", double(kFfn)},
+                             {"num_hidden_layers", double(kLayers)},
+                             {"num_attention_heads", double(kHeads)},
+                             {"num_key_value_heads", double(kKvHeads)},
+                             {"max_position_embeddings", 131072},
+                             {"rms_norm_eps", 1e-5},
+                             {"rope_theta", 500000.0},
+                             {"hidden_act", "silu"},
                              {"tie_word_embeddings", false}};
     QFile configFile(folder + "/config.json");
     configFile.open(QIODevice::WriteOnly);
@@ -110,12 +121,16 @@ void write8B(const QString& folder) {
     QJsonObject weightMap;
     uint64_t state = 0x9E3779B97F4A7C15ull;
     for (int64_t i = 0; i < kShards; ++i) {
-        const QString shard = QString("model-%1-of-%2.safetensors").arg(i + 1, 5, 10, QChar('0')).arg(kShards, 5, 10, QChar('0'));
+        const QString shard = QString("model-%1-of-%2.safetensors")
+                                  .arg(i + 1, 5, 10, QChar('0'))
+                                  .arg(kShards, 5, 10, QChar('0'));
         const std::size_t first = std::min(tensors.size(), perShard * std::size_t(i));
         const std::size_t last = std::min(tensors.size(), perShard * std::size_t(i + 1));
-        const std::vector<Named> part(tensors.begin() + std::ptrdiff_t(first), tensors.begin() + std::ptrdiff_t(last));
+        const std::vector<Named> part(tensors.begin() + std::ptrdiff_t(first),
+                                      tensors.begin() + std::ptrdiff_t(last));
         writeShard(folder + "/" + shard, part, state);
-        for (const auto& [name, shape] : part) weightMap[name] = shard;
+        for (const auto& [name, shape] : part)
+            weightMap[name] = shard;
     }
     QFile index(folder + "/model.safetensors.index.json");
     index.open(QIODevice::WriteOnly);
@@ -133,14 +148,16 @@ void BM_Llama8BPeakRss(benchmark::State& state) {
     const QString folder = QString(base ? base : "/tmp") + "/headlight-8b-bf16";
     write8B(folder);
     const double before = peakRssBytes();
-    const MemoryPlan plan = planMemory(io::Checkpoint(folder.toStdString()), loadModelConfig(folder.toStdString()),
-                                       kTokens, CaptureRequest{}, true);
+    const MemoryPlan plan =
+        planMemory(io::Checkpoint(folder.toStdString()), loadModelConfig(folder.toStdString()),
+                   kTokens, CaptureRequest{}, true);
     const auto backend = makeCpuBackend();
     double forwardMs = 0.0;
     for (auto _ : state) {
         const auto model = loadModel(folder.toStdString(), *backend);
         ModelInput input;
-        for (int64_t t = 0; t < kTokens; ++t) input.ids.push_back(int32_t((t * 7919) % kVocab));
+        for (int64_t t = 0; t < kTokens; ++t)
+            input.ids.push_back(int32_t((t * 7919) % kVocab));
         const Trace trace = model->forward(input);
         forwardMs = trace.forwardMs;
         benchmark::DoNotOptimize(trace.layers.data());

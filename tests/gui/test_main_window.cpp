@@ -112,9 +112,10 @@ private Q_SLOTS:
         QVERIFY(window.errorDialog() && window.errorDialog()->isVisible());
         QCOMPARE(window.errorDialog()->windowTitle(), QString("Not enough memory"));
         const QString detail = window.errorDialog()->informativeText();
-        QVERIFY2(detail.startsWith("not enough memory for this pass: peak ") &&
-                     detail.contains(" of " + QString::fromStdString(formatBytes(held)) + " available"),
-                 qPrintable(detail));
+        QVERIFY2(
+            detail.startsWith("not enough memory for this pass: peak ") &&
+                detail.contains(" of " + QString::fromStdString(formatBytes(held)) + " available"),
+            qPrintable(detail));
     }
 
     void opensWithoutCanvasAndSaysWhy() {

@@ -185,7 +185,8 @@ private Q_SLOTS:
         const double need = matrices + 2.0 * vectors;
         QCOMPARE(checkpointF32Bytes(checkpoint), matrices + vectors);
         {
-            const MemoryLimit limit(QByteArray::number((need - vectors) / 1e6)); // one copy of each fits
+            const MemoryLimit limit(
+                QByteArray::number((need - vectors) / 1e6)); // one copy of each fits
             const QString error = modelErrorOf([&] { loadModel(folder, *backend); });
             QVERIFY2(error.startsWith(QString::fromStdString(folder) +
                                       ": loading the weights needs " +

@@ -54,7 +54,8 @@ std::vector<NamedShape> llamaTensors(const LlamaShape& s) {
 
 int64_t elements(const Shape& shape) {
     int64_t n = 1;
-    for (int64_t d : shape) n *= d;
+    for (int64_t d : shape)
+        n *= d;
     return n;
 }
 
@@ -64,9 +65,11 @@ void writeSparseShard(const QString& path, const std::vector<NamedShape>& tensor
     int64_t offset = 0;
     for (const auto& [name, shape] : tensors) {
         QJsonArray dims;
-        for (int64_t d : shape) dims.append(double(d));
+        for (int64_t d : shape)
+            dims.append(double(d));
         const int64_t end = offset + elements(shape) * 2;
-        header[name] = QJsonObject{{"dtype", "BF16"}, {"shape", dims},
+        header[name] = QJsonObject{{"dtype", "BF16"},
+                                   {"shape", dims},
                                    {"data_offsets", QJsonArray{double(offset), double(end)}}};
         offset = end;
     }
@@ -100,12 +103,16 @@ QString writeSparseLlama(test::ScratchDir& scratch, const LlamaShape& s, int sha
     QJsonObject weightMap;
     const std::size_t perShard = (tensors.size() + std::size_t(shards) - 1) / std::size_t(shards);
     for (int i = 0; i < shards; ++i) {
-        const QString shard =
-            QString("model-%1-of-%2.safetensors").arg(i + 1, 5, 10, QChar('0')).arg(shards, 5, 10, QChar('0'));
-        const auto first = tensors.begin() + std::ptrdiff_t(std::min(tensors.size(), perShard * std::size_t(i)));
-        const auto last = tensors.begin() + std::ptrdiff_t(std::min(tensors.size(), perShard * std::size_t(i + 1)));
+        const QString shard = QString("model-%1-of-%2.safetensors")
+                                  .arg(i + 1, 5, 10, QChar('0'))
+                                  .arg(shards, 5, 10, QChar('0'));
+        const auto first =
+            tensors.begin() + std::ptrdiff_t(std::min(tensors.size(), perShard * std::size_t(i)));
+        const auto last = tensors.begin() +
+                          std::ptrdiff_t(std::min(tensors.size(), perShard * std::size_t(i + 1)));
         writeSparseShard(folder + "/" + shard, {first, last});
-        for (auto at = first; at != last; ++at) weightMap[at->first] = shard;
+        for (auto at = first; at != last; ++at)
+            weightMap[at->first] = shard;
     }
     test::writeFile(folder + "/model.safetensors.index.json",
                     QJsonDocument(QJsonObject{{"weight_map", weightMap}}).toJson());
@@ -126,8 +133,8 @@ private:
 };
 
 QJsonObject infoJson(const QString& folder, int tokens) {
-    const test::CliResult run =
-        test::runHeadlight({"info", "--model", folder, "--tokens", QString::number(tokens), "--json"});
+    const test::CliResult run = test::runHeadlight(
+        {"info", "--model", folder, "--tokens", QString::number(tokens), "--json"});
     if (run.exitCode != 0) qWarning("%s", qPrintable(run.err));
     return QJsonDocument::fromJson(run.out.toUtf8()).object();
 }
@@ -162,9 +169,10 @@ private Q_SLOTS:
         const double square = T * T * 4.0;
         const double capture = double(s.layers) * (h + h) * square + h * square;
         const double threads = std::min(h, double(QThread::idealThreadCount()));
-        const double working = 5.0 * T * d * 4.0 +
-                               T * (2.0 * h * double(s.headDim()) + 2.0 * double(s.kvHeads * s.headDim())) * 4.0 +
-                               2.0 * T * double(s.intermediate) * 4.0 + threads * square;
+        const double working =
+            5.0 * T * d * 4.0 +
+            T * (2.0 * h * double(s.headDim()) + 2.0 * double(s.kvHeads * s.headDim())) * 4.0 +
+            2.0 * T * double(s.intermediate) * 4.0 + threads * square;
         const double pass = capture + T * d * 4.0 + working;
         QCOMPARE(plan["pass_bytes"].toDouble(), pass);
         QCOMPARE(plan["peak_bytes"].toDouble(), 2.0 * matrices + 2.0 * 4.0 * norms + pass);
@@ -182,7 +190,8 @@ private Q_SLOTS:
         const test::CliResult run = test::runHeadlight({"info", "--model", folder});
         QCOMPARE(run.exitCode, 0);
         QVERIFY2(run.out.contains("mapped:       16.1 GB\n"), qPrintable(run.out));
-        QVERIFY2(run.out.contains("available:    24.0 GB\nfits:         yes\n"), qPrintable(run.out));
+        QVERIFY2(run.out.contains("available:    24.0 GB\nfits:         yes\n"),
+                 qPrintable(run.out));
     }
 
     void a1BCheckpointRunsFromItsMappedShards() {
@@ -190,9 +199,12 @@ private Q_SLOTS:
         const QString folder = writeSparseLlama(scratch_, s, 2);
         const QString dump = scratch_.freshPath();
         QStringList ids;
-        for (int i = 0; i < 16; ++i) ids << QString::number(1000 + 37 * i);
-        const test::CliResult run = test::runHeadlight(
-            {"inspect", "--model", folder, "--backend", "cpu", "--ids", ids.join(","), "--dump", dump}, 300000);
+        for (int i = 0; i < 16; ++i)
+            ids << QString::number(1000 + 37 * i);
+        const test::CliResult run =
+            test::runHeadlight({"inspect", "--model", folder, "--backend", "cpu", "--ids",
+                                ids.join(","), "--dump", dump},
+                               300000);
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
 
         const io::SafetensorsFile out(dump.toStdString());
@@ -202,11 +214,13 @@ private Q_SLOTS:
             for (int64_t i = 0; i < 16; ++i)
                 for (int64_t j = 0; j < 16; ++j) {
                     const float expected = j <= i ? 1.0f / float(i + 1) : 0.0f;
-                    QVERIFY(std::abs(attentions.values()[std::size_t((block * 16 + i) * 16 + j)] - expected) <= 1e-6f);
+                    QVERIFY(std::abs(attentions.values()[std::size_t((block * 16 + i) * 16 + j)] -
+                                     expected) <= 1e-6f);
                 }
         const Tensor last = out.loadF32("last_hidden_state");
         QCOMPARE(last.shape(), (std::vector<int64_t>{16, s.hidden}));
-        for (float v : last.values()) QCOMPARE(v, 0.0f);
+        for (float v : last.values())
+            QCOMPARE(v, 0.0f);
     }
 };
 

@@ -53,7 +53,8 @@ std::vector<float>& valuesOf(const DeviceTensor& tensor) {
     auto* host = dynamic_cast<HostStorage*>(tensor.storage());
     if (host) return host->values;
     if (storedMatrixOf(tensor))
-        throw std::logic_error("a weight kept in its stored dtype reached an op other than linear or gatherRows");
+        throw std::logic_error(
+            "a weight kept in its stored dtype reached an op other than linear or gatherRows");
     throw std::logic_error("a tensor of another backend was given to the CPU backend");
 }
 
@@ -102,7 +103,8 @@ void CpuBackend::linear(const DeviceTensor& x, const DeviceTensor& w, const Devi
     if (const io::StoredMatrix* stored = storedMatrixOf(w))
         gemmStored(input.data(), *stored, result.data(), input.rows());
     else
-        gemm(input.data(), valuesOf(w).data(), result.data(), input.rows(), input.cols(), w.dim(0), true, 1.0f);
+        gemm(input.data(), valuesOf(w).data(), result.data(), input.rows(), input.cols(), w.dim(0),
+             true, 1.0f);
     if (bias) result.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(valuesOf(*bias).data(), bias->size());
 }
 
@@ -110,9 +112,11 @@ void CpuBackend::gatherRows(const DeviceTensor& table, std::span<const int32_t> 
     const io::StoredMatrix* stored = storedMatrixOf(table);
     MatrixMap result = mutableMatrixOf(out);
     for (std::size_t t = 0; t < ids.size(); ++t) {
-        if (ids[t] < 0 || ids[t] >= table.dim(0)) throw std::out_of_range("gatherRows: id out of range");
+        if (ids[t] < 0 || ids[t] >= table.dim(0))
+            throw std::out_of_range("gatherRows: id out of range");
         if (stored)
-            io::widenRows(*stored, ids[t], 1, result.row(Eigen::Index(t)).data()); // one row, read in place
+            io::widenRows(*stored, ids[t], 1,
+                          result.row(Eigen::Index(t)).data()); // one row, read in place
         else
             result.row(Eigen::Index(t)) = matrixOf(table).row(ids[t]);
     }

@@ -72,7 +72,8 @@ void gemmStored(const float* a, const io::StoredMatrix& w, float* out, int64_t m
     const int64_t n = w.rows, k = w.cols;
     if (const float* direct = w.directF32()) return gemm(a, direct, out, m, k, n, true, 1.0f);
     if (m == 0 || n == 0) return;
-    const int64_t panelRows = std::min(n, std::max(kMinPanelRows, kPanelFloats / std::max<int64_t>(k, 1)));
+    const int64_t panelRows =
+        std::min(n, std::max(kMinPanelRows, kPanelFloats / std::max<int64_t>(k, 1)));
     const int64_t panels = (n + panelRows - 1) / panelRows;
     // Each thread widens its own panels and multiplies them (the GEMM runs single-threaded inside
     // this loop, cpu_gemm.h), so widening is spread over the cores too.
