@@ -6,7 +6,9 @@
 #include "cli_args.h"
 #include "io/checkpoint.h"
 #include "io/hub_cache.h"
+#include "model/memory_budget.h"
 #include "model/model_family.h"
+#include "model/weight_quantization.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -89,6 +91,27 @@ StoredTensors summariseStoredTensors(const io::Checkpoint& checkpoint) {
     return stored;
 }
 
+// The sequence length the memory plan is made for unless --tokens says otherwise.
+constexpr int kPlanTokens = 512;
+constexpr int kMaxPlanTokens = 10'000'000; // as config_reader.h bounds max_position_embeddings
+
+QString valueText(const QJsonValue& value) {
+    return value.isBool()     ? QString(value.toBool() ? "yes" : "no")
+           : value.isString() ? value.toString()
+                              : QString::number(qint64(value.toDouble()));
+}
+
+// With --weights int8: the weights read and quantised, for each layer's error (the only step of
+// info that reads tensor data).
+std::optional<QuantizationReport> int8Report(const CliArgs& args, const io::Checkpoint& checkpoint,
+                                             const ModelSpec& spec) {
+    if (!args.has("--weights")) return std::nullopt;
+    if (args.value("--weights") != "int8")
+        throw CliError("--weights '" + args.value("--weights").toStdString() + "' is not int8");
+    HostWeights weights = readWeights(checkpoint, spec);
+    return quantizeInt8(weights);
+}
+
 int runInfo(const CliArgs& args) {
     const std::string folder = io::resolveModel(args.required("--model").toStdString()).folder;
     const ModelSpec s = loadModelConfig(folder);
@@ -112,20 +135,52 @@ int runInfo(const CliArgs& args) {
         {"dtype", stored.dtypes.join(", ")},
         {"parameters", double(stored.parameters)},
     };
+    const MemoryPlan plan =
+        planMemory(checkpoint, s, args.integer("--tokens", kPlanTokens, 1, kMaxPlanTokens),
+                   CaptureRequest{}, true);
+    const QList<QPair<QString, QJsonValue>> planRows{
+        {"tokens", double(plan.tokens)},
+        {"mapped_bytes", plan.weights.mapped},
+        {"widened_bytes", plan.load - plan.weights.mapped}, // held twice while loading
+        {"pass_bytes", plan.forward.total()},
+        {"peak_bytes", plan.peak()},
+        {"available_bytes", plan.available ? QJsonValue(*plan.available) : QJsonValue()},
+        {"fits", plan.fits()},
+    };
+    const std::optional<QuantizationReport> int8 = int8Report(args, checkpoint, s);
     QTextStream out(stdout);
     if (args.has("--json")) {
         QJsonObject root{{"model", QString::fromStdString(folder)}};
-        for (const auto& [key, value] : rows)
+        for (const auto& [key, value] : rows + planRows)
             root.insert(key, value);
+        if (int8) {
+            QJsonArray errors;
+            for (double error : int8->layerRelativeError)
+                errors.append(error);
+            root.insert("int8_bytes", int8->int8Bytes);
+            root.insert("int8_layer_error", errors);
+        }
         out << QJsonDocument(root).toJson(QJsonDocument::Indented);
         return 0;
     }
-    for (const auto& [key, value] : rows) {
-        const QString text = value.isBool()     ? QString(value.toBool() ? "yes" : "no")
-                             : value.isString() ? value.toString()
-                                                : QString::number(qint64(value.toDouble()));
-        out << (key + ":").leftJustified(14) << text << "\n";
+    for (const auto& [key, value] : rows)
+        out << (key + ":").leftJustified(14) << valueText(value) << "\n";
+    for (const auto& [key, value] : planRows) {
+        const bool bytes = key.endsWith("_bytes");
+        out << (QString(key).remove("_bytes") + ":").leftJustified(14)
+            << (bytes && value.isDouble() ? QString::fromStdString(formatBytes(value.toDouble()))
+                : value.isNull()          ? QStringLiteral("unknown")
+                                          : valueText(value))
+            << "\n";
     }
+    if (!int8) return 0;
+    out << QString("int8:").leftJustified(14)
+        << QString::fromStdString(formatBytes(int8->int8Bytes))
+        << " (every linear weight, one scale per output channel)\n";
+    for (std::size_t l = 0; l < int8->layerRelativeError.size(); ++l)
+        out << QString("layer %1:").arg(l).leftJustified(14)
+            << QString::number(int8->layerRelativeError[l], 'e', 3)
+            << " relative error against f32\n";
     return 0;
 }
 } // namespace
@@ -133,13 +188,20 @@ int runInfo(const CliArgs& args) {
 CliCommand infoCommand() {
     return {
         QStringLiteral("info"),
-        QStringLiteral(
-            "say what Headlight recognises in a checkpoint: family, sizes, positions, norms"),
-        {QStringLiteral("--model DIR [--json]")},
+        QStringLiteral("say what Headlight recognises in a checkpoint: family, sizes, positions, "
+                       "norms, and the memory a pass would need"),
+        {QStringLiteral("--model DIR [--tokens T] [--weights int8] [--json]")},
         {},
         {{"--model", "DIR",
           "the checkpoint folder, or a Hugging Face cache folder or cached ORG/NAME id, read "
-          "offline; only config.json and the tensor headers are read"},
+          "offline; only config.json and the tensor headers are read (unless --weights int8)"},
+         {"--tokens", "T",
+          "plan memory for a pass of T tokens on the CPU backend: the mapped weights, the "
+          "widened ones (held twice while loading), the pass, their peak and whether it fits "
+          "the memory available now (default 512)"},
+         {"--weights", "int8",
+          "also read the weights, quantise every linear layer's to int8 per output channel (as "
+          "inspect --weights int8 runs them) and report each layer's relative error against f32"},
          {"--json", {}, "print the same fields as JSON"}},
         {QStringLiteral("headlight info --model tests/data/models/qwen3")},
         &runInfo,

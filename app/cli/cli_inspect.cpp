@@ -18,8 +18,15 @@
 #include "io/hub_cache.h"
 #include "io/safetensors.h"
 #include "model/transformer.h"
+#include "model/weight_quantization.h"
 #include "tokenize/tokenizer.h"
 #include "variants/knn_lm.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTextStream>
+#include <cstdio>
 
 namespace headlight::app {
 namespace {
@@ -203,6 +210,15 @@ void printAblation(const AblationEffect& effect, const std::string& heads,
         << ", top-1 changed at " << flips << " of " << effect.positions.size() << " positions\n";
 }
 
+// --weights: "stored" (the default: the checkpoint's dtype, mapped) or "int8".
+bool wantsInt8Weights(const CliArgs& args) {
+    const QString weights =
+        args.has("--weights") ? args.value("--weights") : QStringLiteral("stored");
+    if (weights != "stored" && weights != "int8")
+        throw CliError("--weights '" + weights.toStdString() + "' is not one of stored, int8");
+    return weights == "int8";
+}
+
 int runInspect(const CliArgs& args) {
     const std::string folder = io::resolveModel(args.required("--model").toStdString()).folder;
     if (!args.has("--dump") && !args.has("--json") && !args.has("--ablate"))
@@ -212,6 +228,10 @@ int runInspect(const CliArgs& args) {
                              : std::vector<variants::HeadAblationSpec>{};
     const variants::Intervention intervention = variants::interventionOf(ablations);
     const int repeat = args.integer("--repeat", 1, 1, 100000);
+    const bool int8 = wantsInt8Weights(args);
+    const auto load = [&](Backend& backend) {
+        return int8 ? loadModelInt8(folder, backend) : loadModel(folder, backend);
+    };
     const PreparedInput input = prepareInput(args, folder);
     const variants::VariantSpec variant =
         args.has("--variant") ? variants::loadVariantSpec(args.value("--variant").toStdString()) : variants::VariantSpec{};
@@ -225,13 +245,13 @@ int runInspect(const CliArgs& args) {
     std::unique_ptr<TransformerModel> model;
     Run run;
     try {
-        model = loadModel(folder, *opened.backend);
+        model = load(*opened.backend);
         run = runRepeated(*model, input.model, variant, repeat, folder, intervention);
     } catch (const vk::VulkanError& error) {
         // Pipeline creation failed, the device was lost or ran out of memory: the same pass on the CPU.
         model.reset(); // its device tensors go before the Vulkan backend that owns their memory
         opened = {makeCpuBackend(), std::string("Vulkan failed (") + error.what() + "); ran on the CPU backend"};
-        model = loadModel(folder, *opened.backend);
+        model = load(*opened.backend);
         run = runRepeated(*model, input.model, variant, repeat, folder, intervention);
     }
     if (!opened.note.empty()) std::fprintf(stderr, "headlight inspect: %s\n", opened.note.c_str());
@@ -260,7 +280,7 @@ CliCommand inspectCommand() {
         {QStringLiteral("--model DIR (--text STR [--text-pair STR] [--no-special-tokens] | --ids "
                         "1,2,3 [--token-type-ids 0,0,1] [--attention-mask 1,1,0]) "
                         "[--variant SPEC.json] [--backend cpu|vulkan] [--vulkan-device SEL] "
-                        "[--ablate L.H[:zero|mean],...] [--repeat N] [--dump OUT.safetensors] "
+                        "[--ablate L.H[:zero|mean],...] [--weights stored|int8] [--repeat N] [--dump OUT.safetensors] "
                         "[--json]")},
         {},
         {{"--model", "DIR",
@@ -280,6 +300,10 @@ CliCommand inspectCommand() {
           "(causal models with a tied LM head); the dump holds the ablated pass"},
          backendOption(),
          vulkanDeviceOption(),
+         {"--weights", "stored|int8",
+          "stored (default): the weights in the checkpoint's dtype, mapped; int8: every linear "
+          "layer's weight quantised to int8 per output channel at load (headlight info "
+          "--weights int8 reports the error per layer)"},
          {"--repeat", "N", "run the pass N times, 1 to 100000, and report each time (default 1)"},
          {"--dump", "OUT.safetensors",
           "write every layer's attention with its entropy and adjacent-layer JSD (docs/engine.md)"},

@@ -2,6 +2,7 @@
 
 #include "text_input.h"
 
+#include <QPointer>
 #include <QtConcurrent/QtConcurrentRun>
 #include <exception>
 
@@ -15,6 +16,7 @@ struct Request {
     bool withOutput = false;
     quint64 serial = 0;
     HeadKnockouts knockouts;
+    QPointer<ForwardRunner> runner; // told the plan of a long pass; null for runForwardPass
 };
 
 // The knockouts as the plan takes them, replace ones filled from the source text's pass.
@@ -42,6 +44,44 @@ void compareOutputs(const LoadedModel& model, const Request& request, const Mode
     result.outputChange = outputChange(clean.logits, trace.logits);
 }
 
+// The memory plan of a pass of `tokens` tokens on a loaded model. The memory the weights already
+// hold counts as available to it, so the plan fits when the pass itself fits what is free.
+MemoryPlan planPass(const LoadedModel& model, int64_t tokens, const CaptureRequest& capture) {
+    const bool host = model.backend->kind() == BackendKind::Cpu;
+    MemoryPlan plan;
+    plan.weights = model.weights;
+    plan.load = loadBytes(plan.weights, host);
+    plan.tokens = tokens;
+    plan.forward = estimateForward(model.model->spec(), tokens, capture, host);
+    if (const auto free = availableMemoryBytes()) plan.available = *free + plan.load;
+    return plan;
+}
+
+// Refuses, with the plan's numbers, a pass that would not fit; tells the runner a long pass's plan.
+bool passFits(const LoadedModel& model, const Request& request, int64_t tokens,
+              const CaptureRequest& capture, ForwardResult& result) {
+    const MemoryPlan plan = planPass(model, tokens, capture);
+    if (!plan.fits()) {
+        result.error =
+            QString::fromStdString("not enough memory for this pass: " + describePlan(plan) +
+                                   ": shorten the text or close other programs");
+        result.refusedForMemory = true;
+        result.model.reset(); // as after any error, only serial, text and error are set
+        result.variant = {};
+        return false;
+    }
+    if (tokens < ForwardRunner::kLongPassTokens) return true;
+    result.memoryPlan = QString::fromStdString(describePlan(plan));
+    if (const QPointer<ForwardRunner> runner = request.runner)
+        QMetaObject::invokeMethod(
+            runner,
+            [runner, text = result.memoryPlan] {
+                if (runner) Q_EMIT runner->planned(text);
+            },
+            Qt::QueuedConnection);
+    return true;
+}
+
 void keepInternals(Trace& trace, ForwardResult& result) {
     result.internals = std::move(trace.internals);
     for (LayerTrace& layer : trace.layers)
@@ -65,6 +105,8 @@ std::shared_ptr<ForwardResult> runPass(const std::shared_ptr<const LoadedModel>&
         const bool output = request.withOutput && model->model->hasLmHead();
         capture.hiddenStates = output;
         capture.logits = output || (knocksOut && hasLanguageModelHead(*model->model));
+        if (!passFits(*model, request, int64_t(prepared.input.ids.size()), capture, *result))
+            return result;
         const variants::Intervention intervention =
             interventionFor(*model, request, int64_t(prepared.input.ids.size()));
         Trace trace = model->model->forward(prepared.input, capture, request.variant, intervention);
@@ -95,7 +137,7 @@ std::shared_ptr<ForwardResult> runForwardPass(const std::shared_ptr<const Loaded
                                               const variants::VariantSpec& variant,
                                               bool withVanilla, bool withOutput,
                                               const HeadKnockouts& knockouts) {
-    return runPass(model, {text, variant, withVanilla, withOutput, 0, knockouts});
+    return runPass(model, {text, variant, withVanilla, withOutput, 0, knockouts, nullptr});
 }
 
 ForwardRunner::ForwardRunner(QObject* parent)
@@ -167,7 +209,7 @@ void ForwardRunner::launch() {
     // Why not start now when busy: collect() launches the newest request when the pass ends.
     if (!model_ || paused_ || busy() || launched_ == requested_) return;
     launched_ = requested_;
-    const Request request{text_, variant_, vanillaWanted_, outputWanted_, launched_, knockouts_};
+    const Request request{text_, variant_, vanillaWanted_, outputWanted_, launched_, knockouts_, this};
     watcher_->setFuture(QtConcurrent::run(runPass, model_, request));
     Q_EMIT busyChanged(true);
 }
@@ -179,7 +221,9 @@ void ForwardRunner::collect() {
         if (!debounce_.isActive()) launch();
         return;
     }
-    if (!result->error.isEmpty())
+    if (result->refusedForMemory)
+        Q_EMIT refusedForMemory(result->error);
+    else if (!result->error.isEmpty())
         Q_EMIT failed(result->error);
     else
         Q_EMIT finished(result);

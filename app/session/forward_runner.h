@@ -50,7 +50,9 @@ struct ForwardResult {
     QString outputNote;
     std::shared_ptr<const LoadedModel> model; // the model that ran it
     double forwardMs = 0.0;
+    QString memoryPlan; // describePlan of a long pass (≥ kLongPassTokens tokens), else empty
     QString error; // one line; the other fields are empty when set
+    bool refusedForMemory = false; // the error is the plan of a pass that would not fit
 
     int tokenCount() const { return int(tokens.size()); }
 };
@@ -69,6 +71,8 @@ class ForwardRunner : public QObject {
     Q_OBJECT
 public:
     static constexpr int kDebounceMs = 250;
+    // From this length on the window shows a pass's memory plan before it runs.
+    static constexpr int kLongPassTokens = 512;
 
     explicit ForwardRunner(QObject* parent = nullptr);
     ~ForwardRunner() override;
@@ -96,6 +100,10 @@ public:
 Q_SIGNALS:
     void finished(std::shared_ptr<const ForwardResult> result);
     void failed(const QString& reason);
+    // Before a long pass runs: its memory plan (describePlan), so that the wait is explained.
+    void planned(const QString& plan);
+    // A pass refused before it ran because its plan does not fit the memory available.
+    void refusedForMemory(const QString& reason);
     void busyChanged(bool busy);
 
 private:

@@ -4,6 +4,7 @@
 #include "backend/vulkan/vk_error.h"
 #include "counted.h"
 #include "file_hashes.h"
+#include "io/checkpoint.h"
 #include "io/hub_cache.h"
 #include "model/model_family.h"
 
@@ -55,6 +56,7 @@ std::unique_ptr<LoadedModel> loadCheckpoint(const QString& source, const Backend
         loaded->model = loadModel(folder.toStdString(), *loaded->backend);
     }
     loaded->positionTable = loaded->model->positionTable();
+    loaded->weights = weightBytes(io::Checkpoint(folder.toStdString())); // headers only
     try {
         loaded->tokenizer = tokenize::Tokenizer::load(folder.toStdString());
     } catch (const tokenize::TokenizerError&) {

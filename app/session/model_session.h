@@ -4,6 +4,7 @@
 // fails reports one line, and the previous model stays.
 
 #include "backend/backend.h"
+#include "model/memory_budget.h"
 #include "model/transformer.h"
 #include "tokenize/tokenizer.h"
 
@@ -23,6 +24,7 @@ struct LoadedModel {
     std::unique_ptr<tokenize::Tokenizer> tokenizer; // null when the folder has no tokenizer files
     QString backendNote;                            // why the CPU backend is used, if it is
     Tensor positionTable;    // the learned position table [P, D], empty when there is none
+    WeightBytes weights;     // what the load mapped and widened, for the passes' memory plans
     QString summary() const; // "bert · 12 layers × 12 heads · hidden 768 · cpu"
     QString name() const;    // the cache id, else the folder's name
 };

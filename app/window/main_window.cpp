@@ -55,6 +55,10 @@ MainWindow::MainWindow(const LaunchOptions& options, QWidget* parent)
     setCentralWidget(workspace_);
     connect(workspace_, &Workspace::message, this,
             [this](const QString& text) { statusBar()->showMessage(text, 4000); });
+    connect(workspace_, &Workspace::memoryRefused, this, [this](const QString& reason) {
+        showError(tr("Not enough memory"),
+                  tr("Headlight did not run this pass: it would not fit in memory."), reason);
+    });
     connect(workspace_, &Workspace::readoutChanged, this, [this](const QString& text) {
         if (text.isEmpty())
             statusBar()->clearMessage();

@@ -68,6 +68,12 @@ Workspace::Workspace(QWidget* canvasPage, QWidget* parent)
     connect(textEdit_, &QPlainTextEdit::textChanged, this, [this] { runner_->schedule(text()); });
     connect(runner_, &ForwardRunner::finished, this, &Workspace::onResult);
     connect(runner_, &ForwardRunner::failed, this, &Workspace::onFailure);
+    connect(runner_, &ForwardRunner::planned, this,
+            [this](const QString& plan) { Q_EMIT message(tr("Memory plan: %1").arg(plan)); });
+    connect(runner_, &ForwardRunner::refusedForMemory, this, [this](const QString& reason) {
+        onFailure(reason);
+        Q_EMIT memoryRefused(reason);
+    });
     connect(runner_, &ForwardRunner::busyChanged, this, &Workspace::updateSummary);
     connect(tokenStrip_, &TokenStrip::tokenClicked, this, &Workspace::selectQuery);
     connect(tokenStrip_, &TokenStrip::tokenHovered, this, [this](int index) {

@@ -93,6 +93,7 @@ Q_SIGNALS:
     void modelChanged(const ModelSpec& spec);
     void knockoutsChanged(const HeadKnockouts& knockouts);
     void message(const QString& text);
+    void memoryRefused(const QString& reason); // a pass refused because it would not fit
     void readoutChanged(const QString& text);
     void refreshed(); // the figure was redrawn from the current result and selection
 

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "backend/backend_choice.h"
+#include "io/stored_matrix.h"
 #include "model/model_spec.h"
 #include "tensor/tensor.h"
 
@@ -119,6 +120,13 @@ public:
     // [SECTION] memory
     virtual DeviceTensor upload(const Tensor& host) = 0;
     virtual DeviceTensor allocate(std::vector<int64_t> shape) = 0; // contents undefined
+    // A weight left in its mapped file (io/stored_matrix.h), for linear's w and gatherRows'
+    // table only. A backend that reads the stored dtype keeps it so; by default it is widened.
+    virtual DeviceTensor uploadStored(const io::StoredMatrix& matrix) {
+        Tensor widened(matrix.shape());
+        io::widenRows(matrix, 0, matrix.rows, widened.data());
+        return upload(widened);
+    }
     virtual Tensor download(const DeviceTensor& tensor) = 0;       // runs pending work first
     virtual void finish() = 0;                                    // runs pending work
 

@@ -179,9 +179,9 @@ Checkpoint::Checkpoint(const std::string& folder)
 
 void Checkpoint::addFile(const std::string& path) {
     if (endsWith(path, kTorchSuffix))
-        files_.push_back(std::make_unique<TorchCheckpointFile>(path));
+        files_.push_back(std::make_shared<TorchCheckpointFile>(path));
     else
-        files_.push_back(std::make_unique<SafetensorsFile>(path));
+        files_.push_back(std::make_shared<SafetensorsFile>(path));
     const std::size_t fileNumber = files_.size() - 1;
     for (const auto& [name, info] : files_.back()->tensors()) {
         const auto [at, added] =
@@ -248,5 +248,15 @@ Tensor Checkpoint::loadF32(const std::string& name) const {
 std::vector<std::byte> Checkpoint::storedBytes(const std::string& name) const {
     const Stored& stored = storedAs(name);
     return files_[stored.file]->storedBytes(stored.name);
+}
+
+StoredMatrix Checkpoint::mappedMatrix(const std::string& name) const {
+    const Stored& stored = storedAs(name);
+    const auto* file = dynamic_cast<const SafetensorsFile*>(files_[stored.file].get());
+    const TensorInfo& info = files_[stored.file]->info(stored.name);
+    if (!file || !isMappableMatrix(info.dtype, info.shape.size())) return {};
+    const std::span<const std::byte> bytes = file->bytes(stored.name);
+    if (bytes.empty()) return {};
+    return {info.dtype, bytes.data(), info.shape[0], info.shape[1], files_[stored.file]};
 }
 } // namespace headlight::io

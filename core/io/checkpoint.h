@@ -7,6 +7,7 @@
 // with a message saying to convert it to safetensors. Tensors are known by the names Hugging Face
 // loads them under (io/legacy_names.h): a stored LayerNorm.gamma is LayerNorm.weight.
 
+#include "io/stored_matrix.h"
 #include "io/tensor_file.h"
 
 #include <map>
@@ -28,6 +29,10 @@ public:
     const TensorInfo& info(const std::string& name) const;
     Tensor loadF32(const std::string& name) const;
     std::vector<std::byte> storedBytes(const std::string& name) const; // in the stored dtype
+    // The tensor left in its mapped file (io/stored_matrix.h) when it is a 2-D F32, F16 or BF16
+    // tensor of a safetensors file; invalid otherwise (torch archives, other dtypes and ranks).
+    // The view keeps its file mapped after the Checkpoint is gone.
+    StoredMatrix mappedMatrix(const std::string& name) const;
 
 private:
     void addFile(const std::string& path); // opens one file; a name seen before is an error
@@ -39,7 +44,7 @@ private:
     };
     const Stored& storedAs(const std::string& name) const;
     std::string folder_;
-    std::vector<std::unique_ptr<TensorFile>> files_;
+    std::vector<std::shared_ptr<TensorFile>> files_; // shared with the StoredMatrix views
     std::map<std::string, Stored> fileIndex_; // tensor name, as loaded → where it is stored
 };
 } // namespace headlight::io

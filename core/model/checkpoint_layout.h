@@ -43,8 +43,10 @@
 namespace headlight {
 
 struct HostLinear {
-    Tensor weight; // [out, in], nn.Linear layout
+    Tensor weight; // [out, in], nn.Linear layout; empty when `stored` holds it
     Tensor bias;   // [out], empty when the layer has none
+    io::StoredMatrix stored; // the weight left in its mapped file, in the stored dtype
+    bool present() const { return !weight.empty() || stored.valid(); }
 };
 
 struct HostNorm {
@@ -97,7 +99,8 @@ struct HostLmHead {
 };
 
 struct HostWeights {
-    Tensor tokenEmbedding;     // [V, D]
+    Tensor tokenEmbedding;     // [V, D]; empty when `tokenEmbeddingStored` holds it
+    io::StoredMatrix tokenEmbeddingStored; // the table left in its mapped file (Llama layout)
     Tensor positionEmbedding;  // [P, D], empty for rotary models
     Tensor tokenTypeEmbedding; // [types, D], empty when the model has none
     HostNorm embeddingNorm;    // BERT family only

@@ -2,6 +2,7 @@
 
 #include "backend/vulkan/vk_error.h"
 #include "io/checkpoint.h"
+#include "io/stored_matrix.h"
 #include "model/transformer.h"
 
 #include <QByteArray>
@@ -145,8 +146,42 @@ double checkpointF32Bytes(const io::Checkpoint& checkpoint) {
     return elements * kF32;
 }
 
-double loadBytes(double checkpointF32, bool backendInHostMemory) {
-    return checkpointF32 * (backendInHostMemory ? 2.0 : 1.0);
+WeightBytes weightBytes(const io::Checkpoint& checkpoint) {
+    WeightBytes bytes;
+    for (const std::string& name : checkpoint.names()) {
+        const double elements = double(elementCount(checkpoint.info(name).shape));
+        bytes.parameters += elements;
+        const io::StoredMatrix stored = checkpoint.mappedMatrix(name);
+        if (stored.valid())
+            bytes.mapped += stored.storedBytes();
+        else
+            bytes.widened += elements * kF32;
+    }
+    return bytes;
+}
+
+double loadBytes(const WeightBytes& weights, bool backendInHostMemory) {
+    return weights.mapped + weights.widened * (backendInHostMemory ? 2.0 : 1.0);
+}
+
+MemoryPlan planMemory(const io::Checkpoint& checkpoint, const ModelSpec& spec, int64_t tokens,
+                      const CaptureRequest& capture, bool backendInHostMemory) {
+    MemoryPlan plan;
+    plan.weights = weightBytes(checkpoint);
+    plan.load = loadBytes(plan.weights, backendInHostMemory);
+    plan.tokens = tokens;
+    plan.forward = estimateForward(spec, tokens, capture, backendInHostMemory);
+    if (const auto memory = available()) plan.available = memory->bytes;
+    return plan;
+}
+
+std::string describePlan(const MemoryPlan& plan) {
+    std::string text = "peak " + formatBytes(plan.peak()) + " for " +
+                       counted(plan.tokens, "token") + " (" + formatBytes(plan.weights.mapped) +
+                       " mapped weights, " + formatBytes(plan.load - plan.weights.mapped) +
+                       " widened, " + formatBytes(plan.forward.total()) + " for the pass)";
+    if (plan.available) text += " of " + formatBytes(*plan.available) + " available";
+    return text;
 }
 
 ForwardEstimate estimateForward(const ModelSpec& spec, int64_t tokens,
@@ -188,12 +223,13 @@ ForwardEstimate estimateForward(const ModelSpec& spec, int64_t tokens,
 void checkLoadBudget(const io::Checkpoint& checkpoint, bool backendInHostMemory) {
     const auto memory = available();
     if (!memory) return;
-    const double f32 = checkpointF32Bytes(checkpoint);
-    const double need = loadBytes(f32, backendInHostMemory);
+    const WeightBytes weights = weightBytes(checkpoint);
+    const double need = loadBytes(weights, backendInHostMemory);
     if (need <= memory->bytes) return;
-    std::string stored;
-    if (backendInHostMemory)
-        stored = " (" + formatBytes(f32) + " as f32, held twice while the CPU backend copies it)";
+    const std::string stored =
+        " (" + formatBytes(weights.mapped) + " mapped in the stored dtype, " +
+        formatBytes(weights.widened) + " as f32" +
+        (backendInHostMemory ? ", held twice while the CPU backend copies it)" : ")");
     throw ModelError(checkpoint.folder() + ": loading the weights needs " + formatBytes(need) +
                      stored + " but " + availableText(*memory) +
                      ": close other programs or choose a smaller model");

@@ -34,10 +34,23 @@ std::string formatBytes(double bytes);
 // The checkpoint's tensors as f32: every element × 4 bytes, whatever the stored dtype.
 double checkpointF32Bytes(const io::Checkpoint& checkpoint);
 
-// Host memory a load needs: the f32 weights read from the checkpoint, plus the backend's own
-// copy when the backend keeps its tensors in host memory (the CPU backend), since both are alive
-// while the weights are uploaded.
-double loadBytes(double checkpointF32, bool backendInHostMemory);
+// Where a load puts the checkpoint's tensors, read from the headers alone: the 2-D F32, F16 and
+// BF16 tensors of safetensors files stay in their mapped file in the stored dtype
+// (io/stored_matrix.h); the rest (norms, biases, torch archives) is widened to f32. Exact for the
+// Llama layout, which maps every matrix; where a layout widens a matrix (GPT-2's transposed
+// Conv1D weights, the embedding tables of BERT, GPT-2 and OPT) that matrix's f32 copies are
+// missing from `widened`.
+struct WeightBytes {
+    double parameters = 0.0; // every stored element
+    double mapped = 0.0;     // the stored bytes of the tensors left in the mapping
+    double widened = 0.0;    // the other tensors as f32
+};
+WeightBytes weightBytes(const io::Checkpoint& checkpoint);
+
+// Host memory a load needs: the mapped tensors' pages and the widened tensors, held twice when
+// the backend keeps its tensors in host memory (the CPU backend), since the host copy and the
+// backend's are both alive while the weights are uploaded.
+double loadBytes(const WeightBytes& weights, bool backendInHostMemory);
 
 struct ForwardEstimate {
     double capture = 0.0;    // the captured probabilities and scores, backend and trace copies
@@ -51,6 +64,24 @@ struct ForwardEstimate {
 // A backend whose tensors live in device memory (Vulkan) adds only the trace's copies here.
 ForwardEstimate estimateForward(const ModelSpec& spec, int64_t tokens,
                                 const CaptureRequest& capture, bool backendInHostMemory);
+
+// The memory plan `headlight info` prints and the window shows before a long pass: the
+// weights, a pass of `tokens` tokens with `capture`, and whether their sum fits what is
+// available (it fits when availability cannot be known).
+struct MemoryPlan {
+    WeightBytes weights;
+    double load = 0.0; // loadBytes
+    int64_t tokens = 0;
+    ForwardEstimate forward;
+    std::optional<double> available;
+    double peak() const { return load + forward.total(); }
+    bool fits() const { return !available || peak() <= *available; }
+};
+MemoryPlan planMemory(const io::Checkpoint& checkpoint, const ModelSpec& spec, int64_t tokens,
+                      const CaptureRequest& capture, bool backendInHostMemory);
+// "peak 18.4 GB for 512 tokens (16.1 GB mapped weights, 2.3 GB for the pass) of 24.0 GB
+// available": the plan in one line, for messages and dialogs.
+std::string describePlan(const MemoryPlan& plan);
 
 // Both throw ModelError when the estimate exceeds availableMemoryBytes(); the message says how
 // much is needed, how much is available and what to reduce.

@@ -37,7 +37,9 @@ variants::BlockSpec hfBlock(const ModelSpec& spec) {
 TransformerModel::TransformerModel(ModelSpec spec, const HostWeights& weights, Backend& backend)
     : spec_(std::move(spec)), backend_(backend) {
     block_ = spec_.zoo.block ? *spec_.zoo.block : hfBlock(spec_);
-    tokenEmbedding_ = backend.upload(weights.tokenEmbedding);
+    tokenEmbedding_ = weights.tokenEmbeddingStored.valid()
+                          ? backend.uploadStored(weights.tokenEmbeddingStored)
+                          : backend.upload(weights.tokenEmbedding);
     if (!weights.positionEmbedding.empty()) positionEmbedding_ = backend.upload(weights.positionEmbedding);
     if (!weights.tokenTypeEmbedding.empty()) tokenTypeEmbedding_ = backend.upload(weights.tokenTypeEmbedding);
     relativeBias_ = weights.relativeBias;
@@ -56,7 +58,10 @@ TransformerModel::TransformerModel(ModelSpec spec, const HostWeights& weights, B
 
 TransformerModel::Linear TransformerModel::upload(const HostLinear& linear) const {
     Linear result;
-    if (!linear.weight.empty()) result.weight = backend_.upload(linear.weight);
+    if (linear.stored.valid())
+        result.weight = backend_.uploadStored(linear.stored);
+    else if (!linear.weight.empty())
+        result.weight = backend_.upload(linear.weight);
     if (!linear.bias.empty()) result.bias = backend_.upload(linear.bias);
     return result;
 }

@@ -38,11 +38,28 @@ public:
                                           "' contains NaN or Inf values");
         return tensor;
     }
+    // The [rows, cols] matrix left in its mapped file (io/stored_matrix.h), checked like get();
+    // invalid when the file cannot map it in a float dtype, for the caller to get() instead.
+    io::StoredMatrix mapped(const std::string& name, const Shape& shape) const {
+        const std::string full = prefix_ + name;
+        io::StoredMatrix matrix = checkpoint_.mappedMatrix(full); // throws "missing tensor"
+        if (!matrix.valid() || matrix.shape() != shape) return {}; // get() names the misfit
+        read_.insert(full);
+        if (!io::allFinite(matrix))
+            throw io::CheckpointError(checkpoint_.folder() + ": tensor '" + full +
+                                      "' contains NaN or Inf values");
+        return matrix;
+    }
     Tensor optional(const std::string& name, const Shape& shape) const {
         return checkpoint_.contains(prefix_ + name) ? get(name, shape) : Tensor();
     }
+    // The weight stays mapped where it can (HostLinear::stored), else it is widened.
     HostLinear linear(const std::string& name, int64_t out, int64_t in, bool bias = true) const {
-        return {get(name + ".weight", {out, in}), bias ? get(name + ".bias", {out}) : Tensor()};
+        HostLinear result;
+        result.stored = mapped(name + ".weight", {out, in});
+        if (!result.stored.valid()) result.weight = get(name + ".weight", {out, in});
+        if (bias) result.bias = get(name + ".bias", {out});
+        return result;
     }
     HostNorm layerNorm(const std::string& name, int64_t d) const {
         return {get(name + ".weight", {d}), get(name + ".bias", {d})};

@@ -2,7 +2,9 @@
 // (in the canvas tab) why the canvas is missing, names the compute device and backend, and the
 // Compute menu switches the backend.
 #include "golden.h"
+#include "io/checkpoint.h"
 #include "main_window.h"
+#include "model/memory_budget.h"
 
 #include <QAction>
 #include <QLabel>
@@ -79,6 +81,41 @@ private Q_SLOTS:
                  qPrintable(window.errorDialog()->informativeText()));
         QCOMPARE(window.session().current()->model->spec().architecture, Architecture::Gpt2);
         QVERIFY(statusText(window).contains("gpt2"));
+    }
+
+    // A long pass shows its memory plan before it runs; a pass whose plan does not fit the
+    // memory available is refused before it runs, with the plan's numbers in a dialog.
+    void longPassesShowTheirMemoryPlanAndRefuseWhenItDoesNotFit() {
+        app::MainWindow window({});
+        QSignalSpy loaded(&window.session(), &app::ModelSession::loaded);
+        const QString folder = test::goldenRoot() + "/llama";
+        window.openCheckpoint(folder);
+        QVERIFY(loaded.wait(20000));
+        app::ForwardRunner& runner = window.workspace()->runner();
+        QSignalSpy planned(&runner, &app::ForwardRunner::planned);
+        QSignalSpy shown(window.workspace(), &app::Workspace::resultShown);
+        window.workspace()->setText(QString("a ").repeated(600));
+        QVERIFY(planned.wait(20000));
+        QVERIFY2(planned.first().first().toString().startsWith("peak "),
+                 qPrintable(planned.first().first().toString()));
+        QVERIFY(shown.wait(20000) || shown.count() > 0);
+        QVERIFY(!window.errorDialog());
+
+        // With nothing free, even a short pass would not fit beside the weights already held.
+        const double held = loadBytes(weightBytes(io::Checkpoint(folder.toStdString())), true);
+        qputenv("HEADLIGHT_MEMORY_LIMIT_MB", "0");
+        QSignalSpy refused(&runner, &app::ForwardRunner::refusedForMemory);
+        window.workspace()->setText("the cat sat on the mat");
+        const bool wasRefused = refused.wait(20000);
+        qunsetenv("HEADLIGHT_MEMORY_LIMIT_MB");
+        QVERIFY(wasRefused);
+        QVERIFY(window.errorDialog() && window.errorDialog()->isVisible());
+        QCOMPARE(window.errorDialog()->windowTitle(), QString("Not enough memory"));
+        const QString detail = window.errorDialog()->informativeText();
+        QVERIFY2(
+            detail.startsWith("not enough memory for this pass: peak ") &&
+                detail.contains(" of " + QString::fromStdString(formatBytes(held)) + " available"),
+            qPrintable(detail));
     }
 
     void opensWithoutCanvasAndSaysWhy() {

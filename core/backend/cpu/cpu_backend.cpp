@@ -69,8 +69,16 @@ void writeRows(const RowMatrix& block, int64_t k0, float outside, float* out, in
 
 std::vector<float>& valuesOf(const DeviceTensor& tensor) {
     auto* host = dynamic_cast<HostStorage*>(tensor.storage());
-    if (!host) throw std::logic_error("a tensor of another backend was given to the CPU backend");
-    return host->values;
+    if (host) return host->values;
+    if (storedMatrixOf(tensor))
+        throw std::logic_error(
+            "a weight kept in its stored dtype reached an op other than linear or gatherRows");
+    throw std::logic_error("a tensor of another backend was given to the CPU backend");
+}
+
+const io::StoredMatrix* storedMatrixOf(const DeviceTensor& tensor) {
+    const auto* stored = dynamic_cast<const StoredStorage*>(tensor.storage());
+    return stored ? &stored->matrix : nullptr;
 }
 
 std::string CpuBackend::deviceName() const {
@@ -89,24 +97,46 @@ DeviceTensor CpuBackend::allocate(std::vector<int64_t> shape) {
     return DeviceTensor(std::move(shape), storage);
 }
 
-Tensor CpuBackend::download(const DeviceTensor& tensor) { return Tensor(tensor.shape(), valuesOf(tensor)); }
+DeviceTensor CpuBackend::uploadStored(const io::StoredMatrix& matrix) {
+    auto storage = std::make_shared<StoredStorage>();
+    storage->matrix = matrix;
+    return DeviceTensor(matrix.shape(), storage);
+}
+
+Tensor CpuBackend::download(const DeviceTensor& tensor) {
+    if (const io::StoredMatrix* stored = storedMatrixOf(tensor)) {
+        Tensor widened(stored->shape());
+        io::widenRows(*stored, 0, stored->rows, widened.data());
+        return widened;
+    }
+    return Tensor(tensor.shape(), valuesOf(tensor));
+}
 
 void CpuBackend::linear(const DeviceTensor& x, const DeviceTensor& w, const DeviceTensor* bias, DeviceTensor& out) {
-    const ConstMatrixMap input = matrixOf(x), weight = matrixOf(w);
-    if (input.cols() != weight.cols())
+    const ConstMatrixMap input = matrixOf(x);
+    if (input.cols() != w.shape().back())
         throw std::invalid_argument("linear: input " + shapeString(x.shape()) + " does not fit weight " +
                                     shapeString(w.shape()));
     MatrixMap result = mutableMatrixOf(out);
-    gemm(input.data(), weight.data(), result.data(), input.rows(), input.cols(), weight.rows(), true, 1.0f);
+    if (const io::StoredMatrix* stored = storedMatrixOf(w))
+        gemmStored(input.data(), *stored, result.data(), input.rows());
+    else
+        gemm(input.data(), valuesOf(w).data(), result.data(), input.rows(), input.cols(), w.dim(0),
+             true, 1.0f);
     if (bias) result.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(valuesOf(*bias).data(), bias->size());
 }
 
 void CpuBackend::gatherRows(const DeviceTensor& table, std::span<const int32_t> ids, DeviceTensor& out) {
-    const ConstMatrixMap rows = matrixOf(table);
+    const io::StoredMatrix* stored = storedMatrixOf(table);
     MatrixMap result = mutableMatrixOf(out);
     for (std::size_t t = 0; t < ids.size(); ++t) {
-        if (ids[t] < 0 || ids[t] >= rows.rows()) throw std::out_of_range("gatherRows: id out of range");
-        result.row(Eigen::Index(t)) = rows.row(ids[t]);
+        if (ids[t] < 0 || ids[t] >= table.dim(0))
+            throw std::out_of_range("gatherRows: id out of range");
+        if (stored)
+            io::widenRows(*stored, ids[t], 1,
+                          result.row(Eigen::Index(t)).data()); // one row, read in place
+        else
+            result.row(Eigen::Index(t)) = matrixOf(table).row(ids[t]);
     }
 }
 

@@ -16,8 +16,16 @@ struct HostStorage : DeviceStorage {
     std::vector<float> values;
 };
 
-// The f32 values behind a CPU DeviceTensor (throws std::logic_error for another backend's).
+// A weight the CPU backend reads in its stored dtype, in place in the mapped file (uploadStored).
+struct StoredStorage : DeviceStorage {
+    io::StoredMatrix matrix;
+};
+
+// The f32 values behind a CPU DeviceTensor (throws std::logic_error for another backend's, or
+// for a stored weight, which only linear and gatherRows read).
 std::vector<float>& valuesOf(const DeviceTensor& tensor);
+// The stored weight behind a CPU DeviceTensor, or null for an f32 tensor.
+const io::StoredMatrix* storedMatrixOf(const DeviceTensor& tensor);
 
 // A tensor seen as a matrix [size / N, N], N its last dimension.
 inline ConstMatrixMap matrixOf(const DeviceTensor& t) {
@@ -41,6 +49,7 @@ public:
 
     DeviceTensor upload(const Tensor& host) override;
     DeviceTensor allocate(std::vector<int64_t> shape) override;
+    DeviceTensor uploadStored(const io::StoredMatrix& matrix) override;
     Tensor download(const DeviceTensor& tensor) override;
     void finish() override {}
 

@@ -70,7 +70,9 @@ HostWeights readLlamaLayout(const io::Checkpoint& checkpoint, const ModelSpec& s
     const bool qkvBias = s.attentionBias;
     HostWeights w;
     w.prefix = r.prefix();
-    w.tokenEmbedding = r.get("embed_tokens.weight", {s.vocabSize, d});
+    w.tokenEmbeddingStored = r.mapped("embed_tokens.weight", {s.vocabSize, d});
+    if (!w.tokenEmbeddingStored.valid())
+        w.tokenEmbedding = r.get("embed_tokens.weight", {s.vocabSize, d});
     w.finalNorm = r.rmsNorm("norm", d);
     for (int i = 0; i < s.layers; ++i) {
         const std::string l = "layers." + std::to_string(i) + ".";
