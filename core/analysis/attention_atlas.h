@@ -27,11 +27,14 @@ struct AtlasInput {
     Tensor keys;
     int heads = 0;
     int kvHeads = 0;
-    float scale = 1.0f;
+    AttentionRule rule;            // scale, the layer's window, soft-capping
     bool causal = false;
-    int slidingWindow = 0;         // 0: none
     std::vector<uint8_t> keyValid; // [T]; empty: every key is valid
 };
+
+// A layer captured with CaptureRequest::queriesKeys, as the atlas reads it.
+AtlasInput atlasInputOf(const LayerTrace& layer, const ModelSpec& spec,
+                        std::vector<uint8_t> keyValid);
 
 // A rectangle of the map in token coordinates, half-open: queries [q0, q1), keys [k0, k1).
 struct AtlasRegion {
