@@ -59,7 +59,7 @@ const std::map<QString, std::vector<std::string>> kIgnoredExtras{
     {"gpt_neox",
      {"gpt_neox.layers.0.attention.bias", "gpt_neox.layers.1.attention.masked_bias",
       "gpt_neox.layers.0.attention.rotary_emb.inv_freq"}},
-    {"gpt_neox_sequential", {"layers.1.attention.bias", "embed_out.weight"}},
+    {"gpt_neox_sequential", {"layers.1.attention.bias", "score.weight"}},
     {"gptj", {"transformer.h.0.attn.bias", "transformer.h.1.attn.masked_bias"}},
     {"phi3", {"model.layers.1.self_attn.rotary_emb.inv_freq", "model.rotary_emb.inv_freq"}},
 };

@@ -168,11 +168,12 @@ private Q_SLOTS:
         const double T = double(t), d = double(s.hidden), h = double(s.heads);
         const double square = T * T * 4.0;
         const double capture = double(s.layers) * (h + h) * square + h * square;
-        const double threads = std::min(h, double(QThread::idealThreadCount()));
+        // One block of 256 query rows' scores [256, T] per thread, not a [T, T] map.
+        const double threads = double(QThread::idealThreadCount());
         const double working =
             5.0 * T * d * 4.0 +
             T * (2.0 * h * double(s.headDim()) + 2.0 * double(s.kvHeads * s.headDim())) * 4.0 +
-            2.0 * T * double(s.intermediate) * 4.0 + threads * square;
+            2.0 * T * double(s.intermediate) * 4.0 + threads * std::min(T, 256.0) * T * 4.0;
         const double pass = capture + T * d * 4.0 + working;
         QCOMPARE(plan["pass_bytes"].toDouble(), pass);
         QCOMPARE(plan["peak_bytes"].toDouble(), 2.0 * matrices + 2.0 * 4.0 * norms + pass);

@@ -7,6 +7,7 @@
 // sliding_window_pattern-th); tied embeddings. Gemma 2 soft-caps scores and logits
 // (attn_logit_softcapping, final_logit_softcapping: c·tanh(s/c)); Gemma 3 norms q and k per head
 // (q_norm, k_norm) and gives its windowed layers their own rotary base (rope_local_base_freq).
+#include "model/families/lm_heads.h"
 #include "model/families/layout_helpers.h"
 #include "model/families/shared_readers.h"
 #include "model/model_family.h"
@@ -179,7 +180,8 @@ const ModelFamily kGemma2Family{Architecture::Gemma2,
                                 readGemmaWeights,
                                 families::taskHeads(),
                                 families::isRotaryBuffer,
-                                nullptr};
+                                nullptr,
+                                families::readCausalLmHead};
 
 const ModelFamily kGemma3Family{Architecture::Gemma3,
                                 "gemma3_text",
@@ -191,5 +193,6 @@ const ModelFamily kGemma3Family{Architecture::Gemma3,
                                 readGemmaWeights,
                                 families::taskHeads(),
                                 families::isRotaryBuffer,
-                                nullptr};
+                                nullptr,
+                                families::readCausalLmHead};
 } // namespace headlight

@@ -3,6 +3,7 @@
 // the first rotary_pct · head_dim features of each head (rotate-half), and by default a parallel
 // residual, x + attn(ln1(x)) + mlp(ln2(x)) (use_parallel_residual). The LM head embed_out is
 // untied and sits beside the base model (gpt_neox.).
+#include "model/families/lm_heads.h"
 #include "model/families/layout_helpers.h"
 #include "model/families/shared_readers.h"
 #include "model/model_family.h"
@@ -72,11 +73,14 @@ HostWeights readWeights(const io::Checkpoint& checkpoint, const ModelSpec& s,
         const std::string l = "layers." + std::to_string(i) + ".";
         HostLayer layer;
         layer.attentionNorm = r.layerNorm(l + "input_layernorm", d);
-        const HostLinear fused = r.linear(l + "attention.query_key_value", 3 * d, d, bias);
+        // Widened, not mapped: its rows are regrouped into q, k and v.
+        const std::string fused = l + "attention.query_key_value.";
+        const Tensor fusedWeight = r.get(fused + "weight", {3 * d, d});
+        const Tensor fusedBias = bias ? r.get(fused + "bias", {3 * d}) : Tensor();
         HostLinear* parts[] = {&layer.query, &layer.key, &layer.value};
         for (int64_t part = 0; part < 3; ++part)
-            *parts[part] = {headPart(fused.weight, heads, hd, part),
-                            bias ? headPart(fused.bias, heads, hd, part) : Tensor()};
+            *parts[part] = {headPart(fusedWeight, heads, hd, part),
+                            bias ? headPart(fusedBias, heads, hd, part) : Tensor()};
         layer.output = r.linear(l + "attention.dense", d, d, bias);
         layer.ffnNorm = r.layerNorm(l + "post_attention_layernorm", d);
         layer.up = r.linear(l + "mlp.dense_h_to_4h", f, d);
@@ -104,5 +108,6 @@ const ModelFamily kGptNeoXFamily{Architecture::GptNeoX,
                                  readWeights,
                                  families::taskHeads({"embed_out."}),
                                  ignoredInBase,
-                                 nullptr};
+                                 nullptr,
+                                 families::readEmbedOutHead};
 } // namespace headlight

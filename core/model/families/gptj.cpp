@@ -3,6 +3,7 @@
 // first rotary_dim features of each head in the interleaved layout (rotate_every_two pairs
 // features 2i and 2i + 1), base 10000 (create_sinusoidal_positions). The LM head (lm_head, with
 // a bias) is untied and sits beside the base model (transformer.).
+#include "model/families/lm_heads.h"
 #include "model/families/layout_helpers.h"
 #include "model/families/shared_readers.h"
 #include "model/model_family.h"
@@ -82,5 +83,6 @@ const ModelFamily kGptJFamily{Architecture::GptJ,
                               readWeights,
                               families::taskHeads(),
                               ignoredInBase,
-                              nullptr};
+                              nullptr,
+                              families::readBiasedLmHead};
 } // namespace headlight

@@ -22,6 +22,28 @@ HostLmHead readCausalLmHead(const io::Checkpoint& checkpoint, const ModelSpec& s
     return head;
 }
 
+HostLmHead readEmbedOutHead(const io::Checkpoint& checkpoint, const ModelSpec& spec,
+                            std::set<std::string>& read) {
+    HostLmHead head;
+    if (!checkpoint.contains("embed_out.weight")) {
+        head.absence = "this checkpoint has no LM head: it stores no embed_out.weight (a "
+                       "GPTNeoXModel, not GPTNeoXForCausalLM)";
+        return head;
+    }
+    head.kind = HostLmHead::Kind::Untied;
+    head.weight =
+        WeightReader(checkpoint, "", read).get("embed_out.weight", {spec.vocabSize, spec.hidden});
+    return head;
+}
+
+HostLmHead readBiasedLmHead(const io::Checkpoint& checkpoint, const ModelSpec& spec,
+                            std::set<std::string>& read) {
+    HostLmHead head = readCausalLmHead(checkpoint, spec, read);
+    if (head.kind == HostLmHead::Kind::Untied)
+        head.bias = WeightReader(checkpoint, "", read).get("lm_head.bias", {spec.vocabSize});
+    return head;
+}
+
 HostLmHead readBertMaskedLmHead(const io::Checkpoint& checkpoint, const ModelSpec& spec,
                                 std::set<std::string>& read) {
     HostLmHead head;

@@ -13,6 +13,12 @@ namespace headlight::families {
 // untied, lm_head.weight [V, D] must be there (a base-model checkpoint without it has no head).
 HostLmHead readCausalLmHead(const io::Checkpoint& checkpoint, const ModelSpec& spec,
                             std::set<std::string>& read);
+// GPTNeoXForCausalLM's embed_out.weight [V, D], never tied.
+HostLmHead readEmbedOutHead(const io::Checkpoint& checkpoint, const ModelSpec& spec,
+                            std::set<std::string>& read);
+// GPTJForCausalLM's lm_head: weight [V, D] and bias [V].
+HostLmHead readBiasedLmHead(const io::Checkpoint& checkpoint, const ModelSpec& spec,
+                            std::set<std::string>& read);
 // BertForMaskedLM's cls.predictions: transform.dense, transform.LayerNorm, the decoder (tied to
 // the word embeddings unless cls.predictions.decoder.weight is stored) and its bias.
 HostLmHead readBertMaskedLmHead(const io::Checkpoint& checkpoint, const ModelSpec& spec,

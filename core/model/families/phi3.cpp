@@ -3,6 +3,7 @@
 // biases, rotary on the first partial_rotary_factor · head_dim features (rotate-half), and
 // sliding_window on every layer when set (absent or null: none). rope_scaling (longrope, su) is
 // refused by readRope.
+#include "model/families/lm_heads.h"
 #include "model/families/layout_helpers.h"
 #include "model/families/shared_readers.h"
 #include "model/model_family.h"
@@ -73,5 +74,6 @@ const ModelFamily kPhi3Family{Architecture::Phi3,
                               readWeights,
                               families::taskHeads(),
                               families::isRotaryBuffer,
-                              nullptr};
+                              nullptr,
+                              families::readCausalLmHead};
 } // namespace headlight
