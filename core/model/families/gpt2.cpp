@@ -45,9 +45,9 @@ HostWeights readWeights(const io::Checkpoint& checkpoint, const ModelSpec& s,
         HostLayer layer;
         layer.attentionNorm = r.layerNorm(l + "ln_1", d);
         const HostLinear fused = conv1d(r, l + "attn.c_attn", d, 3 * d); // rows: q | k | v
-        layer.query = {rowsOf(fused.weight, 0, d), rowsOf(fused.bias, 0, d)};
-        layer.key = {rowsOf(fused.weight, d, d), rowsOf(fused.bias, d, d)};
-        layer.value = {rowsOf(fused.weight, 2 * d, d), rowsOf(fused.bias, 2 * d, d)};
+        layer.query = {rowsOf(fused.weight, 0, d), rowsOf(fused.bias, 0, d), {}};
+        layer.key = {rowsOf(fused.weight, d, d), rowsOf(fused.bias, d, d), {}};
+        layer.value = {rowsOf(fused.weight, 2 * d, d), rowsOf(fused.bias, 2 * d, d), {}};
         layer.output = conv1d(r, l + "attn.c_proj", d, d);
         layer.ffnNorm = r.layerNorm(l + "ln_2", d);
         layer.up = conv1d(r, l + "mlp.c_fc", d, f);

@@ -80,7 +80,8 @@ HostWeights readWeights(const io::Checkpoint& checkpoint, const ModelSpec& s,
         HostLinear* parts[] = {&layer.query, &layer.key, &layer.value};
         for (int64_t part = 0; part < 3; ++part)
             *parts[part] = {headPart(fusedWeight, heads, hd, part),
-                            bias ? headPart(fusedBias, heads, hd, part) : Tensor()};
+                            bias ? headPart(fusedBias, heads, hd, part) : Tensor(),
+                            {}};
         layer.output = r.linear(l + "attention.dense", d, d, bias);
         layer.ffnNorm = r.layerNorm(l + "post_attention_layernorm", d);
         layer.up = r.linear(l + "mlp.dense_h_to_4h", f, d);

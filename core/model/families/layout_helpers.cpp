@@ -27,7 +27,7 @@ Tensor rowsOf(const Tensor& t, int64_t begin, int64_t count) {
 }
 
 HostLinear conv1d(const WeightReader& r, const std::string& name, int64_t in, int64_t out) {
-    return {transposed(r.get(name + ".weight", {in, out})), r.get(name + ".bias", {out})};
+    return {transposed(r.get(name + ".weight", {in, out})), r.get(name + ".bias", {out}), {}};
 }
 
 HostWeights readEncoderWeights(const io::Checkpoint& checkpoint, const ModelSpec& s,
