@@ -27,7 +27,6 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
-#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
 #include <QVulkanInstance>
@@ -38,10 +37,7 @@ MainWindow::MainWindow(const LaunchOptions& options, QWidget* parent)
     : QMainWindow(parent)
     , options_(options) {
     setWindowTitle(tr("Headlight"));
-    // 1440 × 900, or less where the screen is smaller (a 1366 × 768 laptop or projector).
-    const QScreen* screen = QGuiApplication::primaryScreen();
-    resize(screen ? QSize(1440, 900).boundedTo(screen->availableGeometry().size())
-                  : QSize(1440, 900));
+    resize(1440, 900);
     setAcceptDrops(true);
     session_ = new ModelSession(this);
     connect(session_, &ModelSession::loaded, this, &MainWindow::onModelLoaded);
