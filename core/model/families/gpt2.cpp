@@ -56,11 +56,6 @@ HostWeights readWeights(const io::Checkpoint& checkpoint, const ModelSpec& s,
     }
     return w;
 }
-
-// The causal-mask buffers old GPT-2 checkpoints saved.
-bool ignoredInBase(const std::string& name) {
-    return isLayerBuffer(name, "h.", {".attn.bias", ".attn.masked_bias"});
-}
 } // namespace
 
 const ModelFamily kGpt2Family{Architecture::Gpt2,
@@ -72,7 +67,7 @@ const ModelFamily kGpt2Family{Architecture::Gpt2,
                               readConfig,
                               readWeights,
                               families::taskHeads(),
-                              ignoredInBase,
+                              families::isAttentionMaskBuffer,
                               nullptr,
                               families::readCausalLmHead};
 } // namespace headlight

@@ -66,11 +66,6 @@ HostWeights readWeights(const io::Checkpoint& checkpoint, const ModelSpec& s,
     }
     return w;
 }
-
-// The causal-mask buffers old GPT-J checkpoints saved.
-bool ignoredInBase(const std::string& name) {
-    return isLayerBuffer(name, "h.", {".attn.bias", ".attn.masked_bias"});
-}
 } // namespace
 
 const ModelFamily kGptJFamily{Architecture::GptJ,
@@ -82,7 +77,7 @@ const ModelFamily kGptJFamily{Architecture::GptJ,
                               readConfig,
                               readWeights,
                               families::taskHeads(),
-                              ignoredInBase,
+                              families::isAttentionMaskBuffer,
                               nullptr,
                               families::readBiasedLmHead};
 } // namespace headlight

@@ -3,37 +3,35 @@
 #include "model/weight_reader.h"
 
 namespace headlight::families {
-
-HostLmHead readCausalLmHead(const io::Checkpoint& checkpoint, const ModelSpec& spec,
-                            std::set<std::string>& read) {
+namespace {
+// An untied head's weight [V, D] under `name`, or no head, with `absence` saying why.
+HostLmHead untiedHead(const io::Checkpoint& checkpoint, const ModelSpec& spec,
+                      std::set<std::string>& read, const std::string& name,
+                      const std::string& absence) {
     HostLmHead head;
-    if (spec.tieEmbeddings) {
-        head.kind = HostLmHead::Kind::Tied;
-        return head;
-    }
-    if (!checkpoint.contains("lm_head.weight")) {
-        head.absence = "this checkpoint has no LM head: tie_word_embeddings is false and it "
-                       "stores no lm_head.weight";
+    if (!checkpoint.contains(name)) {
+        head.absence = absence;
         return head;
     }
     head.kind = HostLmHead::Kind::Untied;
-    head.weight =
-        WeightReader(checkpoint, "", read).get("lm_head.weight", {spec.vocabSize, spec.hidden});
+    head.weight = WeightReader(checkpoint, "", read).get(name, {spec.vocabSize, spec.hidden});
     return head;
+}
+} // namespace
+
+HostLmHead readCausalLmHead(const io::Checkpoint& checkpoint, const ModelSpec& spec,
+                            std::set<std::string>& read) {
+    if (spec.tieEmbeddings) return readTiedHead(checkpoint, spec, read);
+    return untiedHead(checkpoint, spec, read, "lm_head.weight",
+                      "this checkpoint has no LM head: tie_word_embeddings is false and it "
+                      "stores no lm_head.weight");
 }
 
 HostLmHead readEmbedOutHead(const io::Checkpoint& checkpoint, const ModelSpec& spec,
                             std::set<std::string>& read) {
-    HostLmHead head;
-    if (!checkpoint.contains("embed_out.weight")) {
-        head.absence = "this checkpoint has no LM head: it stores no embed_out.weight (a "
-                       "GPTNeoXModel, not GPTNeoXForCausalLM)";
-        return head;
-    }
-    head.kind = HostLmHead::Kind::Untied;
-    head.weight =
-        WeightReader(checkpoint, "", read).get("embed_out.weight", {spec.vocabSize, spec.hidden});
-    return head;
+    return untiedHead(checkpoint, spec, read, "embed_out.weight",
+                      "this checkpoint has no LM head: it stores no embed_out.weight (a "
+                      "GPTNeoXModel, not GPTNeoXForCausalLM)");
 }
 
 HostLmHead readBiasedLmHead(const io::Checkpoint& checkpoint, const ModelSpec& spec,

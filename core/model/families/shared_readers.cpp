@@ -55,4 +55,8 @@ bool isRotaryBuffer(const std::string& name) {
     return name == "rotary_emb.inv_freq" ||
            isLayerBuffer(name, "layers.", {".self_attn.rotary_emb.inv_freq"});
 }
+
+bool isAttentionMaskBuffer(const std::string& name) {
+    return isLayerBuffer(name, "h.", {".attn.bias", ".attn.masked_bias"});
+}
 } // namespace headlight::families

@@ -21,6 +21,8 @@ void readLlamaConfig(const ConfigReader& config, ModelSpec& spec, int defaultPos
 void readQwenWindow(const ConfigReader& config, ModelSpec& spec);
 // [model.]layers.N.self_attn.rotary_emb.inv_freq and [model.]rotary_emb.inv_freq (llama.cpp).
 bool isRotaryBuffer(const std::string& name);
+// The causal-mask buffers old GPT-2 and GPT-J checkpoints saved under h.N.attn.
+bool isAttentionMaskBuffer(const std::string& name);
 // The task heads HF's task classes put beside every base model (lm_head., score., classifier.,
 // qa_outputs.) and a family's own.
 std::vector<std::string> taskHeads(std::initializer_list<const char*> own = {});
