@@ -8,6 +8,7 @@
 // time over the dense path's at that T.
 #include "analysis/attention_atlas.h"
 #include "backend/backend.h"
+#include "bert_base.h"
 #include "model/transformer.h"
 
 #include <benchmark/benchmark.h>
@@ -40,52 +41,10 @@ ModelInput randomIds(int64_t tokens, int64_t vocab) {
     return input;
 }
 
-Tensor randomTensor(std::vector<int64_t> shape, std::mt19937& rng, float scale = 0.02f) {
-    Tensor t(std::move(shape));
-    std::normal_distribution<float> normal(0.0f, scale);
-    for (float& v : t.values())
-        v = normal(rng);
-    return t;
-}
-
 // BERT-base's shapes with a position table long enough for T = 8,192 (random weights).
 std::unique_ptr<TransformerModel> bertBaseSized(Backend& backend) {
-    ModelSpec s;
-    s.architecture = Architecture::Bert;
-    s.modelType = "bert";
-    s.vocabSize = 30522;
-    s.hidden = 768;
-    s.layers = 12;
-    s.heads = 12;
-    s.kvHeads = 12;
-    s.headDim = 64;
-    s.intermediate = 3072;
-    s.maxPositions = 8192;
-    s.typeVocabSize = 2;
-    s.attentionBias = true;
-    std::mt19937 rng(42);
-    const auto linear = [&](int64_t out, int64_t in) {
-        return HostLinear{randomTensor({out, in}, rng), randomTensor({out}, rng)};
-    };
-    const auto norm = [&] { return HostNorm{Tensor({s.hidden}, 1.0f), Tensor({s.hidden}, 0.0f)}; };
-    HostWeights w;
-    w.tokenEmbedding = randomTensor({s.vocabSize, s.hidden}, rng);
-    w.positionEmbedding = randomTensor({s.maxPositions, s.hidden}, rng);
-    w.tokenTypeEmbedding = randomTensor({s.typeVocabSize, s.hidden}, rng);
-    w.embeddingNorm = norm();
-    for (int l = 0; l < s.layers; ++l) {
-        HostLayer layer;
-        layer.query = linear(s.hidden, s.hidden);
-        layer.key = linear(s.hidden, s.hidden);
-        layer.value = linear(s.hidden, s.hidden);
-        layer.output = linear(s.hidden, s.hidden);
-        layer.attentionNorm = norm();
-        layer.up = linear(s.intermediate, s.hidden);
-        layer.down = linear(s.hidden, s.intermediate);
-        layer.ffnNorm = norm();
-        w.layers.push_back(std::move(layer));
-    }
-    return std::make_unique<TransformerModel>(s, w, backend);
+    const ModelSpec spec = bench::bertBase(8192);
+    return std::make_unique<TransformerModel>(spec, bench::randomBertWeights(spec), backend);
 }
 
 std::unique_ptr<TransformerModel> modelNamed(int which, Backend& backend) {

@@ -4,69 +4,18 @@
 // on the model's largest matrix product; the counters report each pass's effective GFLOP/s.
 // tools/bench/compare_pytorch.sh runs this and PyTorch's CPU forward of the same architecture and
 // prints the time ratio.
-#include <benchmark/benchmark.h>
-
-#include <random>
-
 #include "backend/backend.h"
 #include "backend/vulkan/context.h"
+#include "bert_base.h"
 #include "model/transformer.h"
 
+#include <benchmark/benchmark.h>
+#include <random>
+
 using namespace headlight;
+using namespace headlight::bench;
 
 namespace {
-
-ModelSpec bertBase() {
-    ModelSpec s;
-    s.architecture = Architecture::Bert;
-    s.modelType = "bert";
-    s.vocabSize = 30522;
-    s.hidden = 768;
-    s.layers = 12;
-    s.heads = 12;
-    s.kvHeads = 12;
-    s.headDim = 64;
-    s.intermediate = 3072;
-    s.maxPositions = 512;
-    s.typeVocabSize = 2;
-    s.attentionBias = true;
-    return s;
-}
-
-Tensor randomTensor(std::vector<int64_t> shape, std::mt19937& rng, float scale = 0.02f) {
-    Tensor t(std::move(shape));
-    std::normal_distribution<float> normal(0.0f, scale);
-    for (float& v : t.values()) v = normal(rng);
-    return t;
-}
-
-HostLinear randomLinear(int64_t out, int64_t in, std::mt19937& rng) {
-    return {randomTensor({out, in}, rng), randomTensor({out}, rng)};
-}
-
-HostNorm unitNorm(int64_t d) { return {Tensor({d}, 1.0f), Tensor({d}, 0.0f)}; }
-
-HostWeights randomBertWeights(const ModelSpec& s) {
-    std::mt19937 rng(42);
-    HostWeights w;
-    w.tokenEmbedding = randomTensor({s.vocabSize, s.hidden}, rng);
-    w.positionEmbedding = randomTensor({s.maxPositions, s.hidden}, rng);
-    w.tokenTypeEmbedding = randomTensor({s.typeVocabSize, s.hidden}, rng);
-    w.embeddingNorm = unitNorm(s.hidden);
-    for (int l = 0; l < s.layers; ++l) {
-        HostLayer layer;
-        layer.query = randomLinear(s.hidden, s.hidden, rng);
-        layer.key = randomLinear(s.hidden, s.hidden, rng);
-        layer.value = randomLinear(s.hidden, s.hidden, rng);
-        layer.output = randomLinear(s.hidden, s.hidden, rng);
-        layer.attentionNorm = unitNorm(s.hidden);
-        layer.up = randomLinear(s.intermediate, s.hidden, rng);
-        layer.down = randomLinear(s.hidden, s.intermediate, rng);
-        layer.ffnNorm = unitNorm(s.hidden);
-        w.layers.push_back(std::move(layer));
-    }
-    return w;
-}
 
 // Multiply-adds ×2 of one BERT forward pass at T tokens (projections, FFN, QKᵀ and PV).
 double forwardFlops(const ModelSpec& s, int64_t t) {
