@@ -1,30 +1,24 @@
 // `headlight export --view atlas`: a region of one head's (or a layer's mean) attention map at
 // any text length, pooled into tiles by core/analysis/attention_atlas.h from the layer's queries
-// and keys, never a T × T matrix. The region is cut into at most kCellsPerSide tiles a side (a
-// power of two tokens each); at one token a tile the cells are the exact attention weights and
-// carry the token labels. Progress of the pass over the map goes to stderr.
+// and keys, never a T × T matrix. The region is cut into at most kAtlasCellsPerSide tiles a side
+// (a power of two tokens each); at one token a tile the cells are the exact attention weights and
+// carry the token labels. app/figures/atlas_figure.h draws it, as the window's Atlas view does.
+// Progress of the pass over the map goes to stderr.
 #include "cli_atlas.h"
 
 #include "analysis/attention_atlas.h"
+#include "atlas_figure.h"
 #include "cli_args.h"
 #include "counted.h"
 #include "export_files.h"
 #include "model_session.h"
-#include "provenance.h"
-#include "scene_files.h"
 #include "text_input.h"
 
-#include <QDir>
 #include <QFile>
-#include <QFileInfo>
-#include <QJsonDocument>
-#include <algorithm>
 #include <cstdio>
 
 namespace headlight::app {
 namespace {
-
-constexpr int64_t kCellsPerSide = 256; // what a page shows legibly
 
 // "Q0:Q1,K0:K1" → the region, checked against the text's length.
 analysis::AtlasRegion parseRegion(const QString& text, int64_t tokens) {
@@ -55,51 +49,6 @@ analysis::TilePooling parsePooling(const QString& text) {
     throw CliError("--pool must be mean or max, not '" + text.toStdString() + "'");
 }
 
-// Row or column labels: the tokens at one token a tile, else each tile's first position.
-QStringList tileLabels(const QStringList& tokens, int64_t from, int64_t count, int64_t tile) {
-    QStringList labels;
-    for (int64_t i = 0; i < count; ++i)
-        labels << (tile == 1 ? tokens.value(int(from + i)) : QString::number(from + i * tile));
-    return labels;
-}
-
-render::HeatmapFigure atlasFigure(const analysis::AtlasTiles& tiles, const QStringList& tokens,
-                                  const QString& what, analysis::TilePooling pooling) {
-    render::HeatmapFigure f;
-    const auto& r = tiles.region;
-    const QString pooled = tiles.tile == 1
-                               ? QStringLiteral("exact weights")
-                               : QStringLiteral("%1 of %2 × %2-token tiles")
-                                     .arg(pooling == analysis::TilePooling::Max ? "max" : "mean")
-                                     .arg(tiles.tile);
-    f.title = QStringLiteral("%1 · atlas, queries %2–%3 × keys %4–%5 (%6)")
-                  .arg(what)
-                  .arg(r.q0)
-                  .arg(r.q1 - 1)
-                  .arg(r.k0)
-                  .arg(r.k1 - 1)
-                  .arg(pooled);
-    f.rows = int(tiles.rows);
-    f.cols = int(tiles.cols);
-    f.values = tiles.values;
-    f.rowLabels = tileLabels(tokens, r.q0, tiles.rows, tiles.tile);
-    f.colLabels = tileLabels(tokens, r.k0, tiles.cols, tiles.tile);
-    f.rowAxis = tiles.tile == 1 ? QStringLiteral("Query token") : QStringLiteral("Query position");
-    f.colAxis = tiles.tile == 1 ? QStringLiteral("Key token (attended to)")
-                                : QStringLiteral("Key position (attended to)");
-    // Why clip pooled tiles: a few tiles (the first tokens, the diagonal) hold most of the mass,
-    // and a scale up to them leaves the rest of a long map one colour.
-    std::vector<float> sorted = f.values;
-    std::sort(sorted.begin(), sorted.end());
-    const float largest = std::max(sorted.back(), 1e-6f);
-    const float clip = std::max(sorted[std::size_t(double(sorted.size() - 1) * 0.99)], 1e-6f);
-    const bool clipped = tiles.tile > 1 && clip < largest;
-    f.colorBar = {render::Colormap::Viridis, 0.0, clipped ? clip : largest,
-                  clipped ? QStringLiteral("Weight (top 1% clipped)")
-                          : QStringLiteral("Attention weight")};
-    return f;
-}
-
 QString readTextFile(const QString& path) {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
@@ -127,12 +76,10 @@ int runAtlasExport(const CliArgs& args, render::ExportOptions options,
     const analysis::TilePooling pooling =
         parsePooling(args.has("--pool") ? args.value("--pool") : QStringLiteral("mean"));
     const std::string selector = args.value("--vulkan-device").toStdString();
-    io::Scenario scenario;
-    scenario.model = sceneModelName(folder);
-    scenario.view = "atlas";
-    if (args.has("--backend")) scenario.backend = args.backend();
+    const std::optional<BackendKind> backend =
+        args.has("--backend") ? std::optional<BackendKind>(args.backend()) : std::nullopt;
     const std::shared_ptr<const LoadedModel> loaded =
-        loadCheckpoint(folder, chooseBackend(scenario.backend, selector), selector);
+        loadCheckpoint(folder, chooseBackend(backend, selector), selector);
     const ModelSpec& spec = loaded->model->spec();
     const int layer = args.integer("--layer", 0, 0, spec.layers - 1);
     const bool mean = args.value("--head") == QLatin1String("mean");
@@ -159,32 +106,13 @@ int runAtlasExport(const CliArgs& args, render::ExportOptions options,
         return true;
     };
     const analysis::AttentionAtlas atlas(std::move(input), head, progress);
-    const analysis::AtlasTiles tiles =
-        atlas.tiles(region, analysis::AttentionAtlas::tileFor(region, kCellsPerSide), pooling);
-    const QString what =
-        QStringLiteral("Layer %1, %2")
-            .arg(layer)
-            .arg(mean ? QStringLiteral("mean of heads") : QStringLiteral("head %1").arg(head));
-    const render::PageContent figure = atlasFigure(tiles, prepared.labels, what, pooling);
-
-    scenario.text = exportText(args).toStdString(); // whole, so that reproduce runs the same text
-    scenario.selection.layer = layer;
-    scenario.selection.head = mean ? 0 : head;
-    scenario.selection.average = mean;
-    options.caption.model = QStringLiteral("%1 (%2, %3 × %4)")
-                                .arg(QFileInfo(QDir::cleanPath(folder)).fileName(),
-                                     QString::fromLatin1(architectureName(spec.architecture)),
-                                     counted(spec.layers, QStringLiteral("layer")),
-                                     counted(spec.heads, QStringLiteral("head")));
-    options.caption.variant = QStringLiteral("vanilla");
-    const QString text = exportText(args).simplified();
-    options.caption.text =
-        QStringLiteral("%1 (%2)").arg(text.size() > 40 ? text.left(40) + QStringLiteral("…") : text,
-                                      counted(int(tokens), QStringLiteral("token")));
-    Provenance provenance = describeExport(*loaded, scenario, figure);
-    provenance.command = regenerationCommand;
-    options.provenance = QString::fromUtf8(
-        QJsonDocument(provenanceToJson(provenance)).toJson(QJsonDocument::Compact));
+    const analysis::AtlasTiles tiles = atlasPageTiles(atlas, region, pooling);
+    const render::PageContent figure =
+        atlasFigure(tiles, prepared.labels, atlasSubject(layer, head), pooling);
+    io::Scenario scenario = atlasScenario(*loaded, exportText(args), layer, head);
+    if (args.has("--backend")) scenario.backend = args.backend();
+    options.caption = atlasCaption(*loaded, exportText(args), tokens);
+    options.provenance = atlasProvenance(*loaded, scenario, figure, regenerationCommand);
     exportToFile(out, figure, options);
     return 0;
 }

@@ -44,19 +44,6 @@ void compareOutputs(const LoadedModel& model, const Request& request, const Mode
     result.outputChange = outputChange(clean.logits, trace.logits);
 }
 
-// The memory plan of a pass of `tokens` tokens on a loaded model. The memory the weights already
-// hold counts as available to it, so the plan fits when the pass itself fits what is free.
-MemoryPlan planPass(const LoadedModel& model, int64_t tokens, const CaptureRequest& capture) {
-    const bool host = model.backend->kind() == BackendKind::Cpu;
-    MemoryPlan plan;
-    plan.weights = model.weights;
-    plan.load = loadBytes(plan.weights, host);
-    plan.tokens = tokens;
-    plan.forward = estimateForward(model.model->spec(), tokens, capture, host);
-    if (const auto free = availableMemoryBytes()) plan.available = *free + plan.load;
-    return plan;
-}
-
 // Refuses, with the plan's numbers, a pass that would not fit; tells the runner a long pass's plan.
 bool passFits(const LoadedModel& model, const Request& request, int64_t tokens,
               const CaptureRequest& capture, ForwardResult& result) {
@@ -131,6 +118,17 @@ std::shared_ptr<ForwardResult> runPass(const std::shared_ptr<const LoadedModel>&
     return result;
 }
 } // namespace
+
+MemoryPlan planPass(const LoadedModel& model, int64_t tokens, const CaptureRequest& capture) {
+    const bool host = model.backend->kind() == BackendKind::Cpu;
+    MemoryPlan plan;
+    plan.weights = model.weights;
+    plan.load = loadBytes(plan.weights, host);
+    plan.tokens = tokens;
+    plan.forward = estimateForward(model.model->spec(), tokens, capture, host);
+    if (const auto free = availableMemoryBytes()) plan.available = *free + plan.load;
+    return plan;
+}
 
 std::shared_ptr<ForwardResult> runForwardPass(const std::shared_ptr<const LoadedModel>& model,
                                               const QString& text,

@@ -57,6 +57,10 @@ struct ForwardResult {
     int tokenCount() const { return int(tokens.size()); }
 };
 
+// The memory plan of a pass of `tokens` tokens on a loaded model. The memory the weights already
+// hold counts as available to it, so the plan fits when the pass itself fits what is free.
+MemoryPlan planPass(const LoadedModel& model, int64_t tokens, const CaptureRequest& capture);
+
 // One pass as the runner makes it, on the calling thread: attention, statistics, internals and,
 // when asked and the variant is not vanilla, the vanilla pass too (`headlight export` uses it);
 // with `withOutput`, the logit lens and the variant's effect on the output (OutputAnalysis).

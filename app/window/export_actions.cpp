@@ -1,5 +1,6 @@
 #include "export_actions.h"
 
+#include "atlas_page.h"
 #include "export_files.h"
 #include "figure_view.h"
 #include "main_window.h"
@@ -80,7 +81,9 @@ QFileDialog* ExportActions::saveDialog(const QString& title, const QStringList& 
     dialog->setFileMode(QFileDialog::AnyFile);
     dialog->setOption(QFileDialog::DontUseNativeDialog); // the DPI box lives in its layout
     dialog->setNameFilters(filters);
-    dialog->selectFile(viewId(window_->workspace()->view()) + QLatin1Char('.') + suffix);
+    const QString view = window_->workspace()->atlasShown() ? QStringLiteral("atlas")
+                                                            : viewId(window_->workspace()->view());
+    dialog->selectFile(view + QLatin1Char('.') + suffix);
     return dialog;
 }
 
@@ -108,7 +111,9 @@ void ExportActions::chooseDataFile() {
 
 render::ExportOptions ExportActions::pageOptions() const {
     render::ExportOptions options;
-    const QSize shown = window_->workspace()->figureView()->size();
+    const Workspace* workspace = window_->workspace();
+    const QSize shown = workspace->atlasShown() ? workspace->atlasPage()->view()->size()
+                                                : workspace->figureView()->size();
     if (shown.width() >= render::kLayoutDpi && shown.height() >= render::kLayoutDpi)
         options.inches = QSizeF(shown) / render::kLayoutDpi;
     // Why the scenario's caption: `headlight reproduce` redraws a window export with `export
@@ -184,13 +189,19 @@ bool ExportActions::write(const QString& path, render::ExportOptions options, co
         if (window_->workspace()->canvasShown())
             throw std::runtime_error("the Vulkan canvas tab has no figure to export; pick one of "
                                      "the other views");
-        const FigureView* view = window_->workspace()->figureView();
-        const render::PageContent content = view->panels() ? render::PageContent(*view->panels())
-                                                           : render::PageContent(view->figure());
-        const ForwardResult* result = window_->workspace()->result();
-        if (result && result->model)
+        const Workspace* workspace = window_->workspace();
+        const FigureView* view = workspace->figureView();
+        // The Atlas exports the region in view, as `headlight export --view atlas --region`.
+        const render::PageContent content =
+            workspace->atlasShown()
+                ? render::PageContent(
+                      workspace->atlasPage()->regionFigure(options, QFileInfo(path).fileName()))
+            : view->panels() ? render::PageContent(*view->panels())
+                             : render::PageContent(view->figure());
+        const ForwardResult* result = workspace->result();
+        if (result && result->model && !workspace->atlasShown())
             options.provenance =
-                provenanceJson(*result, window_->workspace()->scenario(), content, path, options);
+                provenanceJson(*result, workspace->scenario(), content, path, options);
         exportToFile(path, content, options);
     } catch (const std::exception& error) {
         window_->showError(tr("Cannot export the %1").arg(what),

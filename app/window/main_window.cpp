@@ -20,6 +20,7 @@
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
@@ -28,6 +29,7 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QSettings>
+#include <QStringDecoder>
 #include <QStatusBar>
 #include <QVulkanInstance>
 
@@ -58,6 +60,9 @@ MainWindow::MainWindow(const LaunchOptions& options, QWidget* parent)
     connect(workspace_, &Workspace::memoryRefused, this, [this](const QString& reason) {
         showError(tr("Not enough memory"),
                   tr("Headlight did not run this pass: it would not fit in memory."), reason);
+    });
+    connect(workspace_, &Workspace::atlasFailed, this, [this](const QString& reason) {
+        showError(tr("No atlas"), tr("Headlight did not draw the atlas of this text."), reason);
     });
     connect(workspace_, &Workspace::readoutChanged, this, [this](const QString& text) {
         if (text.isEmpty())
@@ -97,6 +102,8 @@ void MainWindow::createMenus() {
     QAction* zoo = file->addAction(tr("Open &zoo model…"), this, &MainWindow::chooseZooModel);
     zoo->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     file->addAction(tr("Open from &Hugging Face cache…"), this, &MainWindow::chooseCachedModel);
+    QAction* textFile = file->addAction(tr("Open &text file…"), this, &MainWindow::chooseTextFile);
+    textFile->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
     recentMenu_ = file->addMenu(tr("Open &recent"));
     rebuildRecentMenu();
     file->addSeparator();
@@ -262,6 +269,36 @@ void MainWindow::chooseCachedModel() {
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &HubCacheDialog::modelChosen, this, &MainWindow::openCheckpoint);
     dialog->open();
+}
+
+void MainWindow::chooseTextFile() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open text file"), QString(),
+                                                      tr("Text files (*.txt *.md);;All files (*)"));
+    if (!path.isEmpty()) openTextFile(path);
+}
+
+bool MainWindow::openTextFile(const QString& path) {
+    // Why a ceiling: 8 MB of text is far past any model's 32,768 tokens, and the text box holds it.
+    constexpr qint64 kMaxBytes = 8 << 20;
+    QFile file(path);
+    QString problem;
+    if (!file.open(QIODevice::ReadOnly))
+        problem = file.errorString();
+    else if (file.size() > kMaxBytes)
+        problem = tr("the file has %1 MB; the Atlas reads at most 8 MB of text")
+                      .arg(double(file.size()) / 1e6, 0, 'f', 1);
+    const QByteArray bytes = problem.isEmpty() ? file.readAll() : QByteArray();
+    QStringDecoder utf8(QStringDecoder::Utf8);
+    const QString text = utf8.decode(bytes);
+    if (problem.isEmpty() && utf8.hasError()) problem = tr("the file is not UTF-8 text");
+    if (!problem.isEmpty()) {
+        showError(tr("Cannot open the text"),
+                  tr("Headlight cannot read %1.").arg(QDir::toNativeSeparators(path)), problem);
+        return false;
+    }
+    workspace_->showAtlas();
+    workspace_->setText(text);
+    return true;
 }
 
 void MainWindow::chooseCheckpoint() {

@@ -70,6 +70,9 @@ public Q_SLOTS:
     // Loads on a worker thread: a checkpoint folder, or a Hugging Face cache snapshot,
     // models--ORG--NAME folder or ORG/NAME id (io::resolveModel).
     void openCheckpoint(const QString& folder);
+    // File ▸ Open text file… (Ctrl+Shift+T): a UTF-8 text file becomes the input, shown in the
+    // Atlas, which takes texts of any length. False after the error dialog said why not.
+    bool openTextFile(const QString& path);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -80,6 +83,7 @@ private:
     void chooseCheckpoint();
     void chooseZooModel();    // File ▸ Open zoo model…
     void chooseCachedModel(); // File ▸ Open from Hugging Face cache…
+    void chooseTextFile();
     void onModelLoaded(const QString& summary);
     void onModelFailed(const QString& folder, const QString& reason);
     void rememberRecent(const QString& source); // a folder or a cache id

@@ -1,5 +1,6 @@
 #include "workspace.h"
 
+#include "atlas_page.h"
 #include "figure_view.h"
 #include "scene_files.h"
 #include "token_strip.h"
@@ -55,6 +56,8 @@ Workspace::Workspace(QWidget* canvasPage, QWidget* parent)
     pages_ = new QStackedWidget(this);
     pages_->addWidget(figureView_);
     pages_->addWidget(canvasPage_);
+    atlasPage_ = new AtlasPage(this);
+    pages_->addWidget(atlasPage_);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(8, 8, 8, 4);
@@ -65,7 +68,16 @@ Workspace::Workspace(QWidget* canvasPage, QWidget* parent)
     layout->addWidget(pages_, 1);
     createActions();
 
-    connect(textEdit_, &QPlainTextEdit::textChanged, this, [this] { runner_->schedule(text()); });
+    connect(textEdit_, &QPlainTextEdit::textChanged, this, [this] {
+        runner_->schedule(text());
+        atlasDebounce_.start();
+    });
+    atlasDebounce_.setSingleShot(true);
+    atlasDebounce_.setInterval(ForwardRunner::kDebounceMs);
+    connect(&atlasDebounce_, &QTimer::timeout, this, &Workspace::updateAtlas);
+    connect(atlasPage_, &AtlasPage::failed, this, &Workspace::atlasFailed);
+    connect(atlasPage_, &AtlasPage::message, this, &Workspace::message);
+    connect(&atlasPage_->runner(), &AtlasRunner::busyChanged, this, &Workspace::shareBackend);
     connect(runner_, &ForwardRunner::finished, this, &Workspace::onResult);
     connect(runner_, &ForwardRunner::failed, this, &Workspace::onFailure);
     connect(runner_, &ForwardRunner::planned, this,
@@ -74,7 +86,10 @@ Workspace::Workspace(QWidget* canvasPage, QWidget* parent)
         onFailure(reason);
         Q_EMIT memoryRefused(reason);
     });
-    connect(runner_, &ForwardRunner::busyChanged, this, &Workspace::updateSummary);
+    connect(runner_, &ForwardRunner::busyChanged, this, [this] {
+        updateSummary();
+        shareBackend();
+    });
     connect(tokenStrip_, &TokenStrip::tokenClicked, this, &Workspace::selectQuery);
     connect(tokenStrip_, &TokenStrip::tokenHovered, this, [this](int index) {
         if (index >= 0)
@@ -99,6 +114,7 @@ QWidget* Workspace::createControls() {
     for (int i = 0; i < kAllViewCount; ++i)
         tabs_->addTab(viewName(ViewKind(i)));
     tabs_->addTab(tr("GPU canvas"));
+    tabs_->addTab(tr("Atlas"));
     tabs_->setExpanding(false);
     tabs_->setFont(scaledFont(this, 14));
     layerBox_ = selectorBox(controls, tr("Layer (Alt+Up / Alt+Down)"));
@@ -159,6 +175,10 @@ void Workspace::createActions() {
     canvas->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_9));
     connect(canvas, &QAction::triggered, this, &Workspace::showCanvas);
     viewActions_ << canvas;
+    auto* atlas = new QAction(tr("Atlas (long texts)"), this);
+    atlas->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
+    connect(atlas, &QAction::triggered, this, &Workspace::showAtlas);
+    viewActions_ << atlas;
     // Why no digit shortcuts here: Ctrl+1 … Ctrl+9 are taken by the figure views and the canvas.
     for (int i = kViewCount; i < kAllViewCount; ++i) {
         auto* action = new QAction(viewName(ViewKind(i)), this);
@@ -171,6 +191,7 @@ void Workspace::setModel(std::shared_ptr<const LoadedModel> model) {
     model_ = std::move(model);
     runner_->setModel(model_);
     result_.reset();
+    atlasPage_->setModel(model_);
     const ModelSpec& spec = model_->model->spec();
     layerBox_->setRange(0, int(spec.layers) - 1);
     headBox_->setRange(0, int(spec.heads) - 1);
@@ -182,6 +203,7 @@ void Workspace::setModel(std::shared_ptr<const LoadedModel> model) {
     if (!knockouts().heads.empty()) setKnockouts({});
     Q_EMIT modelChanged(spec);
     runner_->runNow(text());
+    updateAtlas();
 }
 
 void Workspace::setVariant(const QJsonObject& spec) {
@@ -238,6 +260,10 @@ bool Workspace::canvasShown() const {
     return pages_->currentWidget() == canvasPage_;
 }
 
+bool Workspace::atlasShown() const {
+    return pages_->currentWidget() == atlasPage_;
+}
+
 void Workspace::setView(ViewKind kind) {
     tabs_->setCurrentIndex(int(kind));
 }
@@ -246,14 +272,21 @@ void Workspace::showCanvas() {
     tabs_->setCurrentIndex(kAllViewCount);
 }
 
+void Workspace::showAtlas() {
+    tabs_->setCurrentIndex(kAllViewCount + 1);
+}
+
 void Workspace::onTabChanged(int index) {
-    pages_->setCurrentWidget(index == kAllViewCount ? canvasPage_
-                                                    : static_cast<QWidget*>(figureView_));
+    pages_->setCurrentWidget(index == kAllViewCount       ? canvasPage_
+                             : index == kAllViewCount + 1 ? static_cast<QWidget*>(atlasPage_)
+                                                          : static_cast<QWidget*>(figureView_));
     if (index < kAllViewCount) view_ = ViewKind(index);
     // Why here: the vanilla pass doubles the work, so it runs only while its view is open.
-    runner_->setVanillaWanted(view_ == ViewKind::Sparsity && !canvasShown());
+    const bool figureShown = pages_->currentWidget() == figureView_;
+    runner_->setVanillaWanted(view_ == ViewKind::Sparsity && figureShown);
     runner_->setOutputWanted((view_ == ViewKind::LogitLens || view_ == ViewKind::VariantEffect) &&
-                             !canvasShown());
+                             figureShown);
+    shareBackend();
     refresh();
 }
 
@@ -289,6 +322,7 @@ void Workspace::setAverageHeads(bool average) {
 
 void Workspace::setColormap(render::Colormap map) {
     state_.colormap = map;
+    atlasPage_->setColormap(map);
     refresh();
 }
 
@@ -316,7 +350,27 @@ void Workspace::refresh() {
         figureView_->setFigure(
             buildFigure(view_, result_.get(), state_, corpus_ ? &*corpus_ : nullptr));
     updateSummary();
+    updateAtlas();
     Q_EMIT refreshed();
+}
+
+void Workspace::updateAtlas() {
+    if (!atlasShown() || !model_) return;
+    atlasDebounce_.stop();
+    atlasPage_->show(text(), state_.layer,
+                     state_.averageHeads ? analysis::AttentionAtlas::kAllHeads : state_.head);
+}
+
+// Why: a backend runs one pass at a time. While the Atlas is shown (or its pass still runs) the
+// views' pass waits, and the Atlas's pass waits for one of theirs already running.
+void Workspace::shareBackend() {
+    AtlasRunner& atlas = atlasPage_->runner();
+    const bool holds = atlasShown() || atlas.busy();
+    if (holds != atlasHoldsBackend_) {
+        atlasHoldsBackend_ = holds;
+        runner_->setPaused(holds);
+    }
+    atlas.setHeld(runner_->busy());
 }
 
 void Workspace::updateSummary() {
@@ -340,7 +394,7 @@ void Workspace::restoreSettings() {
     const QSignalBlocker block(textEdit_);
     setText(settings.value("workspace/text").toString());
     tabs_->setCurrentIndex(
-        std::clamp(settings.value("workspace/view", 0).toInt(), 0, kAllViewCount));
+        std::clamp(settings.value("workspace/view", 0).toInt(), 0, kAllViewCount + 1));
     setAverageHeads(settings.value("workspace/averageHeads", false).toBool());
     const int map = settings.value("workspace/colormap", int(render::Colormap::Viridis)).toInt();
     setColormap(map == int(render::Colormap::Cividis) ? render::Colormap::Cividis

@@ -10,12 +10,15 @@
 //   showScenarioView     a scenario's view, colour map and selection (its query once its text ran)
 //   selectHead/stepLayer/stepHead/selectQuery   the selection, from spin boxes, shortcuts, clicks
 //   navigationActions    Alt+arrow layer/head stepping and Ctrl+digit view switching, for menus
+//   showAtlas            the Atlas tab (after the canvas): the current text at any length, drawn
+//                        by AtlasPage with its own pass; while it is shown the views' pass waits
 
 #include "figure_builders.h"
 #include "forward_runner.h"
 #include "io/scenario.h"
 
 #include <QJsonObject>
+#include <QTimer>
 #include <QWidget>
 #include <memory>
 #include <optional>
@@ -30,6 +33,7 @@ class QTabBar;
 
 namespace headlight::app {
 
+class AtlasPage;
 class FigureView;
 class TokenStrip;
 
@@ -63,6 +67,8 @@ public:
     void showScenarioView(const io::Scenario& scenario);
     ViewKind view() const { return view_; }
     bool canvasShown() const;
+    bool atlasShown() const;
+    AtlasPage* atlasPage() const { return atlasPage_; }
     const ForwardResult* result() const { return result_.get(); }
     int tokenCount() const { return result_ ? result_->tokenCount() : 0; }
 
@@ -81,6 +87,7 @@ public:
 public Q_SLOTS:
     void setView(ViewKind kind);
     void showCanvas();
+    void showAtlas();
     void selectHead(int layer, int head);
     void stepLayer(int delta);
     void stepHead(int delta);
@@ -94,6 +101,7 @@ Q_SIGNALS:
     void knockoutsChanged(const HeadKnockouts& knockouts);
     void message(const QString& text);
     void memoryRefused(const QString& reason); // a pass refused because it would not fit
+    void atlasFailed(const QString& reason);   // the Atlas's pass refused or failed
     void readoutChanged(const QString& text);
     void refreshed(); // the figure was redrawn from the current result and selection
 
@@ -105,6 +113,8 @@ private:
     void onTabChanged(int index);
     void refresh();
     void updateSummary();
+    void updateAtlas(); // the Atlas draws the current text and selection, while shown
+    void shareBackend(); // one of the views' pass and the Atlas's pass uses the backend
 
     std::shared_ptr<const LoadedModel> model_;
     std::shared_ptr<const ForwardResult> result_;
@@ -125,6 +135,9 @@ private:
     QStackedWidget* pages_ = nullptr;
     FigureView* figureView_ = nullptr;
     QWidget* canvasPage_ = nullptr;
+    AtlasPage* atlasPage_ = nullptr;
+    QTimer atlasDebounce_; // typing redraws the Atlas after a pause, as the views' pass waits
+    bool atlasHoldsBackend_ = false;
     QList<QAction*> navigation_;
     QList<QAction*> viewActions_;
 };

@@ -1,0 +1,75 @@
+#include "atlas_tile_loader.h"
+
+#include "atlas_figure.h"
+#include "colormap.h"
+
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace headlight::app {
+
+bool AtlasTileRequest::sameAs(const AtlasTileRequest& other) const {
+    const auto& a = region;
+    const auto& b = other.region;
+    return atlas == other.atlas && a.q0 == b.q0 && a.q1 == b.q1 && a.k0 == b.k0 && a.k1 == b.k1 &&
+           tile == other.tile && pooling == other.pooling && map == other.map;
+}
+
+AtlasPicture pictureOf(const AtlasTileRequest& request) {
+    AtlasPicture picture;
+    picture.tiles = request.atlas->tiles(request.region, request.tile, request.pooling);
+    picture.pooling = request.pooling;
+    picture.colorBar = atlasColorBar(picture.tiles.values, picture.tiles.tile, request.map);
+    const auto& tiles = picture.tiles;
+    picture.image = QImage(int(tiles.cols), int(tiles.rows), QImage::Format_RGB32);
+    const render::ColorBar& bar = picture.colorBar;
+    for (int64_t row = 0; row < tiles.rows; ++row) {
+        auto* line = reinterpret_cast<QRgb*>(picture.image.scanLine(int(row)));
+        for (int64_t col = 0; col < tiles.cols; ++col)
+            line[col] =
+                render::colorAt(bar.map, render::normalise(tiles.at(row, col), bar.low, bar.high))
+                    .rgb();
+    }
+    return picture;
+}
+
+AtlasTileLoader::AtlasTileLoader(QObject* parent)
+    : QObject(parent)
+    , watcher_(new QFutureWatcher<std::shared_ptr<const AtlasPicture>>(this)) {
+    connect(watcher_, &QFutureWatcherBase::finished, this, &AtlasTileLoader::collect);
+}
+
+AtlasTileLoader::~AtlasTileLoader() {
+    watcher_->waitForFinished();
+}
+
+void AtlasTileLoader::request(const AtlasTileRequest& request) {
+    newest_ = request;
+    ++requested_;
+    launch();
+}
+
+bool AtlasTileLoader::busy() const {
+    return watcher_->isRunning();
+}
+
+void AtlasTileLoader::waitForIdle() {
+    watcher_->waitForFinished();
+}
+
+void AtlasTileLoader::launch() {
+    if (busy() || launched_ == requested_ || !newest_) return;
+    launched_ = requested_;
+    watcher_->setFuture(QtConcurrent::run(
+        [request = *newest_, serial = launched_]() -> std::shared_ptr<const AtlasPicture> {
+            auto picture = std::make_shared<AtlasPicture>(pictureOf(request));
+            picture->serial = serial;
+            return picture;
+        }));
+}
+
+void AtlasTileLoader::collect() {
+    const std::shared_ptr<const AtlasPicture> picture = watcher_->result();
+    if (picture->serial == requested_) Q_EMIT loaded(picture);
+    launch();
+}
+} // namespace headlight::app

@@ -1,0 +1,62 @@
+#pragma once
+// Pools the Atlas view's visible region into tiles off the GUI thread and colours them into an
+// image, so that painting only scales an image that is ready. One region is pooled at a time; a
+// request made while one runs replaces any waiting one (the newest wins), and a result that is
+// no longer the newest request is dropped.
+
+#include "analysis/attention_atlas.h"
+#include "figures/figure_style.h"
+
+#include <QFutureWatcher>
+#include <QImage>
+#include <QObject>
+#include <memory>
+#include <optional>
+
+namespace headlight::app {
+
+// A region's tiles, one pixel per tile, and the colour scale they were coloured with.
+struct AtlasPicture {
+    analysis::AtlasTiles tiles;
+    analysis::TilePooling pooling = analysis::TilePooling::Mean;
+    render::ColorBar colorBar;
+    QImage image; // tiles.cols × tiles.rows
+    quint64 serial = 0;
+};
+
+struct AtlasTileRequest {
+    std::shared_ptr<const analysis::AttentionAtlas> atlas;
+    analysis::AtlasRegion region;
+    int64_t tile = 1;
+    analysis::TilePooling pooling = analysis::TilePooling::Mean;
+    render::Colormap map = render::Colormap::Viridis;
+    bool sameAs(const AtlasTileRequest& other) const;
+};
+
+// The picture of a request, on the calling thread.
+AtlasPicture pictureOf(const AtlasTileRequest& request);
+
+class AtlasTileLoader : public QObject {
+    Q_OBJECT
+public:
+    explicit AtlasTileLoader(QObject* parent = nullptr);
+    ~AtlasTileLoader() override;
+
+    void request(const AtlasTileRequest& request);
+    // The newest request, made or running: a view asks again only for another region.
+    const std::optional<AtlasTileRequest>& newest() const { return newest_; }
+    bool busy() const;
+    void waitForIdle();
+
+Q_SIGNALS:
+    void loaded(std::shared_ptr<const AtlasPicture> picture);
+
+private:
+    void launch();
+    void collect();
+
+    QFutureWatcher<std::shared_ptr<const AtlasPicture>>* watcher_;
+    std::optional<AtlasTileRequest> newest_;
+    quint64 requested_ = 0, launched_ = 0;
+};
+} // namespace headlight::app

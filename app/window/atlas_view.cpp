@@ -1,0 +1,445 @@
+#include "atlas_view.h"
+
+#include "atlas_figure.h"
+
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QWheelEvent>
+#include <algorithm>
+#include <cmath>
+
+namespace headlight::app {
+namespace {
+
+constexpr double kMinSpan = 8.0;          // tokens across the map at the deepest zoom
+constexpr double kLabelBand = 130.0;      // query labels left of the map, key labels under it
+constexpr double kStripHeight = 22.0;     // the column sums
+constexpr double kProfileHeight = 90.0;   // the row profile
+constexpr double kGap = 8.0;
+constexpr int kDragSlop = 4;              // pixels a press may move and still be a click
+constexpr double kMinTickSpacing = 70.0;  // pixels between position ticks
+
+QFont pixelFont(int pixels, bool bold = false) {
+    QFont font;
+    font.setPixelSize(pixels);
+    font.setBold(bold);
+    return font;
+}
+
+// 1, 2, 5, 10, 20, 50… tokens: the smallest step at least `minimum` tokens.
+int64_t niceStep(double minimum) {
+    for (int64_t decade = 1;; decade *= 10)
+        for (const int64_t step : {decade, 2 * decade, 5 * decade})
+            if (double(step) >= minimum) return step;
+}
+} // namespace
+
+AtlasView::AtlasView(QWidget* parent)
+    : QWidget(parent)
+    , loader_(new AtlasTileLoader(this))
+    , overviewLoader_(new AtlasTileLoader(this)) {
+    setObjectName(QStringLiteral("atlasView"));
+    setFocusPolicy(Qt::StrongFocus);
+    setMinimumSize(480, 420);
+    setAutoFillBackground(false);
+    connect(loader_, &AtlasTileLoader::loaded, this, &AtlasView::onPicture);
+    connect(overviewLoader_, &AtlasTileLoader::loaded, this,
+            [this](std::shared_ptr<const AtlasPicture> picture) {
+                overview_ = std::move(picture);
+                if (!detail_) detail_ = overview_;
+                update();
+            });
+}
+
+void AtlasView::setAtlas(std::shared_ptr<const analysis::AttentionAtlas> atlas,
+                         QStringList labels) {
+    atlas_ = std::move(atlas);
+    labels_ = std::move(labels);
+    message_.clear();
+    overview_.reset();
+    detail_.reset();
+    query_ = markedKey_ = -1;
+    row_.clear();
+    requestOverview();
+    fit();
+}
+
+void AtlasView::clear(const QString& message) {
+    atlas_.reset();
+    overview_.reset();
+    detail_.reset();
+    row_.clear();
+    query_ = markedKey_ = -1;
+    message_ = message;
+    update();
+}
+
+void AtlasView::setPooling(analysis::TilePooling pooling) {
+    if (pooling == pooling_) return;
+    pooling_ = pooling;
+    requestOverview();
+    requestTiles();
+}
+
+void AtlasView::setColormap(render::Colormap map) {
+    if (map == colormap_) return;
+    colormap_ = map;
+    requestOverview();
+    requestTiles();
+}
+
+void AtlasView::selectQuery(int64_t query) {
+    query_ = atlas_ && query >= 0 && query < atlas_->tokens() ? query : -1;
+    // Why here and not in paint: one exact row costs a pass over T keys, done once per click.
+    row_ = query_ >= 0 ? atlas_->row(query_) : std::vector<float>{};
+    update();
+}
+
+void AtlasView::centreOn(int64_t query, int64_t key) {
+    if (!atlas_) return;
+    markedKey_ = key;
+    selectQuery(query);
+    centreQ_ = double(query) + 0.5;
+    centreK_ = double(key) + 0.5;
+    span_ = std::min(span_, 32.0);
+    viewChanged();
+}
+
+void AtlasView::fit() {
+    const double tokens = atlas_ ? double(atlas_->tokens()) : 1.0;
+    span_ = tokens;
+    centreQ_ = centreK_ = tokens / 2.0;
+    viewChanged();
+}
+
+void AtlasView::zoomBy(double factor) {
+    span_ /= factor;
+    viewChanged();
+}
+
+void AtlasView::panBy(double queries, double keys) {
+    centreQ_ += queries;
+    centreK_ += keys;
+    viewChanged();
+}
+
+void AtlasView::zoomAbout(double factor, QPointF anchor) {
+    const QRectF map = areas().map;
+    const double perPixel = span_ / map.width();
+    const double q = top() + (anchor.y() - map.top()) * perPixel;
+    const double k = left() + (anchor.x() - map.left()) * perPixel;
+    span_ /= factor;
+    const double scale = 1.0 / factor;
+    centreQ_ = q + (centreQ_ - q) * scale;
+    centreK_ = k + (centreK_ - k) * scale;
+    viewChanged();
+}
+
+analysis::AtlasRegion AtlasView::visibleRegion() const {
+    const int64_t tokens = atlas_ ? atlas_->tokens() : 0;
+    const auto clampToken = [tokens](double t) {
+        return std::clamp<int64_t>(int64_t(std::floor(t)), 0, tokens);
+    };
+    const auto clampEnd = [tokens](double t) {
+        return std::clamp<int64_t>(int64_t(std::ceil(t)), 0, tokens);
+    };
+    return {clampToken(top()), clampEnd(top() + span_), clampToken(left()),
+            clampEnd(left() + span_)};
+}
+
+void AtlasView::viewChanged() {
+    const double tokens = atlas_ ? double(atlas_->tokens()) : 1.0;
+    span_ = std::clamp(span_, std::min(kMinSpan, tokens), tokens);
+    centreQ_ = std::clamp(centreQ_, span_ / 2.0, tokens - span_ / 2.0);
+    centreK_ = std::clamp(centreK_, span_ / 2.0, tokens - span_ / 2.0);
+    update();
+    requestTiles();
+}
+
+void AtlasView::requestTiles() {
+    if (!atlas_) return;
+    analysis::AtlasRegion region = visibleRegion();
+    const int64_t tile = analysis::AttentionAtlas::tileFor(region, kAtlasCellsPerSide);
+    // Why aligned to the tile grid: the cached level then pools it without a pass over the map,
+    // and a picture's last tile is partial only at the map's edge.
+    const auto down = [tile](int64_t t) { return t / tile * tile; };
+    const auto up = [tile, this](int64_t t) {
+        return std::min(atlas_->tokens(), (t + tile - 1) / tile * tile);
+    };
+    region = {down(region.q0), up(region.q1), down(region.k0), up(region.k1)};
+    const AtlasTileRequest request{atlas_, region, tile, pooling_, colormap_};
+    if (loader_->newest() && loader_->newest()->sameAs(request)) return;
+    loader_->request(request);
+}
+
+void AtlasView::requestOverview() {
+    if (!atlas_) return;
+    const int64_t tokens = atlas_->tokens();
+    const analysis::AtlasRegion whole{0, tokens, 0, tokens};
+    overviewLoader_->request({atlas_, whole,
+                              analysis::AttentionAtlas::tileFor(whole, kAtlasCellsPerSide),
+                              pooling_, colormap_});
+}
+
+void AtlasView::onPicture(std::shared_ptr<const AtlasPicture> picture) {
+    detail_ = std::move(picture);
+    update();
+    Q_EMIT pictureShown();
+}
+
+// [SECTION] geometry
+
+AtlasView::Areas AtlasView::areas() const {
+    const QFont tick = pixelFont(14);
+    const double barWidth = render::colorBarWidth(tick) + 12.0;
+    const double below = kLabelBand + kGap + kStripHeight + kGap + kProfileHeight + 24.0;
+    const double side =
+        std::max(40.0, std::min(width() - kLabelBand - barWidth - kGap, height() - 12.0 - below));
+    Areas a;
+    a.map = QRectF(kLabelBand, 12.0, side, side);
+    a.strip = QRectF(a.map.left(), a.map.bottom() + kLabelBand + kGap, side, kStripHeight);
+    a.profile = QRectF(a.map.left(), a.strip.bottom() + kGap + 18.0, side, kProfileHeight);
+    a.colorBar = QRectF(a.map.right() + kGap, a.map.top(), barWidth, side);
+    return a;
+}
+
+QRectF AtlasView::tokenRect(double q0, double q1, double k0, double k1, const QRectF& map) const {
+    const double perToken = map.width() / span_;
+    return QRectF(map.left() + (k0 - left()) * perToken, map.top() + (q0 - top()) * perToken,
+                  (k1 - k0) * perToken, (q1 - q0) * perToken);
+}
+
+QRectF AtlasView::cellRect(int64_t query, int64_t key) const {
+    return tokenRect(double(query), double(query + 1), double(key), double(key + 1), areas().map);
+}
+
+// [SECTION] painting
+
+void AtlasView::paintEvent(QPaintEvent*) {
+    QPainter painter(this);
+    painter.fillRect(rect(), render::style::kPage);
+    const Areas a = areas();
+    if (!atlas_) {
+        painter.setPen(render::style::kMutedInk);
+        painter.setFont(pixelFont(18));
+        painter.drawText(rect().adjusted(20, 20, -20, -20), Qt::AlignCenter | Qt::TextWordWrap,
+                         message_);
+        return;
+    }
+    painter.save();
+    painter.setClipRect(a.map.intersected(tokenRect(0, double(atlas_->tokens()), 0,
+                                                    double(atlas_->tokens()), a.map)));
+    if (overview_ && overview_ != detail_) paintPicture(painter, *overview_, a.map);
+    if (detail_) paintPicture(painter, *detail_, a.map);
+    paintMarks(painter, a.map);
+    painter.restore();
+    painter.setPen(render::style::kMutedInk);
+    painter.drawRect(a.map);
+    const bool exact = detail_ && detail_->tiles.tile == 1 &&
+                       a.map.width() / span_ >= render::fontHeight(pixelFont(13)) + 2.0;
+    if (exact)
+        paintTokenLabels(painter, a.map);
+    else
+        paintPositionTicks(painter, a.map);
+    if (detail_) render::paintColorBar(painter, a.colorBar, detail_->colorBar, pixelFont(14));
+    paintColumnSums(painter, a.strip);
+    paintRowProfile(painter, a.profile);
+}
+
+void AtlasView::paintPicture(QPainter& painter, const AtlasPicture& picture,
+                             const QRectF& map) const {
+    const auto& t = picture.tiles;
+    const auto& r = t.region;
+    // The image's last tiles may be partial (at the map's edge): the clip cuts what overhangs.
+    const QRectF target = tokenRect(double(r.q0), double(r.q0 + t.rows * t.tile), double(r.k0),
+                                    double(r.k0 + t.cols * t.tile), map);
+    painter.drawImage(target, picture.image);
+}
+
+void AtlasView::paintMarks(QPainter& painter, const QRectF& map) const {
+    const double perToken = map.width() / span_;
+    painter.setBrush(Qt::NoBrush);
+    if (query_ >= 0) {
+        QRectF row = tokenRect(double(query_), double(query_ + 1), 0, double(atlas_->tokens()), map);
+        if (row.height() < 3.0) row.adjust(0, -1.5, 0, 1.5);
+        painter.setPen(QPen(render::style::kAccent, 2.0));
+        painter.drawRect(row);
+    }
+    if (markedKey_ >= 0 && query_ >= 0 && perToken >= 4.0) {
+        painter.setPen(QPen(Qt::white, 3.0));
+        painter.drawRect(cellRect(query_, markedKey_));
+        painter.setPen(QPen(render::style::kAccent, 1.5));
+        painter.drawRect(cellRect(query_, markedKey_));
+    }
+}
+
+void AtlasView::paintTokenLabels(QPainter& painter, const QRectF& map) const {
+    const analysis::AtlasRegion r = visibleRegion();
+    QStringList rows, cols;
+    for (int64_t q = r.q0; q < r.q1; ++q)
+        rows << labels_.value(int(q));
+    for (int64_t k = r.k0; k < r.k1; ++k)
+        cols << labels_.value(int(k));
+    const QFont font = pixelFont(13);
+    const QRectF plot = tokenRect(double(r.q0), double(r.q1), double(r.k0), double(r.k1), map);
+    painter.save();
+    painter.setClipRect(QRectF(0, map.top(), map.left(), map.height()));
+    render::paintRowLabels(painter, plot, map.left() - 4.0, rows, int(query_ - r.q0), font);
+    painter.setClipRect(QRectF(map.left(), map.bottom(), map.width(), kLabelBand));
+    const double band = render::columnLabelsHeight(cols, font, true, kLabelBand - 8.0);
+    render::paintColumnLabels(painter, plot.adjusted(0, 0, 0, map.bottom() - plot.bottom()), band,
+                              cols, int(markedKey_ - r.k0), font);
+    painter.restore();
+}
+
+void AtlasView::paintPositionTicks(QPainter& painter, const QRectF& map) const {
+    const double perToken = map.width() / span_;
+    const int64_t step = niceStep(kMinTickSpacing / perToken);
+    const QFont font = pixelFont(14);
+    painter.setFont(font);
+    painter.setPen(render::style::kInk);
+    const int64_t first = int64_t(std::ceil(std::max(0.0, left()) / double(step))) * step;
+    for (int64_t t = first; double(t) <= left() + span_; t += step) {
+        const double x = map.left() + (double(t) - left()) * perToken;
+        painter.drawLine(QPointF(x, map.bottom()), QPointF(x, map.bottom() + 5));
+        painter.drawText(QRectF(x - 40, map.bottom() + 6, 80, 20), Qt::AlignHCenter,
+                         QString::number(t));
+    }
+    const int64_t firstRow = int64_t(std::ceil(std::max(0.0, top()) / double(step))) * step;
+    for (int64_t t = firstRow; double(t) <= top() + span_; t += step) {
+        const double y = map.top() + (double(t) - top()) * perToken;
+        painter.drawLine(QPointF(map.left() - 5, y), QPointF(map.left(), y));
+        painter.drawText(QRectF(0, y - 10, map.left() - 8, 20), Qt::AlignRight | Qt::AlignVCenter,
+                         QString::number(t));
+    }
+    painter.setFont(pixelFont(15, true));
+    painter.drawText(QRectF(map.left(), map.bottom() + 30, map.width(), 22), Qt::AlignHCenter,
+                     tr("Key position (attended to)"));
+    painter.save();
+    painter.translate(18, map.center().y());
+    painter.rotate(-90);
+    painter.drawText(QRectF(-map.height() / 2, -12, map.height(), 24), Qt::AlignCenter,
+                     tr("Query position"));
+    painter.restore();
+}
+
+std::vector<float> AtlasView::perColumn(const std::vector<float>& values,
+                                        const QRectF& area) const {
+    std::vector<float> columns(std::size_t(std::max(1.0, area.width())), 0.0f);
+    const analysis::AtlasRegion r = visibleRegion();
+    const double perToken = area.width() / span_;
+    for (int64_t k = r.k0; k < r.k1 && k < int64_t(values.size()); ++k) {
+        const double from = (double(k) - left()) * perToken;
+        const auto first = std::size_t(std::clamp(from, 0.0, double(columns.size() - 1)));
+        const auto last =
+            std::size_t(std::clamp(from + perToken - 1.0, double(first), double(columns.size() - 1)));
+        for (std::size_t x = first; x <= last; ++x)
+            columns[x] = std::max(columns[x], values[std::size_t(k)]);
+    }
+    return columns;
+}
+
+void AtlasView::paintColumnSums(QPainter& painter, const QRectF& strip) const {
+    const std::vector<float> columns = perColumn(atlas_->columnSums(), strip);
+    const float largest = std::max(*std::max_element(columns.begin(), columns.end()), 1e-6f);
+    for (std::size_t x = 0; x < columns.size(); ++x) {
+        const QColor color = render::colorAt(colormap_, double(columns[x] / largest));
+        painter.fillRect(QRectF(strip.left() + double(x), strip.top(), 1.0, strip.height()), color);
+    }
+    painter.setPen(render::style::kMutedInk);
+    painter.drawRect(strip);
+    painter.setFont(pixelFont(13));
+    painter.setPen(render::style::kInk);
+    painter.drawText(QRectF(0, strip.top(), strip.left() - 6, strip.height()),
+                     Qt::AlignRight | Qt::AlignVCenter, tr("Received"));
+    painter.drawText(QRectF(strip.right() + 6, strip.top(), 200, strip.height()),
+                     Qt::AlignLeft | Qt::AlignVCenter,
+                     tr("max %1").arg(double(largest), 0, 'g', 3));
+}
+
+void AtlasView::paintRowProfile(QPainter& painter, const QRectF& profile) const {
+    painter.setPen(render::style::kGrid);
+    painter.drawRect(profile);
+    painter.setFont(pixelFont(13));
+    painter.setPen(render::style::kInk);
+    if (row_.empty()) {
+        painter.drawText(profile, Qt::AlignCenter, tr("Click a query row to see its attention"));
+        return;
+    }
+    const std::vector<float> columns = perColumn(row_, profile);
+    const float largest = std::max(*std::max_element(columns.begin(), columns.end()), 1e-6f);
+    QPolygonF line;
+    for (std::size_t x = 0; x < columns.size(); ++x)
+        line << QPointF(profile.left() + double(x) + 0.5,
+                        profile.bottom() - double(columns[x] / largest) * (profile.height() - 4.0));
+    painter.setPen(QPen(render::style::kAccent, 1.5));
+    painter.drawPolyline(line);
+    painter.setPen(render::style::kInk);
+    painter.drawText(QRectF(profile.left(), profile.top() - 18, profile.width(), 18),
+                     Qt::AlignLeft | Qt::AlignVCenter,
+                     tr("Row of query #%1 “%2” (max %3 in view)")
+                         .arg(query_)
+                         .arg(labels_.value(int(query_)))
+                         .arg(double(largest), 0, 'g', 3));
+}
+
+// [SECTION] input
+
+void AtlasView::mousePressEvent(QMouseEvent* event) {
+    if (event->button() != Qt::LeftButton) return;
+    pressed_ = event->position().toPoint();
+    pressedQ_ = centreQ_;
+    pressedK_ = centreK_;
+    dragging_ = false;
+}
+
+void AtlasView::mouseMoveEvent(QMouseEvent* event) {
+    if (!(event->buttons() & Qt::LeftButton)) return;
+    const QPoint delta = event->position().toPoint() - pressed_;
+    if (delta.manhattanLength() > kDragSlop) dragging_ = true;
+    if (!dragging_) return;
+    const double perPixel = span_ / areas().map.width();
+    centreQ_ = pressedQ_ - delta.y() * perPixel;
+    centreK_ = pressedK_ - delta.x() * perPixel;
+    viewChanged();
+}
+
+void AtlasView::mouseReleaseEvent(QMouseEvent* event) {
+    if (event->button() != Qt::LeftButton || dragging_ || !atlas_) return;
+    const QRectF map = areas().map;
+    if (!map.contains(event->position())) return;
+    const auto query = int64_t(std::floor(top() + (event->position().y() - map.top()) *
+                                                      span_ / map.height()));
+    if (query < 0 || query >= atlas_->tokens()) return;
+    markedKey_ = -1;
+    selectQuery(query);
+    Q_EMIT querySelected(query);
+}
+
+void AtlasView::wheelEvent(QWheelEvent* event) {
+    const double steps = event->angleDelta().y() / 120.0;
+    if (steps != 0.0) zoomAbout(std::pow(1.25, steps), event->position());
+    event->accept();
+}
+
+void AtlasView::keyPressEvent(QKeyEvent* event) {
+    const double step = span_ / 8.0;
+    switch (event->key()) {
+    case Qt::Key_Left: panBy(0, -step); break;
+    case Qt::Key_Right: panBy(0, step); break;
+    case Qt::Key_Up: panBy(-step, 0); break;
+    case Qt::Key_Down: panBy(step, 0); break;
+    case Qt::Key_Plus:
+    case Qt::Key_Equal: zoomBy(2.0); break;
+    case Qt::Key_Minus: zoomBy(0.5); break;
+    case Qt::Key_Home: fit(); break;
+    default: QWidget::keyPressEvent(event);
+    }
+}
+
+void AtlasView::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    viewChanged();
+}
+} // namespace headlight::app
