@@ -13,9 +13,10 @@ namespace headlight::app {
 namespace {
 
 constexpr double kMinSpan = 8.0;          // tokens across the map at the deepest zoom
-constexpr double kLabelBand = 130.0;      // query labels left of the map, key labels under it
+constexpr double kLabelBand = 110.0;      // query labels left of the map, key labels under it
 constexpr double kStripHeight = 22.0;     // the column sums
-constexpr double kProfileHeight = 90.0;   // the row profile
+constexpr double kProfileHeight = 72.0;   // the row profile
+constexpr double kCentredSpan = 24.0;     // tokens in view after centreOn: labelled cells
 constexpr double kGap = 8.0;
 constexpr int kDragSlop = 4;              // pixels a press may move and still be a click
 constexpr double kMinTickSpacing = 70.0;  // pixels between position ticks
@@ -102,7 +103,7 @@ void AtlasView::centreOn(int64_t query, int64_t key) {
     selectQuery(query);
     centreQ_ = double(query) + 0.5;
     centreK_ = double(key) + 0.5;
-    span_ = std::min(span_, 32.0);
+    span_ = std::min(span_, kCentredSpan);
     viewChanged();
 }
 
@@ -237,7 +238,7 @@ void AtlasView::paintEvent(QPaintEvent*) {
     painter.setPen(render::style::kMutedInk);
     painter.drawRect(a.map);
     const bool exact = detail_ && detail_->tiles.tile == 1 &&
-                       a.map.width() / span_ >= render::fontHeight(pixelFont(13)) + 2.0;
+                       a.map.width() / span_ >= render::fontHeight(pixelFont(13)) + 1.0;
     if (exact)
         paintTokenLabels(painter, a.map);
     else

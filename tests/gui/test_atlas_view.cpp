@@ -194,6 +194,7 @@ private Q_SLOTS:
         QVERIFY(shown.k0 <= far && far < shown.k1 && shown.q0 <= 297 && 297 < shown.q1);
         QVERIFY(std::abs(view->cellRect(297, far).center().x() - view->rect().center().x()) <
                 view->width());
+        waitForPicture(view, 1);
         saveShot(&window, "atlas_strongest_keys.png");
 
         // Max pooling, back at the overview.
