@@ -189,6 +189,13 @@ void AtlasView::onPicture(std::shared_ptr<const AtlasPicture> picture) {
     Q_EMIT pictureShown();
 }
 
+bool AtlasView::pictureCoversView() const {
+    if (!detail_ || detail_->pooling != pooling_) return false;
+    const analysis::AtlasRegion& shown = detail_->tiles.region;
+    const analysis::AtlasRegion view = visibleRegion();
+    return shown.q0 <= view.q0 && view.q1 <= shown.q1 && shown.k0 <= view.k0 && view.k1 <= shown.k1;
+}
+
 // [SECTION] geometry
 
 AtlasView::Areas AtlasView::areas() const {
@@ -237,7 +244,7 @@ void AtlasView::paintEvent(QPaintEvent*) {
     painter.restore();
     painter.setPen(render::style::kMutedInk);
     painter.drawRect(a.map);
-    const bool exact = detail_ && detail_->tiles.tile == 1 &&
+    const bool exact = pictureCoversView() && detail_->tiles.tile == 1 &&
                        a.map.width() / span_ >= render::fontHeight(pixelFont(13)) + 1.0;
     if (exact)
         paintTokenLabels(painter, a.map);

@@ -57,6 +57,9 @@ public:
     double tokensInView() const { return span_; }
     // The picture of the region in view, or the overview until that arrives; null before either.
     const AtlasPicture* picture() const { return detail_.get(); }
+    // Whether that picture covers the whole region in view with the pooling asked for (until the
+    // refinement arrives, part of the view shows a coarser or shifted picture).
+    bool pictureCoversView() const;
     AtlasTileLoader& loader() { return *loader_; }
     // Where a token cell lies in widget coordinates (for tests and overlays).
     QRectF cellRect(int64_t query, int64_t key) const;

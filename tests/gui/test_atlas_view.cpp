@@ -67,7 +67,7 @@ void openModel(app::MainWindow& window, const QString& folder) {
 
 // Waits until the view shows a picture of exactly the region in view at `tile` tokens a tile.
 void waitForPicture(app::AtlasView* view, int64_t tile) {
-    QTRY_VERIFY_WITH_TIMEOUT(view->picture() && view->picture()->tiles.tile == tile &&
+    QTRY_VERIFY_WITH_TIMEOUT(view->pictureCoversView() && view->picture()->tiles.tile == tile &&
                                  !view->loader().busy(),
                              kAtlasWaitMs);
 }
@@ -200,9 +200,8 @@ private Q_SLOTS:
         // Max pooling, back at the overview.
         QTest::keyClick(view, Qt::Key_Home);
         page->poolingBox()->setCurrentIndex(1);
-        QTRY_VERIFY_WITH_TIMEOUT(view->picture()->pooling == analysis::TilePooling::Max &&
-                                     view->picture()->tiles.tile == 4,
-                                 kAtlasWaitMs);
+        waitForPicture(view, 4);
+        QCOMPARE(view->picture()->pooling, analysis::TilePooling::Max);
         QVERIFY(largestDifference(view->picture()->tiles,
                                   analysis::poolDense(dense, whole, 4, analysis::TilePooling::Max)) <
                 1e-6f);
