@@ -26,9 +26,9 @@ render::ColorBar atlasColorBar(const std::vector<float>& values, int64_t tile,
     std::vector<float> sorted = values;
     std::sort(sorted.begin(), sorted.end());
     const float largest = sorted.empty() ? 1e-6f : std::max(sorted.back(), 1e-6f);
-    const float clip =
-        sorted.empty() ? largest
-                       : std::max(sorted[std::size_t(double(sorted.size() - 1) * 0.99)], 1e-6f);
+    const float clip = sorted.empty()
+                           ? largest
+                           : std::max(sorted[std::size_t(double(sorted.size() - 1) * 0.99)], 1e-6f);
     const bool clipped = tile > 1 && clip < largest;
     return {map, 0.0, clipped ? clip : largest,
             clipped ? QStringLiteral("Weight (top 1% clipped)")

@@ -23,14 +23,14 @@ struct AtlasResult {
     quint64 serial = 0;
     QString text;
     int layer = 0;
-    int head = 0;         // AttentionAtlas::kAllHeads for the layer's mean
-    int64_t tokens = 0;   // also set when the pass was refused
-    QStringList labels;   // [T] display labels
+    int head = 0;       // AttentionAtlas::kAllHeads for the layer's mean
+    int64_t tokens = 0; // also set when the pass was refused
+    QStringList labels; // [T] display labels
     std::shared_ptr<const analysis::AttentionAtlas> atlas; // null after an error
     std::shared_ptr<const LoadedModel> model;
     double forwardMs = 0.0, atlasMs = 0.0;
-    QString memoryPlan;   // of a long pass, else empty
-    QString error;        // one line; empty on success
+    QString memoryPlan; // of a long pass, else empty
+    QString error;      // one line; empty on success
     bool cancelled = false;
 };
 

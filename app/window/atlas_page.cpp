@@ -176,26 +176,39 @@ render::HeatmapFigure AtlasPage::regionFigure(render::ExportOptions& options,
     if (!result_ || !view_->atlas())
         throw std::runtime_error("the Atlas has nothing drawn yet; wait for its pass to finish");
     const analysis::AtlasRegion region = view_->visibleRegion();
-    const render::HeatmapFigure figure =
-        atlasFigure(atlasPageTiles(*view_->atlas(), region, view_->pooling()), result_->labels,
-                    atlasSubject(result_->layer, result_->head), view_->pooling(),
-                    view_->colormap());
+    const render::HeatmapFigure figure = atlasFigure(
+        atlasPageTiles(*view_->atlas(), region, view_->pooling()), result_->labels,
+        atlasSubject(result_->layer, result_->head), view_->pooling(), view_->colormap());
     const LoadedModel& model = *result_->model;
     io::Scenario scenario = atlasScenario(model, result_->text, result_->layer, result_->head);
     scenario.backend = model.backend->kind();
     const bool mean = result_->head == analysis::AttentionAtlas::kAllHeads;
-    const QStringList command{
-        QStringLiteral("export"), QStringLiteral("--view"), QStringLiteral("atlas"),
-        QStringLiteral("--model"), model.folder, QStringLiteral("--text"), result_->text,
-        QStringLiteral("--layer"), QString::number(result_->layer), QStringLiteral("--head"),
-        mean ? QStringLiteral("mean") : QString::number(result_->head), QStringLiteral("--region"),
-        regionText(region), QStringLiteral("--pool"),
-        view_->pooling() == analysis::TilePooling::Max ? QStringLiteral("max")
-                                                       : QStringLiteral("mean"),
-        QStringLiteral("--backend"), QString::fromLatin1(backendName(model.backend->kind())),
-        QStringLiteral("--dpi"), QString::number(options.dpi), QStringLiteral("--size"),
-        roundTripped(options.inches.width()) + QLatin1Char('x') + roundTripped(options.inches.height()),
-        QStringLiteral("--out"), fileName};
+    const QStringList command{QStringLiteral("export"),
+                              QStringLiteral("--view"),
+                              QStringLiteral("atlas"),
+                              QStringLiteral("--model"),
+                              model.folder,
+                              QStringLiteral("--text"),
+                              result_->text,
+                              QStringLiteral("--layer"),
+                              QString::number(result_->layer),
+                              QStringLiteral("--head"),
+                              mean ? QStringLiteral("mean") : QString::number(result_->head),
+                              QStringLiteral("--region"),
+                              regionText(region),
+                              QStringLiteral("--pool"),
+                              view_->pooling() == analysis::TilePooling::Max
+                                  ? QStringLiteral("max")
+                                  : QStringLiteral("mean"),
+                              QStringLiteral("--backend"),
+                              QString::fromLatin1(backendName(model.backend->kind())),
+                              QStringLiteral("--dpi"),
+                              QString::number(options.dpi),
+                              QStringLiteral("--size"),
+                              roundTripped(options.inches.width()) + QLatin1Char('x') +
+                                  roundTripped(options.inches.height()),
+                              QStringLiteral("--out"),
+                              fileName};
     options.caption = atlasCaption(model, result_->text, result_->tokens);
     options.provenance = atlasProvenance(model, scenario, figure, command);
     return figure;

@@ -12,14 +12,14 @@
 namespace headlight::app {
 namespace {
 
-constexpr double kMinSpan = 8.0;          // tokens across the map at the deepest zoom
-constexpr double kLabelBand = 110.0;      // query labels left of the map, key labels under it
-constexpr double kStripHeight = 22.0;     // the column sums
-constexpr double kProfileHeight = 72.0;   // the row profile
-constexpr double kCentredSpan = 24.0;     // tokens in view after centreOn: labelled cells
+constexpr double kMinSpan = 8.0;        // tokens across the map at the deepest zoom
+constexpr double kLabelBand = 110.0;    // query labels left of the map, key labels under it
+constexpr double kStripHeight = 22.0;   // the column sums
+constexpr double kProfileHeight = 72.0; // the row profile
+constexpr double kCentredSpan = 24.0;   // tokens in view after centreOn: labelled cells
 constexpr double kGap = 8.0;
-constexpr int kDragSlop = 4;              // pixels a press may move and still be a click
-constexpr double kMinTickSpacing = 70.0;  // pixels between position ticks
+constexpr int kDragSlop = 4;             // pixels a press may move and still be a click
+constexpr double kMinTickSpacing = 70.0; // pixels between position ticks
 
 QFont pixelFont(int pixels, bool bold = false) {
     QFont font;
@@ -236,8 +236,8 @@ void AtlasView::paintEvent(QPaintEvent*) {
         return;
     }
     painter.save();
-    painter.setClipRect(a.map.intersected(tokenRect(0, double(atlas_->tokens()), 0,
-                                                    double(atlas_->tokens()), a.map)));
+    painter.setClipRect(a.map.intersected(
+        tokenRect(0, double(atlas_->tokens()), 0, double(atlas_->tokens()), a.map)));
     if (overview_ && overview_ != detail_) paintPicture(painter, *overview_, a.map);
     if (detail_) paintPicture(painter, *detail_, a.map);
     paintMarks(painter, a.map);
@@ -269,7 +269,8 @@ void AtlasView::paintMarks(QPainter& painter, const QRectF& map) const {
     const double perToken = map.width() / span_;
     painter.setBrush(Qt::NoBrush);
     if (query_ >= 0) {
-        QRectF row = tokenRect(double(query_), double(query_ + 1), 0, double(atlas_->tokens()), map);
+        QRectF row =
+            tokenRect(double(query_), double(query_ + 1), 0, double(atlas_->tokens()), map);
         if (row.height() < 3.0) row.adjust(0, -1.5, 0, 1.5);
         painter.setPen(QPen(render::style::kAccent, 2.0));
         painter.drawRect(row);
@@ -340,8 +341,8 @@ std::vector<float> AtlasView::perColumn(const std::vector<float>& values,
     for (int64_t k = r.k0; k < r.k1 && k < int64_t(values.size()); ++k) {
         const double from = (double(k) - left()) * perToken;
         const auto first = std::size_t(std::clamp(from, 0.0, double(columns.size() - 1)));
-        const auto last =
-            std::size_t(std::clamp(from + perToken - 1.0, double(first), double(columns.size() - 1)));
+        const auto last = std::size_t(
+            std::clamp(from + perToken - 1.0, double(first), double(columns.size() - 1)));
         for (std::size_t x = first; x <= last; ++x)
             columns[x] = std::max(columns[x], values[std::size_t(k)]);
     }
@@ -417,8 +418,8 @@ void AtlasView::mouseReleaseEvent(QMouseEvent* event) {
     if (event->button() != Qt::LeftButton || dragging_ || !atlas_) return;
     const QRectF map = areas().map;
     if (!map.contains(event->position())) return;
-    const auto query = int64_t(std::floor(top() + (event->position().y() - map.top()) *
-                                                      span_ / map.height()));
+    const auto query =
+        int64_t(std::floor(top() + (event->position().y() - map.top()) * span_ / map.height()));
     if (query < 0 || query >= atlas_->tokens()) return;
     markedKey_ = -1;
     selectQuery(query);
@@ -434,15 +435,30 @@ void AtlasView::wheelEvent(QWheelEvent* event) {
 void AtlasView::keyPressEvent(QKeyEvent* event) {
     const double step = span_ / 8.0;
     switch (event->key()) {
-    case Qt::Key_Left: panBy(0, -step); break;
-    case Qt::Key_Right: panBy(0, step); break;
-    case Qt::Key_Up: panBy(-step, 0); break;
-    case Qt::Key_Down: panBy(step, 0); break;
+    case Qt::Key_Left:
+        panBy(0, -step);
+        break;
+    case Qt::Key_Right:
+        panBy(0, step);
+        break;
+    case Qt::Key_Up:
+        panBy(-step, 0);
+        break;
+    case Qt::Key_Down:
+        panBy(step, 0);
+        break;
     case Qt::Key_Plus:
-    case Qt::Key_Equal: zoomBy(2.0); break;
-    case Qt::Key_Minus: zoomBy(0.5); break;
-    case Qt::Key_Home: fit(); break;
-    default: QWidget::keyPressEvent(event);
+    case Qt::Key_Equal:
+        zoomBy(2.0);
+        break;
+    case Qt::Key_Minus:
+        zoomBy(0.5);
+        break;
+    case Qt::Key_Home:
+        fit();
+        break;
+    default:
+        QWidget::keyPressEvent(event);
     }
 }
 

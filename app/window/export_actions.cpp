@@ -193,11 +193,10 @@ bool ExportActions::write(const QString& path, render::ExportOptions options, co
         const FigureView* view = workspace->figureView();
         // The Atlas exports the region in view, as `headlight export --view atlas --region`.
         const render::PageContent content =
-            workspace->atlasShown()
-                ? render::PageContent(
-                      workspace->atlasPage()->regionFigure(options, QFileInfo(path).fileName()))
-            : view->panels() ? render::PageContent(*view->panels())
-                             : render::PageContent(view->figure());
+            workspace->atlasShown() ? render::PageContent(workspace->atlasPage()->regionFigure(
+                                          options, QFileInfo(path).fileName()))
+            : view->panels()        ? render::PageContent(*view->panels())
+                                    : render::PageContent(view->figure());
         const ForwardResult* result = workspace->result();
         if (result && result->model && !workspace->atlasShown())
             options.provenance =

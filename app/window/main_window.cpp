@@ -29,8 +29,8 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QSettings>
-#include <QStringDecoder>
 #include <QStatusBar>
+#include <QStringDecoder>
 #include <QVulkanInstance>
 
 namespace headlight::app {

@@ -113,7 +113,7 @@ private:
     void onTabChanged(int index);
     void refresh();
     void updateSummary();
-    void updateAtlas(); // the Atlas draws the current text and selection, while shown
+    void updateAtlas();  // the Atlas draws the current text and selection, while shown
     void shareBackend(); // one of the views' pass and the Atlas's pass uses the backend
 
     std::shared_ptr<const LoadedModel> model_;

@@ -5,13 +5,14 @@
 // centres the view on that cell, max pooling switches the tiles, a learned position table's
 // limit refuses the pass with the reason in a dialog, File ▸ Open text file… feeds the Atlas,
 // and an export of the region in view is what `headlight export --view atlas --region` draws
-// (the command its provenance records draws the same PNG pixels and CSV table). Screenshots go to test-output/.
+// (the command its provenance records draws the same PNG pixels and CSV table). Screenshots go to
+// test-output/.
 #include "atlas_page.h"
 #include "cli_runner.h"
 #include "colormap.h"
+#include "export/embedded_metadata.h"
 #include "export_actions.h"
 #include "main_window.h"
-#include "export/embedded_metadata.h"
 #include "temp_files.h"
 #include "text_input.h"
 
@@ -141,9 +142,9 @@ private Q_SLOTS:
         // The overview: the whole map pooled into 4-token tiles, as the dense map pools.
         const analysis::AtlasRegion whole{0, tokens, 0, tokens};
         waitForPicture(view, 4);
-        QVERIFY(largestDifference(view->picture()->tiles,
-                                  analysis::poolDense(dense, whole, 4,
-                                                      analysis::TilePooling::Mean)) < 1e-6f);
+        QVERIFY(largestDifference(
+                    view->picture()->tiles,
+                    analysis::poolDense(dense, whole, 4, analysis::TilePooling::Mean)) < 1e-6f);
         saveShot(&window, "atlas_overview.png");
 
         // Zoomed in to exact cells: the tiles are the dense weights, the pixels their colours.
@@ -152,8 +153,7 @@ private Q_SLOTS:
         const analysis::AtlasTiles& cells = view->picture()->tiles;
         QVERIFY(cells.region.q0 <= 300 && cells.region.q1 > 300);
         QVERIFY(largestDifference(cells, analysis::poolDense(dense, cells.region, 1,
-                                                             analysis::TilePooling::Mean)) <
-                1e-6f);
+                                                             analysis::TilePooling::Mean)) < 1e-6f);
         const QImage shot = view->grab().toImage();
         const render::ColorBar& bar = view->picture()->colorBar;
         for (const auto& [q, k] : {std::pair<int64_t, int64_t>{300, 290}, {300, 300}, {295, 280}}) {
@@ -179,7 +179,8 @@ private Q_SLOTS:
         for (int i = 0; i < keys->count(); ++i) {
             const int64_t key = keys->item(i)->data(Qt::UserRole).toLongLong();
             const double weight = keys->item(i)->data(Qt::UserRole + 1).toDouble();
-            QVERIFY2(std::abs(weight - double(row[order[std::size_t(i)]])) < 1e-6, qPrintable(QString::number(i)));
+            QVERIFY2(std::abs(weight - double(row[order[std::size_t(i)]])) < 1e-6,
+                     qPrintable(QString::number(i)));
             QVERIFY(std::abs(double(row[key]) - weight) < 1e-6);
         }
         QCOMPARE(view->rowProfile().size(), std::size_t(tokens));
@@ -202,9 +203,9 @@ private Q_SLOTS:
         page->poolingBox()->setCurrentIndex(1);
         waitForPicture(view, 4);
         QCOMPARE(view->picture()->pooling, analysis::TilePooling::Max);
-        QVERIFY(largestDifference(view->picture()->tiles,
-                                  analysis::poolDense(dense, whole, 4, analysis::TilePooling::Max)) <
-                1e-6f);
+        QVERIFY(largestDifference(
+                    view->picture()->tiles,
+                    analysis::poolDense(dense, whole, 4, analysis::TilePooling::Max)) < 1e-6f);
     }
 
     void exportIsWhatTheCliDraws() {
@@ -271,7 +272,8 @@ private Q_SLOTS:
                      QStringLiteral("but the model takes at most %1; shorten the text").arg(limit)),
                  qPrintable(reason));
         const auto tokens =
-            app::prepareText(window.session().current()->tokenizer.get(), longText()).input.ids.size();
+            app::prepareText(window.session().current()->tokenizer.get(), longText())
+                .input.ids.size();
         QLabel* info = workspace->atlasPage()->infoLabel();
         QVERIFY2(info->text().contains(QStringLiteral("%1 tokens").arg(tokens)) &&
                      info->text().contains(
@@ -283,10 +285,13 @@ private Q_SLOTS:
         // A file that is not UTF-8 is refused before anything runs.
         window.errorDialog()->close();
         const QString binary = dir.filePath("binary.txt");
-        test::writeFile(binary, QByteArray("\xff\xfe\x00" "bad", 6));
+        test::writeFile(binary, QByteArray("\xff\xfe\x00"
+                                           "bad",
+                                           6));
         QVERIFY(!window.openTextFile(binary));
         QTRY_VERIFY(window.errorDialog() && window.errorDialog()->isVisible());
-        QCOMPARE(window.errorDialog()->informativeText(), QStringLiteral("the file is not UTF-8 text"));
+        QCOMPARE(window.errorDialog()->informativeText(),
+                 QStringLiteral("the file is not UTF-8 text"));
     }
 };
 
