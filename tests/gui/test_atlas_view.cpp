@@ -208,6 +208,30 @@ private Q_SLOTS:
                     analysis::poolDense(dense, whole, 4, analysis::TilePooling::Max)) < 1e-6f);
     }
 
+    // Requests made while a pass runs: only the newest is delivered, and the view shows it.
+    void theNewestRequestWins() {
+        app::MainWindow window({});
+        window.show();
+        openModel(window, zooModel("rope"));
+        app::Workspace* workspace = window.workspace();
+        workspace->showAtlas();
+        app::AtlasPage* page = workspace->atlasPage();
+        QSignalSpy finished(&page->runner(), &app::AtlasRunner::finished);
+        const QString newest = longText().left(300);
+        page->show(longText(), 0, 0);
+        page->show(longText(), 1, analysis::AttentionAtlas::kAllHeads);
+        page->show(newest, 1, 3);
+        QTRY_VERIFY_WITH_TIMEOUT(page->result() && !page->runner().busy(), kAtlasWaitMs);
+        QTest::qWait(50); // a stale result, were one delivered, would arrive by now
+        for (const QList<QVariant>& args : finished) {
+            const auto result = args.at(0).value<std::shared_ptr<const app::AtlasResult>>();
+            QCOMPARE(result->text, newest);
+            QCOMPARE(result->head, 3);
+        }
+        QCOMPARE(page->view()->atlas()->head(), 3);
+        QCOMPARE(page->view()->atlas()->tokens(), page->result()->tokens);
+    }
+
     void exportIsWhatTheCliDraws() {
         app::MainWindow window({});
         window.resize(1400, 1000);
