@@ -33,15 +33,15 @@ template <typename Emit> void tell(const QPointer<AtlasRunner>& runner, Emit emi
 
 // Refuses a pass whose memory plan does not fit; tells the runner a long pass's plan.
 void checkPlan(const LoadedModel& model, const AtlasPass& request, const CaptureRequest& capture,
-               AtlasResult& result) {
-    const MemoryPlan plan = planPass(model, result.tokens, capture);
+               int64_t tokens) {
+    const MemoryPlan plan = planPass(model, tokens, capture);
     if (!plan.fits())
         throw std::runtime_error("not enough memory for this pass: " + describePlan(plan) +
                                  ": shorten the text or close other programs");
-    if (result.tokens < ForwardRunner::kLongPassTokens) return;
-    result.memoryPlan = QString::fromStdString(describePlan(plan));
-    tell(request.runner,
-         [text = result.memoryPlan](AtlasRunner* runner) { Q_EMIT runner->planned(text); });
+    if (tokens < ForwardRunner::kLongPassTokens) return;
+    tell(request.runner, [text = QString::fromStdString(describePlan(plan))](AtlasRunner* runner) {
+        Q_EMIT runner->planned(text);
+    });
 }
 
 std::shared_ptr<const analysis::AttentionAtlas> buildAtlas(const LoadedModel& model,
@@ -52,7 +52,7 @@ std::shared_ptr<const analysis::AttentionAtlas> buildAtlas(const LoadedModel& mo
     capture.probabilities = false;
     capture.queriesKeys = true;
     capture.layers = {request.layer};
-    checkPlan(model, request, capture, result);
+    checkPlan(model, request, capture, result.tokens);
     const Trace trace = model.model->forward(input, capture);
     result.forwardMs = trace.forwardMs;
     analysis::AtlasInput atlasInput = analysis::atlasInputOf(
@@ -141,10 +141,6 @@ void AtlasRunner::setHeld(bool held) {
 
 bool AtlasRunner::busy() const {
     return watcher_->isRunning();
-}
-
-void AtlasRunner::waitForIdle() {
-    watcher_->waitForFinished();
 }
 
 void AtlasRunner::launch() {

@@ -29,7 +29,6 @@ struct AtlasResult {
     std::shared_ptr<const analysis::AttentionAtlas> atlas; // null after an error
     std::shared_ptr<const LoadedModel> model;
     double forwardMs = 0.0, atlasMs = 0.0;
-    QString memoryPlan; // of a long pass, else empty
     QString error;      // one line; empty on success
     bool cancelled = false;
 };
@@ -51,7 +50,6 @@ public:
     // what is pending.
     void setHeld(bool held);
     bool busy() const;
-    void waitForIdle();
 
 Q_SIGNALS:
     void progress(double share); // of the atlas's pass over the map; 0 while the model runs

@@ -52,10 +52,6 @@ bool AtlasTileLoader::busy() const {
     return watcher_->isRunning();
 }
 
-void AtlasTileLoader::waitForIdle() {
-    watcher_->waitForFinished();
-}
-
 void AtlasTileLoader::launch() {
     if (busy() || launched_ == requested_ || !newest_) return;
     launched_ = requested_;

@@ -46,7 +46,6 @@ public:
     // The newest request, made or running: a view asks again only for another region.
     const std::optional<AtlasTileRequest>& newest() const { return newest_; }
     bool busy() const;
-    void waitForIdle();
 
 Q_SIGNALS:
     void loaded(std::shared_ptr<const AtlasPicture> picture);

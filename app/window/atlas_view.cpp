@@ -186,7 +186,6 @@ void AtlasView::requestOverview() {
 void AtlasView::onPicture(std::shared_ptr<const AtlasPicture> picture) {
     detail_ = std::move(picture);
     update();
-    Q_EMIT pictureShown();
 }
 
 bool AtlasView::pictureCoversView() const {

@@ -34,7 +34,6 @@ public:
     // No atlas: the message in the middle ("Running the model…", a reason).
     void clear(const QString& message);
     const analysis::AttentionAtlas* atlas() const { return atlas_.get(); }
-    std::shared_ptr<const analysis::AttentionAtlas> sharedAtlas() const { return atlas_; }
     const QStringList& labels() const { return labels_; }
 
     void setPooling(analysis::TilePooling pooling);
@@ -66,7 +65,6 @@ public:
 
 Q_SIGNALS:
     void querySelected(int64_t query);
-    void pictureShown(); // a picture of the region in view arrived and was drawn
 
 protected:
     void paintEvent(QPaintEvent* event) override;
