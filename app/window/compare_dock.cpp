@@ -34,13 +34,17 @@ ViewState clampedTo(const ForwardResult& result, ViewState state) {
     return state;
 }
 
-render::Figure scenarioFigure(const ForwardResult* result, const ViewState& state,
+// One side's figure: its heatmap, or (while the workspace shows the output effect) its
+// variant against exact attention.
+render::Figure scenarioFigure(ViewKind kind, const ForwardResult* result, const ViewState& state,
                               const QString& name) {
     if (!result || result->tokenCount() == 0)
         return render::EmptyFigure{name + QStringLiteral(": waiting for a forward pass…")};
-    render::Figure figure = buildFigure(ViewKind::Heatmap, result, clampedTo(*result, state));
+    render::Figure figure = buildFigure(kind, result, clampedTo(*result, state));
     if (auto* heatmap = std::get_if<render::HeatmapFigure>(&figure))
         heatmap->title = name + QStringLiteral(" · ") + heatmap->title;
+    if (auto* panels = std::get_if<render::PanelsFigure>(&figure))
+        panels->title = name + QStringLiteral(" · ") + panels->title;
     return figure;
 }
 } // namespace
@@ -249,12 +253,20 @@ void CompareDock::onResultB(std::shared_ptr<const ForwardResult> result) {
     Q_EMIT resultBShown();
 }
 
+ViewKind CompareDock::sideView() const {
+    return workspace_->view() == ViewKind::VariantEffect ? ViewKind::VariantEffect
+                                                         : ViewKind::Heatmap;
+}
+
 void CompareDock::refresh() {
     if (!isVisible()) return;
+    const ViewKind kind = sideView();
+    // Why here: B's second (exact) pass and its lens cost as much again, so only while shown.
+    runnerB_->setOutputWanted(kind == ViewKind::VariantEffect);
     const ViewState& state = workspace_->state();
     const ForwardResult* a = workspace_->result();
-    viewA_->setFigure(scenarioFigure(a, state, tr("A")));
-    viewB_->setFigure(scenarioFigure(resultB_.get(), state, tr("B")));
+    viewA_->setFigure(scenarioFigure(kind, a, state, tr("A")));
+    viewB_->setFigure(scenarioFigure(kind, resultB_.get(), state, tr("B")));
     if (a && resultB_ && a->tokenCount() > 0 && resultB_->tokenCount() > 0)
         difference_->setFigure(differenceFigure(*a, *resultB_, state));
     else
