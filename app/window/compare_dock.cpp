@@ -34,18 +34,26 @@ ViewState clampedTo(const ForwardResult& result, ViewState state) {
     return state;
 }
 
-// One side's figure: its heatmap, or (while the workspace shows the output effect) its
-// variant against exact attention.
-render::Figure scenarioFigure(ViewKind kind, const ForwardResult* result, const ViewState& state,
+render::Figure scenarioFigure(const ForwardResult* result, const ViewState& state,
                               const QString& name) {
     if (!result || result->tokenCount() == 0)
         return render::EmptyFigure{name + QStringLiteral(": waiting for a forward pass…")};
-    render::Figure figure = buildFigure(kind, result, clampedTo(*result, state));
+    render::Figure figure = buildFigure(ViewKind::Heatmap, result, clampedTo(*result, state));
     if (auto* heatmap = std::get_if<render::HeatmapFigure>(&figure))
         heatmap->title = name + QStringLiteral(" · ") + heatmap->title;
-    if (auto* panels = std::get_if<render::PanelsFigure>(&figure))
-        panels->title = name + QStringLiteral(" · ") + panels->title;
     return figure;
+}
+
+// One side's figure: its heatmap, or (while the workspace shows the output effect) its variant
+// against exact attention.
+void showSide(FigureView* view, ViewKind kind, const ForwardResult* result,
+              const ViewState& state, const QString& name) {
+    if (kind != ViewKind::VariantEffect || !result || result->tokenCount() == 0)
+        return view->setFigure(scenarioFigure(result, state, name));
+    const ViewState clamped = clampedTo(*result, state);
+    render::PanelsFigure panels = buildPanels(kind, result, clamped);
+    panels.title = name + QStringLiteral(" · ") + panels.title;
+    view->setPanels(std::move(panels), buildFigure(kind, result, clamped));
 }
 } // namespace
 
@@ -265,8 +273,8 @@ void CompareDock::refresh() {
     runnerB_->setOutputWanted(kind == ViewKind::VariantEffect);
     const ViewState& state = workspace_->state();
     const ForwardResult* a = workspace_->result();
-    viewA_->setFigure(scenarioFigure(kind, a, state, tr("A")));
-    viewB_->setFigure(scenarioFigure(kind, resultB_.get(), state, tr("B")));
+    showSide(viewA_, kind, a, state, tr("A"));
+    showSide(viewB_, kind, resultB_.get(), state, tr("B"));
     if (a && resultB_ && a->tokenCount() > 0 && resultB_->tokenCount() > 0)
         difference_->setFigure(differenceFigure(*a, *resultB_, state));
     else

@@ -23,6 +23,10 @@ CorpusMeansRunner::~CorpusMeansRunner() {
     watcher_->waitForFinished();
 }
 
+QProgressDialog* CorpusMeansRunner::progress() const {
+    return progress_;
+}
+
 bool CorpusMeansRunner::running() const {
     return watcher_->isRunning();
 }

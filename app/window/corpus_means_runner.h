@@ -29,7 +29,7 @@ public:
     // read or has no text, or a run is in flight.
     bool start(const QString& path, QString* why = nullptr);
     bool running() const;
-    QProgressDialog* progress() const { return progress_; } // the run in flight's, if any
+    QProgressDialog* progress() const; // the dialog of the run in flight, if any
 
 Q_SIGNALS:
     void finished(std::shared_ptr<const CorpusHeadMeans> means); // null when cancelled

@@ -187,7 +187,9 @@ private Q_SLOTS:
         const auto before = grid_->corpusMeans();
         QVERIFY(grid_->useCorpus(longCorpus.fileName()));
         QVERIFY(grid_->corpusMeansRunner()->progress());
-        grid_->corpusMeansRunner()->progress()->cancel();
+        auto* cancel = grid_->corpusMeansRunner()->progress()->findChild<QPushButton*>();
+        QVERIFY(cancel);
+        QTest::mouseClick(cancel, Qt::LeftButton);
         QTRY_COMPARE_WITH_TIMEOUT(done.count(), 2, kKnockoutWaitMs);
         QVERIFY(!done.back().front().value<std::shared_ptr<const app::CorpusHeadMeans>>());
         QCOMPARE(grid_->corpusMeans(), before);
