@@ -189,6 +189,7 @@ KnockoutGrid::KnockoutGrid(Workspace* workspace, QUndoStack* undo, QWidget* pare
                          "mean over every token of a corpus file (one text per line), or its "
                          "output on another text of the same length"));
     modeNote_->setWordWrap(true);
+    modeNote_->setTextFormat(Qt::PlainText); // a text or file name, never markup
     modeNote_->setObjectName(QStringLiteral("knockoutModeNote"));
     modeNote_->hide();
     readout_->setWordWrap(true);
@@ -311,7 +312,7 @@ void KnockoutGrid::updateModeNote() {
                    .arg(corpusMeans_->texts)
                    .arg(corpusMeans_->positions);
     if (mode() == variants::AblationMode::Replace)
-        note = tr("Outputs from “%1”").arg(replaceSource_.toHtmlEscaped());
+        note = tr("Outputs from “%1”").arg(replaceSource_);
     modeNote_->setText(note);
     modeNote_->setVisible(!note.isEmpty());
 }

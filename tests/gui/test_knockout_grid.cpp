@@ -200,6 +200,7 @@ private Q_SLOTS:
         click(0, 3);
         QTRY_VERIFY_WITH_TIMEOUT(ranWithKnockouts(workspace_, 2), kKnockoutWaitMs);
         QCOMPARE(workspace_->knockouts().source, QStringLiteral("a3k5q1z9m4>k"));
+        QCOMPARE(grid_->modeNote()->text(), QStringLiteral("Outputs from “a3k5q1z9m4>k”"));
         const std::vector<variants::HeadAblationSpec> both{
             corpusHead.front(), {0, 3, variants::AblationMode::Replace}};
         QCOMPARE(workspace_->knockouts().heads, both);
