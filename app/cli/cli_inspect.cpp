@@ -302,8 +302,8 @@ int runInspect(const CliArgs& args) {
     variants::Intervention intervention;
     const auto loadAndRun = [&] {
         model = load(*opened.backend);
-        intervention = ablationsFor(args, *model, folder, variant, ablations,
-                                    int64_t(input.model.ids.size()));
+        intervention =
+            ablationsFor(args, *model, folder, variant, ablations, int64_t(input.model.ids.size()));
         run = runRepeated(*model, input.model, variant, repeat, folder, intervention);
     };
     try {
@@ -337,12 +337,13 @@ CliCommand inspectCommand() {
     return {
         QStringLiteral("inspect"),
         QStringLiteral("run a checkpoint on text or ids; dump attentions and their analysis"),
-        {QStringLiteral("--model DIR (--text STR [--text-pair STR] [--no-special-tokens] | --ids "
-                        "1,2,3 [--token-type-ids 0,0,1] [--attention-mask 1,1,0]) "
-                        "[--variant SPEC.json] [--backend cpu|vulkan] [--vulkan-device SEL] "
-                        "[--ablate L.H[:zero|mean|mean-corpus|replace],... [--ablation-corpus FILE] "
-                        "[--replace-text STR]] [--weights stored|int8] [--repeat N] [--dump OUT.safetensors] "
-                        "[--json]")},
+        {QStringLiteral(
+            "--model DIR (--text STR [--text-pair STR] [--no-special-tokens] | --ids "
+            "1,2,3 [--token-type-ids 0,0,1] [--attention-mask 1,1,0]) "
+            "[--variant SPEC.json] [--backend cpu|vulkan] [--vulkan-device SEL] "
+            "[--ablate L.H[:zero|mean|mean-corpus|replace],... [--ablation-corpus FILE] "
+            "[--replace-text STR]] [--weights stored|int8] [--repeat N] [--dump OUT.safetensors] "
+            "[--json]")},
         {},
         {{"--model", "DIR",
           "the checkpoint folder (Hugging Face safetensors or the zoo's format), or a Hugging Face "

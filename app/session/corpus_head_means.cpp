@@ -44,8 +44,8 @@ std::optional<CorpusHeadMeans> corpusHeadMeans(const TransformerModel& model,
     for (const QString& text : texts) {
         try {
             const ModelInput input = prepareText(tokenizer, text).input;
-            out.positions += addHeadOutputs(model.forward(input, capture, variant),
-                                            input.attentionMask, sums);
+            out.positions +=
+                addHeadOutputs(model.forward(input, capture, variant), input.attentionMask, sums);
         } catch (const std::exception& error) {
             throw std::invalid_argument("corpus text " + std::to_string(out.texts + 1) + ": " +
                                         error.what());

@@ -46,8 +46,8 @@ render::Figure scenarioFigure(const ForwardResult* result, const ViewState& stat
 
 // One side's figure: its heatmap, or (while the workspace shows the output effect) its variant
 // against exact attention.
-void showSide(FigureView* view, ViewKind kind, const ForwardResult* result,
-              const ViewState& state, const QString& name) {
+void showSide(FigureView* view, ViewKind kind, const ForwardResult* result, const ViewState& state,
+              const QString& name) {
     if (kind != ViewKind::VariantEffect || !result || result->tokenCount() == 0)
         return view->setFigure(scenarioFigure(result, state, name));
     const ViewState clamped = clampedTo(*result, state);

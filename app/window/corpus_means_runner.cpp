@@ -34,7 +34,7 @@ bool CorpusMeansRunner::running() const {
 bool CorpusMeansRunner::start(const QString& path, QString* why) {
     const std::shared_ptr<const LoadedModel> model = workspace_->sharedModel();
     QStringList texts;
-    QString reason = !model ? tr("Open a checkpoint first.")
+    QString reason = !model      ? tr("Open a checkpoint first.")
                      : running() ? tr("The head means of a corpus are already being computed.")
                                  : QString();
     if (reason.isEmpty()) {
@@ -72,8 +72,8 @@ bool CorpusMeansRunner::start(const QString& path, QString* why) {
             return !cancel_;
         };
         try {
-            outcome->means = corpusHeadMeans(*model->model, model->tokenizer.get(), variant,
-                                             texts, progress);
+            outcome->means =
+                corpusHeadMeans(*model->model, model->tokenizer.get(), variant, texts, progress);
             if (outcome->means) outcome->means->corpus = name;
         } catch (const std::exception& error) {
             outcome->error = QString::fromUtf8(error.what());

@@ -252,8 +252,9 @@ variants::AblationMode KnockoutGrid::mode() const {
 // The corpus and replace modes ask for what they need first; cancelling keeps the mode before.
 void KnockoutGrid::onModeActivated(int) {
     if (mode() == variants::AblationMode::CorpusMean) {
-        const QString path = QFileDialog::getOpenFileName(
-            this, tr("Corpus for mean ablation"), QString(), tr("Text, one per line (*.txt);;All (*)"));
+        const QString path =
+            QFileDialog::getOpenFileName(this, tr("Corpus for mean ablation"), QString(),
+                                         tr("Text, one per line (*.txt);;All (*)"));
         QString why;
         if (path.isEmpty()) {
             revertMode();
@@ -267,7 +268,8 @@ void KnockoutGrid::onModeActivated(int) {
         bool ok = false;
         const QString text = QInputDialog::getText(
             this, tr("Replace from a text"),
-            tr("The text whose head outputs a knocked-out head takes (as many tokens as the text):"),
+            tr("The text whose head outputs a knocked-out head takes (as many tokens as the "
+               "text):"),
             QLineEdit::Normal, replaceSource_.isEmpty() ? workspace_->text() : replaceSource_, &ok);
         if (!ok || text.isEmpty()) return revertMode();
         setReplaceSource(text);

@@ -11,11 +11,10 @@ namespace {
 constexpr struct {
     AblationMode mode;
     const char* name;
-} kModes[] = {
-    {AblationMode::Zero, "zero"},
-    {AblationMode::Mean, "mean"},
-    {AblationMode::Replace, "replace"},
-    {AblationMode::CorpusMean, "mean-corpus"}};
+} kModes[] = {{AblationMode::Zero, "zero"},
+              {AblationMode::Mean, "mean"},
+              {AblationMode::Replace, "replace"},
+              {AblationMode::CorpusMean, "mean-corpus"}};
 
 // A [T, T] matrix whose every row holds 1/|V| at the valid positions: times o_h [T, d] it gives
 // the mean output in every row.
@@ -48,9 +47,10 @@ DeviceTensor editedHead(Backend& backend, const HeadAblation& ablation, const De
         Tensor mean = ablation.replacement;
         mean.reshape({1, 1, current.dim(1)});
         DeviceTensor rows = backend.allocate(current.shape());
-        backend.matmul(backend.upload(Tensor({1, current.dim(0), 1},
-                                             std::vector<float>(std::size_t(current.dim(0)), 1.0f))),
-                       backend.upload(mean), false, 1.0f, rows);
+        backend.matmul(
+            backend.upload(Tensor({1, current.dim(0), 1},
+                                  std::vector<float>(std::size_t(current.dim(0)), 1.0f))),
+            backend.upload(mean), false, 1.0f, rows);
         return rows;
     }
     case AblationMode::Replace:
@@ -97,7 +97,8 @@ std::vector<HeadAblationSpec> parseAblations(const std::string& text) {
         specs.push_back(spec);
     }
     if (specs.empty())
-        throw VariantError("no head to ablate: write LAYER.HEAD[:zero|mean|mean-corpus|replace],...");
+        throw VariantError(
+            "no head to ablate: write LAYER.HEAD[:zero|mean|mean-corpus|replace],...");
     return specs;
 }
 

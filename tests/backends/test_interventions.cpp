@@ -117,7 +117,8 @@ private Q_SLOTS:
             const ModelInput input{idsOf(c["ids"]), {}, {}};
             const app::AblationEffect effect = app::runAblation(
                 *model, input, {},
-                app::resolveAblations(*model, {}, specs, c.contains("source_ids") ? &source : nullptr,
+                app::resolveAblations(*model, {}, specs,
+                                      c.contains("source_ids") ? &source : nullptr,
                                       int64_t(input.ids.size()), means ? &*means : nullptr));
             QVERIFY2(test::maxAbsDiff(effect.ablatedLogits, expected.loadF32("ablated_logits"),
                                       &where) <= test::kGoldenTolerance,
@@ -251,18 +252,17 @@ private Q_SLOTS:
         };
         QCOMPARE(refusal(nullptr), std::string("mean-corpus ablations need a corpus of texts"));
         app::CorpusHeadMeans other{{}, Tensor({3, 4, 8}), 1, 1};
-        QCOMPARE(refusal(&other),
-                 std::string("the corpus means were computed for another model"));
+        QCOMPARE(refusal(&other), std::string("the corpus means were computed for another model"));
         variants::Intervention wrongSize;
         wrongSize.heads.push_back({specs.front(), Tensor({7})});
         QCOMPARE(refusalOf(*model, {{489, 11, 659}, {}, {}}, wrongSize),
                  std::string("head 0.1: the corpus mean has 7 values, the head's output 8"));
         std::vector<std::pair<int, int>> calls;
-        const auto stopped = app::corpusHeadMeans(
-            *model, nullptr, {}, {"1 2 3", "4 5", "6 7 8 9"}, [&](int done, int total) {
-                calls.emplace_back(done, total);
-                return done < 2;
-            });
+        const auto stopped = app::corpusHeadMeans(*model, nullptr, {}, {"1 2 3", "4 5", "6 7 8 9"},
+                                                  [&](int done, int total) {
+                                                      calls.emplace_back(done, total);
+                                                      return done < 2;
+                                                  });
         QVERIFY(!stopped);
         QCOMPARE(calls, (std::vector<std::pair<int, int>>{{1, 3}, {2, 3}}));
         try {

@@ -7,11 +7,11 @@
 // its two passes' logits), and another checkpoint can be B. The window,
 // compare mode's B, `headlight export`'s flags and a scene saved from the window describe the
 // same input as the same Scenario.
+#include "ablation_effect.h"
 #include "classroom.h"
 #include "cli.h"
 #include "compare_dock.h"
 #include "figure_view.h"
-#include "ablation_effect.h"
 #include "main_window.h"
 #include "text_input.h"
 #include "zoo_models.h"
@@ -135,8 +135,9 @@ private Q_SLOTS:
         const render::PanelsFigure& panelsB = *dock_->viewB()->panels();
         QVERIFY2(panelsB.title.startsWith("B · Variant effect on the output"),
                  qPrintable(panelsB.title));
-        QVERIFY2(panelsB.caption.startsWith(QStringLiteral("Mean KL %1 nats").arg(meanKl, 0, 'f', 3)),
-                 qPrintable(panelsB.caption));
+        QVERIFY2(
+            panelsB.caption.startsWith(QStringLiteral("Mean KL %1 nats").arg(meanKl, 0, 'f', 3)),
+            qPrintable(panelsB.caption));
         QCOMPARE(panelsB.panels.size(), std::size_t(4));
         // A runs exact attention: its side says so instead of showing an effect.
         QVERIFY(dock_->viewA()->panels());

@@ -169,8 +169,7 @@ private Q_SLOTS:
                                   const ModelInput* source) {
             return app::runAblation(*loaded.model, input, {},
                                     app::resolveAblations(*loaded.model, {}, heads, source,
-                                                          int64_t(input.ids.size()),
-                                                          &*expected))
+                                                          int64_t(input.ids.size()), &*expected))
                 .positions.back()
                 .kl;
         };
@@ -201,8 +200,8 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(ranWithKnockouts(workspace_, 2), kKnockoutWaitMs);
         QCOMPARE(workspace_->knockouts().source, QStringLiteral("a3k5q1z9m4>k"));
         QCOMPARE(grid_->modeNote()->text(), QStringLiteral("Outputs from “a3k5q1z9m4>k”"));
-        const std::vector<variants::HeadAblationSpec> both{
-            corpusHead.front(), {0, 3, variants::AblationMode::Replace}};
+        const std::vector<variants::HeadAblationSpec> both{corpusHead.front(),
+                                                           {0, 3, variants::AblationMode::Replace}};
         QCOMPARE(workspace_->knockouts().heads, both);
         workspace_->runner().waitForIdle();
         const ModelInput source = app::prepareText(loaded.tokenizer.get(), "a3k5q1z9m4>k").input;

@@ -131,9 +131,16 @@ private Q_SLOTS:
                          .arg(h["layer"].toInt())
                          .arg(h["head"].toInt())
                          .arg(h["mode"].toString());
-        QStringList args{"inspect", "--model",  model_,           "--backend", "cpu",
-                         "--ids",   spacedIds(c["ids"]).replace(' ', ','), "--ablate",
-                         heads.join(','), "--json"};
+        QStringList args{"inspect",
+                         "--model",
+                         model_,
+                         "--backend",
+                         "cpu",
+                         "--ids",
+                         spacedIds(c["ids"]).replace(' ', ','),
+                         "--ablate",
+                         heads.join(','),
+                         "--json"};
         if (c.contains("corpus")) {
             const QString corpus = dir_.filePath(name + ".txt");
             QFile file(corpus);
