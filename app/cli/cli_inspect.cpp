@@ -15,10 +15,12 @@
 #include "backend/vulkan/vk_error.h"
 #include "cli.h"
 #include "cli_args.h"
+#include "corpus_analysis.h"
 #include "io/hub_cache.h"
 #include "io/safetensors.h"
 #include "model/transformer.h"
 #include "model/weight_quantization.h"
+#include "text_input.h"
 #include "tokenize/tokenizer.h"
 #include "variants/knn_lm.h"
 
@@ -210,6 +212,60 @@ void printAblation(const AblationEffect& effect, const std::string& heads,
         << ", top-1 changed at " << flips << " of " << effect.positions.size() << " positions\n";
 }
 
+// The checkpoint's tokenizer, or null when it has none (texts are then token ids).
+std::unique_ptr<tokenize::Tokenizer> tokenizerIfAny(const std::string& folder) {
+    try {
+        return tokenize::Tokenizer::load(folder);
+    } catch (const tokenize::TokenizerError&) {
+        return nullptr; // Why: a checkpoint without tokenizer files runs on ids
+    }
+}
+
+// Progress of the corpus means on stderr, one line rewritten in place.
+bool reportMeansProgress(int done, int total) {
+    std::fprintf(stderr, "\rheadlight inspect: corpus head means %d/%d texts", done, total);
+    if (done == total) std::fputc('\n', stderr);
+    return true;
+}
+
+// --ablate's heads as the pass applies them: replace ones from --replace-text's pass,
+// mean-corpus ones from the head means over --ablation-corpus.
+variants::Intervention ablationsFor(const CliArgs& args, const TransformerModel& model,
+                                    const std::string& folder, const variants::VariantSpec& variant,
+                                    const std::vector<variants::HeadAblationSpec>& ablations,
+                                    int64_t tokens) {
+    const auto uses = [&](variants::AblationMode mode) {
+        return std::any_of(ablations.begin(), ablations.end(),
+                           [mode](const auto& a) { return a.mode == mode; });
+    };
+    const bool replaces = uses(variants::AblationMode::Replace);
+    const bool corpusMeans = uses(variants::AblationMode::CorpusMean);
+    if (replaces != args.has("--replace-text"))
+        throw CliError(replaces ? "--ablate L.H:replace needs --replace-text (the text whose head "
+                                  "outputs replace the ablated ones)"
+                                : "--replace-text is only read by --ablate L.H:replace");
+    if (corpusMeans != args.has("--ablation-corpus"))
+        throw CliError(corpusMeans ? "--ablate L.H:mean-corpus needs --ablation-corpus FILE"
+                                   : "--ablation-corpus is only read by --ablate L.H:mean-corpus");
+    const std::unique_ptr<tokenize::Tokenizer> tokenizer =
+        replaces || corpusMeans ? tokenizerIfAny(folder) : nullptr;
+    std::optional<ModelInput> source;
+    if (replaces) source = prepareText(tokenizer.get(), args.value("--replace-text")).input;
+    std::optional<CorpusHeadMeans> means;
+    if (corpusMeans) {
+        const QString path = args.value("--ablation-corpus");
+        QStringList texts;
+        try {
+            texts = readCorpus(path);
+        } catch (const std::exception& error) {
+            throw CliError("--ablation-corpus " + path.toStdString() + ": " + error.what());
+        }
+        means = corpusHeadMeans(model, tokenizer.get(), variant, texts, &reportMeansProgress);
+    }
+    return resolveAblations(model, variant, ablations, source ? &*source : nullptr, tokens,
+                            means ? &*means : nullptr);
+}
+
 // --weights: "stored" (the default: the checkpoint's dtype, mapped) or "int8".
 bool wantsInt8Weights(const CliArgs& args) {
     const QString weights =
@@ -226,7 +282,6 @@ int runInspect(const CliArgs& args) {
     const std::vector<variants::HeadAblationSpec> ablations =
         args.has("--ablate") ? variants::parseAblations(args.value("--ablate").toStdString())
                              : std::vector<variants::HeadAblationSpec>{};
-    const variants::Intervention intervention = variants::interventionOf(ablations);
     const int repeat = args.integer("--repeat", 1, 1, 100000);
     const bool int8 = wantsInt8Weights(args);
     const auto load = [&](Backend& backend) {
@@ -244,15 +299,20 @@ int runInspect(const CliArgs& args) {
     if (forced == BackendKind::Vulkan && choice.kind != BackendKind::Vulkan) opened.note = choice.reason;
     std::unique_ptr<TransformerModel> model;
     Run run;
-    try {
+    variants::Intervention intervention;
+    const auto loadAndRun = [&] {
         model = load(*opened.backend);
+        intervention =
+            ablationsFor(args, *model, folder, variant, ablations, int64_t(input.model.ids.size()));
         run = runRepeated(*model, input.model, variant, repeat, folder, intervention);
+    };
+    try {
+        loadAndRun();
     } catch (const vk::VulkanError& error) {
         // Pipeline creation failed, the device was lost or ran out of memory: the same pass on the CPU.
         model.reset(); // its device tensors go before the Vulkan backend that owns their memory
         opened = {makeCpuBackend(), std::string("Vulkan failed (") + error.what() + "); ran on the CPU backend"};
-        model = load(*opened.backend);
-        run = runRepeated(*model, input.model, variant, repeat, folder, intervention);
+        loadAndRun();
     }
     if (!opened.note.empty()) std::fprintf(stderr, "headlight inspect: %s\n", opened.note.c_str());
     std::optional<AblationEffect> effect;
@@ -277,11 +337,13 @@ CliCommand inspectCommand() {
     return {
         QStringLiteral("inspect"),
         QStringLiteral("run a checkpoint on text or ids; dump attentions and their analysis"),
-        {QStringLiteral("--model DIR (--text STR [--text-pair STR] [--no-special-tokens] | --ids "
-                        "1,2,3 [--token-type-ids 0,0,1] [--attention-mask 1,1,0]) "
-                        "[--variant SPEC.json] [--backend cpu|vulkan] [--vulkan-device SEL] "
-                        "[--ablate L.H[:zero|mean],...] [--weights stored|int8] [--repeat N] [--dump OUT.safetensors] "
-                        "[--json]")},
+        {QStringLiteral(
+            "--model DIR (--text STR [--text-pair STR] [--no-special-tokens] | --ids "
+            "1,2,3 [--token-type-ids 0,0,1] [--attention-mask 1,1,0]) "
+            "[--variant SPEC.json] [--backend cpu|vulkan] [--vulkan-device SEL] "
+            "[--ablate L.H[:zero|mean|mean-corpus|replace],... [--ablation-corpus FILE] "
+            "[--replace-text STR]] [--weights stored|int8] [--repeat N] [--dump OUT.safetensors] "
+            "[--json]")},
         {},
         {{"--model", "DIR",
           "the checkpoint folder (Hugging Face safetensors or the zoo's format), or a Hugging Face "
@@ -294,10 +356,18 @@ CliCommand inspectCommand() {
          {"--attention-mask", "1,1,0", "which of --ids are attended to (0: padding)"},
          {"--variant", "SPEC.json",
           "run these X-former options (docs/variants.md); the dump adds their internals"},
-         {"--ablate", "L.H[:zero|mean],...",
-          "knock out these heads (layer.head from 0; zero or mean output over the text) and print "
-          "the output change per position: KL(clean || ablated) and the top-1 prediction "
-          "(causal models with a tied LM head); the dump holds the ablated pass"},
+         {"--ablate", "L.H[:zero|mean|mean-corpus|replace],...",
+          "knock out these heads (layer.head from 0) and print the output change per position: "
+          "KL(clean || ablated) and the top-1 prediction (causal models with a tied LM head); the "
+          "dump holds the ablated pass. A head's output becomes zero, its mean over the text's "
+          "positions (mean), its mean over every position of --ablation-corpus (mean-corpus), or "
+          "its output on --replace-text (replace: activation patching of one head)"},
+         {"--ablation-corpus", "FILE",
+          "the texts, one per line, whose head outputs mean-corpus ablation averages (token ids "
+          "when the checkpoint has no tokenizer); one pass per text, with progress on stderr"},
+         {"--replace-text", "STR",
+          "the text whose head outputs replace ablation puts in; it must have as many tokens as "
+          "the text (token ids when the checkpoint has no tokenizer)"},
          backendOption(),
          vulkanDeviceOption(),
          {"--weights", "stored|int8",

@@ -56,11 +56,23 @@ const char* noLanguageModelHeadReason() {
 variants::Intervention resolveAblations(const TransformerModel& model,
                                         const variants::VariantSpec& variant,
                                         const std::vector<variants::HeadAblationSpec>& specs,
-                                        const ModelInput* source, int64_t tokens) {
+                                        const ModelInput* source, int64_t tokens,
+                                        const CorpusHeadMeans* corpusMeans) {
     variants::Intervention intervention;
     Trace sourceTrace;
     for (const variants::HeadAblationSpec& spec : specs) {
         variants::HeadAblation ablation{spec, {}};
+        if (spec.mode == variants::AblationMode::CorpusMean) {
+            if (!corpusMeans)
+                throw variants::VariantError("mean-corpus ablations need a corpus of texts");
+            const ModelSpec& shape = model.spec();
+            if (corpusMeans->means.shape() !=
+                std::vector<int64_t>{shape.layers, shape.heads, shape.headDim})
+                throw variants::VariantError("the corpus means were computed for another model");
+            if (spec.layer >= 0 && spec.layer < shape.layers && spec.head >= 0 &&
+                spec.head < shape.heads)
+                ablation.replacement = headMean(*corpusMeans, spec.layer, spec.head);
+        }
         if (spec.mode == variants::AblationMode::Replace) {
             if (!source) throw variants::VariantError("replace ablations need a source text");
             if (int64_t(source->ids.size()) != tokens)

@@ -4,6 +4,7 @@
 // KL(p_clean ‖ p_ablated) of the next-token distributions and by the top-1 prediction. Both
 // passes read the logits of a causal model's LM head (CaptureRequest::logits).
 
+#include "corpus_head_means.h"
 #include "model/transformer.h"
 #include "variants/intervention.h"
 
@@ -33,11 +34,13 @@ bool hasLanguageModelHead(const TransformerModel& model);
 const char* noLanguageModelHeadReason();
 
 // The replace ablations of `specs` filled with the head outputs of `source` (same length as the
-// text), zero and mean as they are. Throws variants::VariantError with the reason.
+// text), the mean-corpus ones with `corpusMeans`, zero and mean as they are. Throws
+// variants::VariantError with the reason.
 variants::Intervention resolveAblations(const TransformerModel& model,
                                         const variants::VariantSpec& variant,
                                         const std::vector<variants::HeadAblationSpec>& specs,
-                                        const ModelInput* source, int64_t tokens);
+                                        const ModelInput* source, int64_t tokens,
+                                        const CorpusHeadMeans* corpusMeans = nullptr);
 
 // Runs `input` clean and with `intervention`. Throws ModelError when the model has no tied LM
 // head, variants::VariantError for an ablation the plan refuses.

@@ -19,7 +19,8 @@ struct Request {
     QPointer<ForwardRunner> runner; // told the plan of a long pass; null for runForwardPass
 };
 
-// The knockouts as the plan takes them, replace ones filled from the source text's pass.
+// The knockouts as the plan takes them, replace ones filled from the source text's pass and
+// mean-corpus ones from the corpus means.
 variants::Intervention interventionFor(const LoadedModel& model, const Request& request,
                                        int64_t tokens) {
     if (request.knockouts.heads.empty()) return {};
@@ -27,7 +28,8 @@ variants::Intervention interventionFor(const LoadedModel& model, const Request& 
     if (!request.knockouts.source.isEmpty())
         source = prepareText(model.tokenizer.get(), request.knockouts.source).input;
     return resolveAblations(*model.model, request.variant, request.knockouts.heads,
-                            source ? &*source : nullptr, tokens);
+                            source ? &*source : nullptr, tokens,
+                            request.knockouts.corpusMeans.get());
 }
 
 // The knocked-out pass's logits against the same pass without knockouts.

@@ -23,10 +23,11 @@
 namespace headlight::app {
 
 // Heads to knock out in every pass (a scenario's `ablation`): replace ones take their output from
-// `source`, a text of the same token length.
+// `source`, a text of the same token length, mean-corpus ones from `corpusMeans`.
 struct HeadKnockouts {
     std::vector<variants::HeadAblationSpec> heads;
     QString source;
+    std::shared_ptr<const CorpusHeadMeans> corpusMeans;
     bool operator==(const HeadKnockouts&) const = default;
 };
 

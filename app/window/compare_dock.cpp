@@ -43,6 +43,18 @@ render::Figure scenarioFigure(const ForwardResult* result, const ViewState& stat
         heatmap->title = name + QStringLiteral(" · ") + heatmap->title;
     return figure;
 }
+
+// One side's figure: its heatmap, or (while the workspace shows the output effect) its variant
+// against exact attention.
+void showSide(FigureView* view, ViewKind kind, const ForwardResult* result, const ViewState& state,
+              const QString& name) {
+    if (kind != ViewKind::VariantEffect || !result || result->tokenCount() == 0)
+        return view->setFigure(scenarioFigure(result, state, name));
+    const ViewState clamped = clampedTo(*result, state);
+    render::PanelsFigure panels = buildPanels(kind, result, clamped);
+    panels.title = name + QStringLiteral(" · ") + panels.title;
+    view->setPanels(std::move(panels), buildFigure(kind, result, clamped));
+}
 } // namespace
 
 render::Figure differenceFigure(const ForwardResult& a, const ForwardResult& b,
@@ -249,12 +261,20 @@ void CompareDock::onResultB(std::shared_ptr<const ForwardResult> result) {
     Q_EMIT resultBShown();
 }
 
+ViewKind CompareDock::sideView() const {
+    return workspace_->view() == ViewKind::VariantEffect ? ViewKind::VariantEffect
+                                                         : ViewKind::Heatmap;
+}
+
 void CompareDock::refresh() {
     if (!isVisible()) return;
+    const ViewKind kind = sideView();
+    // Why here: B's second (exact) pass and its lens cost as much again, so only while shown.
+    runnerB_->setOutputWanted(kind == ViewKind::VariantEffect);
     const ViewState& state = workspace_->state();
     const ForwardResult* a = workspace_->result();
-    viewA_->setFigure(scenarioFigure(a, state, tr("A")));
-    viewB_->setFigure(scenarioFigure(resultB_.get(), state, tr("B")));
+    showSide(viewA_, kind, a, state, tr("A"));
+    showSide(viewB_, kind, resultB_.get(), state, tr("B"));
     if (a && resultB_ && a->tokenCount() > 0 && resultB_->tokenCount() > 0)
         difference_->setFigure(differenceFigure(*a, *resultB_, state));
     else

@@ -4,8 +4,9 @@
 // folder) with variant B (a catalogue option or a spec file), on its own worker and its own copy
 // of the model (a backend runs one pass at a time, so B never shares A's). Both
 // heatmaps follow the workspace's layer, head and query cursor; a click on a row of either
-// selects that query everywhere; the third figure is A − B on a diverging scale. B runs only
-// while the dock is shown.
+// selects that query everywhere; the third figure is A − B on a diverging scale. While the
+// workspace shows the output effect (ViewKind::VariantEffect), A and B each show their variant
+// against exact attention instead of the heatmap. B runs only while the dock is shown.
 
 #include "figure_builders.h"
 #include "io/scenario.h"
@@ -55,6 +56,7 @@ private:
     void onModelBLoaded();
     QString folderB() const; // the checkpoint B should run, "" while A has none
     void runB();             // loads B's model first when it is not the wanted one
+    ViewKind sideView() const; // what A and B show: the heatmap or the output effect
     void onResultB(std::shared_ptr<const ForwardResult> result);
     void refresh();
 

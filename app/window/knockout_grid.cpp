@@ -1,11 +1,17 @@
 #include "knockout_grid.h"
 
+#include "corpus_means_runner.h"
 #include "workspace.h"
 
 #include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QHBoxLayout>
+#include <QInputDialog>
 #include <QKeyEvent>
 #include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPushButton>
@@ -39,6 +45,21 @@ auto findHead(std::vector<variants::HeadAblationSpec>& heads, int layer, int hea
     return std::find_if(heads.begin(), heads.end(), [&](const variants::HeadAblationSpec& s) {
         return s.layer == layer && s.head == head;
     });
+}
+
+// What a knocked-out head's cell shows: its mode.
+QString modeMark(variants::AblationMode mode) {
+    switch (mode) {
+    case variants::AblationMode::Zero:
+        break;
+    case variants::AblationMode::Mean:
+        return QStringLiteral("μ");
+    case variants::AblationMode::CorpusMean:
+        return QStringLiteral("μc");
+    case variants::AblationMode::Replace:
+        return QStringLiteral("R");
+    }
+    return QStringLiteral("0");
 }
 
 QString tokenText(const LoadedModel& model, int id) {
@@ -102,9 +123,7 @@ void HeadToggles::paintEvent(QPaintEvent*) {
             p.drawRoundedRect(cell, 3, 3);
             if (out) {
                 p.setPen(Qt::white);
-                p.drawText(cell, Qt::AlignCenter,
-                           knocked->mode == variants::AblationMode::Mean ? QStringLiteral("μ")
-                                                                         : QStringLiteral("0"));
+                p.drawText(cell, Qt::AlignCenter, modeMark(knocked->mode));
             }
             if (hasFocus() && l == focusLayer_ && h == focusHead_) {
                 p.setPen(QPen(pal.color(QPalette::Highlight), 2));
@@ -157,12 +176,22 @@ KnockoutGrid::KnockoutGrid(Workspace* workspace, QUndoStack* undo, QWidget* pare
     , undo_(undo)
     , toggles_(new HeadToggles)
     , mode_(new QComboBox)
+    , modeNote_(new QLabel)
     , clear_(new QPushButton(tr("Clear")))
-    , readout_(new QLabel) {
+    , readout_(new QLabel)
+    , meansRunner_(new CorpusMeansRunner(workspace, this)) {
     setObjectName(QStringLiteral("knockoutGrid"));
     mode_->addItem(tr("zero"), int(variants::AblationMode::Zero));
     mode_->addItem(tr("mean over the text"), int(variants::AblationMode::Mean));
-    mode_->setToolTip(tr("What a knocked-out head outputs: nothing, or its mean over the text"));
+    mode_->addItem(tr("mean over a corpus…"), int(variants::AblationMode::CorpusMean));
+    mode_->addItem(tr("replace from a text…"), int(variants::AblationMode::Replace));
+    mode_->setToolTip(tr("What a knocked-out head outputs: nothing, its mean over the text, its "
+                         "mean over every token of a corpus file (one text per line), or its "
+                         "output on another text of the same length"));
+    modeNote_->setWordWrap(true);
+    modeNote_->setTextFormat(Qt::PlainText); // a text or file name, never markup
+    modeNote_->setObjectName(QStringLiteral("knockoutModeNote"));
+    modeNote_->hide();
     readout_->setWordWrap(true);
     readout_->setObjectName(QStringLiteral("knockoutReadout"));
     auto* title = new QLabel(tr("<b>Head knockouts</b>"));
@@ -173,6 +202,7 @@ KnockoutGrid::KnockoutGrid(Workspace* workspace, QUndoStack* undo, QWidget* pare
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(title);
     layout->addLayout(row);
+    layout->addWidget(modeNote_);
     layout->addWidget(toggles_, 0, Qt::AlignLeft);
     layout->addWidget(readout_);
     layout->addStretch(1);
@@ -182,8 +212,18 @@ KnockoutGrid::KnockoutGrid(Workspace* workspace, QUndoStack* undo, QWidget* pare
         undo_->push(
             new KnockoutEdit(workspace_, workspace_->knockouts(), {}, tr("clear knockouts")));
     });
-    connect(workspace_, &Workspace::modelChanged, this,
-            [this](const ModelSpec& spec) { toggles_->setShape(spec.layers, spec.heads); });
+    connect(mode_, &QComboBox::activated, this, &KnockoutGrid::onModeActivated);
+    connect(meansRunner_, &CorpusMeansRunner::finished, this, &KnockoutGrid::onCorpusMeans);
+    connect(meansRunner_, &CorpusMeansRunner::failed, this, [this](const QString& reason) {
+        revertMode();
+        QMessageBox::warning(this, tr("Corpus means"),
+                             tr("Headlight cannot average the corpus: %1").arg(reason));
+    });
+    connect(workspace_, &Workspace::modelChanged, this, [this](const ModelSpec& spec) {
+        toggles_->setShape(spec.layers, spec.heads);
+        corpusMeans_.reset(); // another model's heads
+        revertMode();
+    });
     connect(workspace_, &Workspace::knockoutsChanged, this, &KnockoutGrid::showKnockouts);
     connect(workspace_, &Workspace::refreshed, this, &KnockoutGrid::updateReadout);
     updateReadout();
@@ -194,13 +234,89 @@ void KnockoutGrid::toggle(int layer, int head) {
     HeadKnockouts after = before;
     const auto found = findHead(after.heads, layer, head);
     const bool knockingOut = found == after.heads.end();
-    if (knockingOut)
-        after.heads.push_back({layer, head, variants::AblationMode(mode_->currentData().toInt())});
-    else
+    if (knockingOut) {
+        after.heads.push_back({layer, head, mode()});
+        if (mode() == variants::AblationMode::CorpusMean) after.corpusMeans = corpusMeans_;
+        if (mode() == variants::AblationMode::Replace) after.source = replaceSource_;
+    } else
         after.heads.erase(found);
     const QString text =
         (knockingOut ? tr("knock out head %1.%2") : tr("restore head %1.%2")).arg(layer).arg(head);
     undo_->push(new KnockoutEdit(workspace_, before, after, text));
+}
+
+variants::AblationMode KnockoutGrid::mode() const {
+    return variants::AblationMode(mode_->currentData().toInt());
+}
+
+// The corpus and replace modes ask for what they need first; cancelling keeps the mode before.
+void KnockoutGrid::onModeActivated(int) {
+    if (mode() == variants::AblationMode::CorpusMean) {
+        const QString path =
+            QFileDialog::getOpenFileName(this, tr("Corpus for mean ablation"), QString(),
+                                         tr("Text, one per line (*.txt);;All (*)"));
+        QString why;
+        if (path.isEmpty()) {
+            revertMode();
+        } else if (!useCorpus(path, &why)) {
+            revertMode();
+            QMessageBox::warning(this, tr("Corpus means"), why);
+        }
+        return;
+    }
+    if (mode() == variants::AblationMode::Replace) {
+        bool ok = false;
+        const QString text = QInputDialog::getText(
+            this, tr("Replace from a text"),
+            tr("The text whose head outputs a knocked-out head takes (as many tokens as the "
+               "text):"),
+            QLineEdit::Normal, replaceSource_.isEmpty() ? workspace_->text() : replaceSource_, &ok);
+        if (!ok || text.isEmpty()) return revertMode();
+        setReplaceSource(text);
+        return;
+    }
+    settledMode_ = mode_->currentIndex();
+    updateModeNote();
+}
+
+bool KnockoutGrid::useCorpus(const QString& path, QString* why) {
+    return meansRunner_->start(path, why);
+}
+
+void KnockoutGrid::setReplaceSource(const QString& text) {
+    replaceSource_ = text;
+    settledMode_ = mode_->currentIndex();
+    updateModeNote();
+}
+
+void KnockoutGrid::onCorpusMeans(std::shared_ptr<const CorpusHeadMeans> means) {
+    if (!means) return revertMode(); // cancelled
+    corpusMeans_ = std::move(means);
+    mode_->setCurrentIndex(mode_->findData(int(variants::AblationMode::CorpusMean)));
+    settledMode_ = mode_->currentIndex();
+    updateModeNote();
+}
+
+void KnockoutGrid::revertMode() {
+    const auto settled = variants::AblationMode(mode_->itemData(settledMode_).toInt());
+    const bool usable = (settled != variants::AblationMode::CorpusMean || corpusMeans_) &&
+                        (settled != variants::AblationMode::Replace || !replaceSource_.isEmpty());
+    mode_->setCurrentIndex(usable ? settledMode_ : 0);
+    settledMode_ = mode_->currentIndex();
+    updateModeNote();
+}
+
+void KnockoutGrid::updateModeNote() {
+    QString note;
+    if (mode() == variants::AblationMode::CorpusMean && corpusMeans_)
+        note = tr("Means over %1: %2 texts, %3 tokens")
+                   .arg(corpusMeans_->corpus)
+                   .arg(corpusMeans_->texts)
+                   .arg(corpusMeans_->positions);
+    if (mode() == variants::AblationMode::Replace)
+        note = tr("Outputs from “%1”").arg(replaceSource_);
+    modeNote_->setText(note);
+    modeNote_->setVisible(!note.isEmpty());
 }
 
 void KnockoutGrid::showKnockouts(const HeadKnockouts& knockouts) {

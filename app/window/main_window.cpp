@@ -10,6 +10,7 @@
 #include "hub_cache_dialog.h"
 #include "patching_dialog.h"
 #include "variant_dock.h"
+#include "window_size.h"
 #include "zoo_dialog.h"
 
 #include <QAction>
@@ -39,7 +40,7 @@ MainWindow::MainWindow(const LaunchOptions& options, QWidget* parent)
     : QMainWindow(parent)
     , options_(options) {
     setWindowTitle(tr("Headlight"));
-    resize(1440, 900);
+    resize(defaultWindowSize(QGuiApplication::primaryScreen()));
     setAcceptDrops(true);
     session_ = new ModelSession(this);
     connect(session_, &ModelSession::loaded, this, &MainWindow::onModelLoaded);

@@ -238,8 +238,10 @@ void Workspace::showScenarioView(const io::Scenario& scenario) {
     setAverageHeads(state.averageHeads);
     selectHead(state.layer, state.head);
     selectQuery(-1);
+    // The corpus means stay: a scenario names the heads, not the corpus they were averaged over.
     const HeadKnockouts knockouts{scenario.ablation,
-                                  QString::fromStdString(scenario.ablationSource)};
+                                  QString::fromStdString(scenario.ablationSource),
+                                  this->knockouts().corpusMeans};
     if (knockouts != this->knockouts()) setKnockouts(knockouts);
 }
 

@@ -96,8 +96,11 @@ void checkHead(const HeadAblation& ablation, const ModelSpec& model, int64_t tok
         throw VariantError(headName(s) + ": head " + std::to_string(s.head) +
                            " does not exist (the model has " + std::to_string(model.heads) +
                            " per layer)");
-    if (s.mode != AblationMode::Replace) return;
     const Tensor& r = ablation.replacement;
+    if (s.mode == AblationMode::CorpusMean && int64_t(r.size()) != model.headDim)
+        throw VariantError(headName(s) + ": the corpus mean has " + std::to_string(r.size()) +
+                           " values, the head's output " + std::to_string(model.headDim));
+    if (s.mode != AblationMode::Replace) return;
     if (r.rank() != 2 || r.dim(0) != tokens || r.dim(1) != model.headDim)
         throw VariantError(headName(s) + ": the replacement output is " + r.shapeString() +
                            ", the text needs [" + std::to_string(tokens) + ", " +

@@ -11,8 +11,10 @@ namespace {
 constexpr struct {
     AblationMode mode;
     const char* name;
-} kModes[] = {
-    {AblationMode::Zero, "zero"}, {AblationMode::Mean, "mean"}, {AblationMode::Replace, "replace"}};
+} kModes[] = {{AblationMode::Zero, "zero"},
+              {AblationMode::Mean, "mean"},
+              {AblationMode::Replace, "replace"},
+              {AblationMode::CorpusMean, "mean-corpus"}};
 
 // A [T, T] matrix whose every row holds 1/|V| at the valid positions: times o_h [T, d] it gives
 // the mean output in every row.
@@ -39,6 +41,17 @@ DeviceTensor editedHead(Backend& backend, const HeadAblation& ablation, const De
         DeviceTensor mean = backend.allocate(current.shape());
         backend.matmul(backend.upload(meanMatrix(valid)), current, false, 1.0f, mean);
         return mean;
+    }
+    case AblationMode::CorpusMean: {
+        // The corpus mean [d] in every row: ones [T, 1] times the mean [1, d].
+        Tensor mean = ablation.replacement;
+        mean.reshape({1, 1, current.dim(1)});
+        DeviceTensor rows = backend.allocate(current.shape());
+        backend.matmul(
+            backend.upload(Tensor({1, current.dim(0), 1},
+                                  std::vector<float>(std::size_t(current.dim(0)), 1.0f))),
+            backend.upload(mean), false, 1.0f, rows);
+        return rows;
     }
     case AblationMode::Replace:
         break;
@@ -76,14 +89,16 @@ std::vector<HeadAblationSpec> parseAblations(const std::string& text) {
         const std::optional<AblationMode> mode =
             modeSplit.size() == 1 ? AblationMode::Zero
                                   : ablationModeFromName(modeSplit.back().toStdString());
-        if (!layerOk || !headOk || modeSplit.size() > 2 || !mode || *mode == AblationMode::Replace)
+        if (!layerOk || !headOk || modeSplit.size() > 2 || !mode)
             throw VariantError("'" + trimmed.toStdString() +
-                               "' is not a head ablation: write LAYER.HEAD or LAYER.HEAD:zero|mean "
-                               "(from 0), e.g. 0.3:mean");
+                               "' is not a head ablation: write LAYER.HEAD or "
+                               "LAYER.HEAD:zero|mean|mean-corpus|replace (from 0), e.g. 0.3:mean");
         spec.mode = *mode;
         specs.push_back(spec);
     }
-    if (specs.empty()) throw VariantError("no head to ablate: write LAYER.HEAD[:zero|mean],...");
+    if (specs.empty())
+        throw VariantError(
+            "no head to ablate: write LAYER.HEAD[:zero|mean|mean-corpus|replace],...");
     return specs;
 }
 
@@ -100,10 +115,12 @@ std::string ablationText(const std::vector<HeadAblationSpec>& ablations) {
 Intervention interventionOf(const std::vector<HeadAblationSpec>& specs) {
     Intervention intervention;
     for (const HeadAblationSpec& spec : specs) {
-        if (spec.mode == AblationMode::Replace)
+        if (spec.mode == AblationMode::Replace || spec.mode == AblationMode::CorpusMean)
             throw VariantError("head " + std::to_string(spec.layer) + "." +
                                std::to_string(spec.head) +
-                               ": replace needs the source text's head outputs");
+                               (spec.mode == AblationMode::Replace
+                                    ? ": replace needs the source text's head outputs"
+                                    : ": mean-corpus needs the head means of a corpus"));
         intervention.heads.push_back({spec, {}});
     }
     return intervention;

@@ -6,6 +6,9 @@
 //   projection W_O (Michel et al. 2019, "Are Sixteen Heads Really Better than One?"):
 //     zero     o_h ← 0
 //     mean     o_h[t] ← (1/|V|) Σ_{s∈V} o_h[s] for every t, V the valid (unpadded) positions
+//     mean-corpus  o_h[t] ← m_h for every t, m_h the head's mean output over every valid position
+//              of a corpus of texts (mean ablation as Wang et al. 2022 use it: the head's typical
+//              output, not this text's)
 //     replace  o_h ← o'_h, the same head's output on another text of the same length
 //              (activation patching of a head, Vig et al. 2020; Meng et al. 2022)
 //   the residual stream entering layer l at position p ← another pass's row (patching a layer).
@@ -22,7 +25,7 @@
 
 namespace headlight::variants {
 
-enum class AblationMode { Zero, Mean, Replace };
+enum class AblationMode { Zero, Mean, Replace, CorpusMean };
 
 // One knocked-out head as a scenario or the command line names it (no tensors).
 struct HeadAblationSpec {
@@ -34,7 +37,7 @@ struct HeadAblationSpec {
 
 struct HeadAblation {
     HeadAblationSpec spec;
-    Tensor replacement; // [T, headDim], only for AblationMode::Replace
+    Tensor replacement; // [T, headDim] for AblationMode::Replace, [headDim] for CorpusMean
 };
 
 struct ResidualPatch {
@@ -52,13 +55,13 @@ struct Intervention {
 const char* ablationModeName(AblationMode mode);
 std::optional<AblationMode> ablationModeFromName(const std::string& name);
 
-// "L.H[:zero|mean],..." (layers and heads from 0; zero when no mode is given). Throws
-// VariantError naming the bad entry.
+// "L.H[:zero|mean|mean-corpus|replace],..." (layers and heads from 0; zero when no mode is given).
+// Throws VariantError naming the bad entry.
 std::vector<HeadAblationSpec> parseAblations(const std::string& text);
 std::string ablationText(const std::vector<HeadAblationSpec>& ablations);
 
 // The head ablations of `specs` with no replacement tensors (zero and mean). Throws VariantError
-// for a replace entry, which needs its source text's head outputs.
+// for a replace or mean-corpus entry, which need another text's or a corpus's head outputs.
 Intervention interventionOf(const std::vector<HeadAblationSpec>& specs);
 
 // Edits the heads of `layer` that `intervention` names in context [T, heads · d] (heads

@@ -1,8 +1,9 @@
 // Head ablation and activation patching (variants/intervention.h,
 // app/session/activation_patching.h) on each backend against PyTorch hooks on an independent
-// torch.nn GPT-2 and Qwen2 (tools/golden/make_intervention_goldens.py): the ablated logits (zero
-// and mean) and both patching grids within 1e-4; an ablation on the composed attention route; the
-// plan's one-line refusals; progress and cancel of a patching run.
+// torch.nn GPT-2 and Qwen2 (tools/golden/make_intervention_goldens.py): the ablated logits (zero,
+// mean, mean-corpus with its head means, replace from a source text) and both patching grids
+// within 1e-4; an ablation on the composed attention route; the plan's one-line refusals;
+// progress and cancel of a patching run and of the corpus means.
 #include "ablation_effect.h"
 #include "activation_patching.h"
 #include "backend_fixture.h"
@@ -42,6 +43,18 @@ io::SafetensorsFile expectedOf(const QJsonObject& c) {
                                    .toStdString());
 }
 
+// A golden case's corpus (lists of ids) as the texts of a checkpoint without a tokenizer.
+QStringList corpusTexts(const QJsonValue& corpus) {
+    QStringList texts;
+    for (const QJsonValue& ids : corpus.toArray()) {
+        QStringList parts;
+        for (const QJsonValue& id : ids.toArray())
+            parts << QString::number(id.toInt());
+        texts << parts.join(' ');
+    }
+    return texts;
+}
+
 Tensor tensorOf(const std::vector<double>& values, std::vector<int64_t> shape) {
     return Tensor(std::move(shape), std::vector<float>(values.begin(), values.end()));
 }
@@ -73,7 +86,7 @@ private Q_SLOTS:
     void matchesPyTorchHooks_data() {
         QTest::addColumn<int>("index");
         const QJsonArray cases = interventionCases();
-        QVERIFY2(cases.size() == 8, "expected tools/golden/make_intervention_goldens.py's cases");
+        QVERIFY2(cases.size() == 12, "expected tools/golden/make_intervention_goldens.py's cases");
         for (int i = 0; i < cases.size(); ++i)
             QTest::newRow(qPrintable(cases[i].toObject()["name"].toString())) << i;
     }
@@ -90,8 +103,23 @@ private Q_SLOTS:
                 specs.push_back(
                     {h["layer"].toInt(), h["head"].toInt(),
                      *variants::ablationModeFromName(h["mode"].toString().toStdString())});
+            const ModelInput source{idsOf(c["source_ids"]), {}, {}};
+            std::optional<app::CorpusHeadMeans> means;
+            if (c.contains("corpus")) {
+                means = app::corpusHeadMeans(*model, nullptr, {}, corpusTexts(c["corpus"]));
+                QVERIFY(means);
+                QCOMPARE(means->texts, 3);
+                QCOMPARE(means->positions, int64_t(21));
+                QVERIFY2(test::maxAbsDiff(means->means, expected.loadF32("head_means"), &where) <=
+                             test::kGoldenTolerance,
+                         qPrintable("corpus head means " + where));
+            }
+            const ModelInput input{idsOf(c["ids"]), {}, {}};
             const app::AblationEffect effect = app::runAblation(
-                *model, {idsOf(c["ids"]), {}, {}}, {}, variants::interventionOf(specs));
+                *model, input, {},
+                app::resolveAblations(*model, {}, specs,
+                                      c.contains("source_ids") ? &source : nullptr,
+                                      int64_t(input.ids.size()), means ? &*means : nullptr));
             QVERIFY2(test::maxAbsDiff(effect.ablatedLogits, expected.loadF32("ablated_logits"),
                                       &where) <= test::kGoldenTolerance,
                      qPrintable("ablated logits " + where));
@@ -204,6 +232,44 @@ private Q_SLOTS:
             QFAIL("an encoder without an LM head gave an output change");
         } catch (const ModelError& error) {
             QCOMPARE(std::string(error.what()), std::string(app::noLanguageModelHeadReason()));
+        }
+    }
+
+    // mean-corpus without a corpus, or with another model's means, and a mean of the wrong
+    // size each get one line; the corpus run reports each text and stops when told.
+    void corpusMeansRefuseAndCancel() {
+        const auto model =
+            loadModel((test::goldenRoot() + "/gpt2").toStdString(), fixture_.backend());
+        const std::vector<variants::HeadAblationSpec> specs{
+            {0, 1, variants::AblationMode::CorpusMean}};
+        const auto refusal = [&](const app::CorpusHeadMeans* means) -> std::string {
+            try {
+                app::resolveAblations(*model, {}, specs, nullptr, 3, means);
+            } catch (const variants::VariantError& error) {
+                return error.what();
+            }
+            return "(no error)";
+        };
+        QCOMPARE(refusal(nullptr), std::string("mean-corpus ablations need a corpus of texts"));
+        app::CorpusHeadMeans other{{}, Tensor({3, 4, 8}), 1, 1};
+        QCOMPARE(refusal(&other), std::string("the corpus means were computed for another model"));
+        variants::Intervention wrongSize;
+        wrongSize.heads.push_back({specs.front(), Tensor({7})});
+        QCOMPARE(refusalOf(*model, {{489, 11, 659}, {}, {}}, wrongSize),
+                 std::string("head 0.1: the corpus mean has 7 values, the head's output 8"));
+        std::vector<std::pair<int, int>> calls;
+        const auto stopped = app::corpusHeadMeans(*model, nullptr, {}, {"1 2 3", "4 5", "6 7 8 9"},
+                                                  [&](int done, int total) {
+                                                      calls.emplace_back(done, total);
+                                                      return done < 2;
+                                                  });
+        QVERIFY(!stopped);
+        QCOMPARE(calls, (std::vector<std::pair<int, int>>{{1, 3}, {2, 3}}));
+        try {
+            app::corpusHeadMeans(*model, nullptr, {}, {"1 2", "3 x"});
+            QFAIL("a text that is not ids was averaged");
+        } catch (const std::invalid_argument& error) {
+            QVERIFY2(QString(error.what()).startsWith("corpus text 2: "), error.what());
         }
     }
 

@@ -2,14 +2,18 @@
 // B runs the same text with a Longformer mask on its own copy of the model; B's heatmap is B's
 // attention, the difference view is exactly A − B of the selected head (checked cell by cell
 // against the two passes' tensors), the workspace's head selection drives both scenarios, a
-// click on a row of B selects that query everywhere, and another checkpoint can be B. The window,
+// click on a row of B selects that query everywhere, with the output-effect view open A and B
+// each show their variant against exact attention (B's mean KL and top-1 agreement those of
+// its two passes' logits), and another checkpoint can be B. The window,
 // compare mode's B, `headlight export`'s flags and a scene saved from the window describe the
 // same input as the same Scenario.
+#include "ablation_effect.h"
 #include "classroom.h"
 #include "cli.h"
 #include "compare_dock.h"
 #include "figure_view.h"
 #include "main_window.h"
+#include "text_input.h"
 #include "zoo_models.h"
 
 #include <QComboBox>
@@ -95,6 +99,54 @@ private Q_SLOTS:
         QCOMPARE(window_->workspace()->state().query, 7);
         QCOMPARE(heatmapOf(dock_->viewA()).emphasisedRow, 7);
         QCOMPARE(heatmapOf(dock_->viewB()).emphasisedRow, 7);
+    }
+
+    void theOutputEffectShowsBsVariantAgainstExactAttention() {
+        app::Workspace* workspace = window_->workspace();
+        const app::ForwardResult* before = dock_->resultB();
+        workspace->setView(app::ViewKind::VariantEffect);
+        QTRY_VERIFY_WITH_TIMEOUT(dock_->resultB() != before && dock_->resultB()->output &&
+                                     dock_->resultB()->output->effect,
+                                 kWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(workspace->result()->output, kWaitMs);
+        const app::ForwardResult& b = *dock_->resultB();
+        const analysis::OutputEffect& effect = *b.output->effect;
+        // The reference: B's model run exact and with B's variant, compared by ablation_effect's
+        // own KL and top-1 (a separate log-softmax).
+        const app::LoadedModel& model = *b.model;
+        const ModelInput input = app::prepareText(model.tokenizer.get(), workspace->text()).input;
+        CaptureRequest logits;
+        logits.probabilities = false;
+        logits.logits = true;
+        const std::vector<app::PositionChange> changes =
+            app::outputChange(model.model->forward(input, logits, {}).logits,
+                              model.model->forward(input, logits, b.variant).logits);
+        QCOMPARE(int(changes.size()), 41);
+        double meanKl = 0.0, agreement = 0.0;
+        for (const app::PositionChange& c : changes) {
+            meanKl += c.kl / double(changes.size());
+            agreement += c.flipped() ? 0.0 : 1.0 / double(changes.size());
+        }
+        QVERIFY2(meanKl > 1e-3, "the Longformer mask changed nothing");
+        QVERIFY2(std::abs(effect.meanKl - meanKl) <= 1e-4,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(effect.meanKl).arg(meanKl)));
+        QVERIFY(std::abs(effect.top1Agreement - agreement) <= 1e-9);
+        QVERIFY(dock_->viewB()->panels());
+        const render::PanelsFigure& panelsB = *dock_->viewB()->panels();
+        QVERIFY2(panelsB.title.startsWith("B · Variant effect on the output"),
+                 qPrintable(panelsB.title));
+        QVERIFY2(
+            panelsB.caption.startsWith(QStringLiteral("Mean KL %1 nats").arg(meanKl, 0, 'f', 3)),
+            qPrintable(panelsB.caption));
+        QCOMPARE(panelsB.panels.size(), std::size_t(4));
+        // A runs exact attention: its side says so instead of showing an effect.
+        QVERIFY(dock_->viewA()->panels());
+        QVERIFY(dock_->viewA()->panels()->title.startsWith("A · Variant effect on the output"));
+        QVERIFY(!workspace->result()->output->effect);
+        window_->grab().save(QString(HEADLIGHT_TEST_OUTPUT_DIR) + "/compare_dock_effect.png");
+        workspace->setView(app::ViewKind::Heatmap);
+        QTRY_VERIFY(!dock_->viewB()->panels() &&
+                    std::holds_alternative<render::HeatmapFigure>(dock_->viewB()->figure()));
     }
 
     void windowCompareAndCliGiveTheSameScenario() {

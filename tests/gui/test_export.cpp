@@ -420,6 +420,7 @@ private Q_SLOTS:
 
     void fileMenuExportsTheCurrentView() {
         app::MainWindow window({});
+        window.resize(1440, 900); // exports at this size, whatever the screen's default
         window.show();
         openBert(window);
         QAction* figure = fileAction(window.menuBar(), "exportFigure");
@@ -462,6 +463,7 @@ private Q_SLOTS:
     // of a variant's or a zoo model's internals get the variant or the checkpoint that has them.
     void everyViewExportsFromTheWindow() {
         app::MainWindow window({});
+        window.resize(1440, 900); // exports at this size, whatever the screen's default
         window.show();
         auto* exports = window.findChild<app::ExportActions*>("exportActions");
         app::Workspace* workspace = window.workspace();
@@ -513,6 +515,7 @@ private Q_SLOTS:
 
     void fileDialogHasFiltersAndADpiChoice() {
         app::MainWindow window({});
+        window.resize(1440, 900); // exports at this size, whatever the screen's default
         window.show();
         openBert(window);
         fileAction(window.menuBar(), "exportFigure")->trigger();
@@ -533,6 +536,7 @@ private Q_SLOTS:
 
     void unwritablePathShowsTheErrorDialog() {
         app::MainWindow window({});
+        window.resize(1440, 900); // exports at this size, whatever the screen's default
         window.show();
         openBert(window);
         auto* exports = window.findChild<app::ExportActions*>("exportActions");

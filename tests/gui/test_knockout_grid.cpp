@@ -1,11 +1,15 @@
 // The knockout grid of the variant dock (app/window/knockout_grid.h) on the zoo's rope recall
 // model under the offscreen platform: a click knocks a head out and the readout shows the output
 // change of that pass (the same KL and top-1 as app::runAblation on the model); arrows and Space
-// toggle from the keyboard; the mode box picks mean; undo and redo walk the toggles; the
+// toggle from the keyboard; the mode box picks mean, mean over a corpus (its head means
+// computed on a worker with progress and cancel) and replace from another text, each giving
+// the output change app::runAblation gives; undo and redo walk the toggles; the
 // workspace's scenario carries them; the activation-patching dialog runs off the GUI thread and
 // cancels; a model without a tied LM head says so.
 #include "classroom.h"
+#include "corpus_means_runner.h"
 #include "figure_view.h"
+#include "golden.h"
 #include "knockout_grid.h"
 #include "main_window.h"
 #include "patching_dialog.h"
@@ -16,10 +20,12 @@
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QProgressDialog>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
 
@@ -122,6 +128,86 @@ private Q_SLOTS:
         click(1, 1); // a knocked-out head comes back
         QTRY_VERIFY_WITH_TIMEOUT(ranWithKnockouts(workspace_, 1), kKnockoutWaitMs);
         QCOMPARE(workspace_->knockouts().heads.front().layer, 0);
+        grid_->modeBox()->setCurrentIndex(0);
+    }
+
+    void corpusMeanAndReplaceModes() {
+        workspace_->setKnockouts({});
+        QTRY_VERIFY_WITH_TIMEOUT(ranWithKnockouts(workspace_, 0), kKnockoutWaitMs);
+        QTemporaryDir dir;
+        const QStringList texts{"k7q1>q", "z9m4a3k7>a", "m4>m"};
+        QFile corpus(dir.filePath("keys.txt"));
+        QVERIFY(corpus.open(QIODevice::WriteOnly));
+        corpus.write(texts.join('\n').toUtf8());
+        corpus.close();
+        QSignalSpy done(grid_->corpusMeansRunner(), &app::CorpusMeansRunner::finished);
+        grid_->modeBox()->setCurrentIndex(2);
+        QVERIFY(grid_->useCorpus(corpus.fileName()));
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, kKnockoutWaitMs);
+        QVERIFY(grid_->corpusMeans());
+        workspace_->runner().waitForIdle();
+        const app::LoadedModel& loaded = *window_->session().current();
+        const auto expected =
+            app::corpusHeadMeans(*loaded.model, loaded.tokenizer.get(), {}, texts);
+        int64_t tokens = 0;
+        for (const QString& text : texts)
+            tokens += int64_t(app::prepareText(loaded.tokenizer.get(), text).input.ids.size());
+        QCOMPARE(grid_->corpusMeans()->positions, tokens);
+        QCOMPARE(grid_->corpusMeans()->texts, 3);
+        QVERIFY(test::maxAbsDiff(grid_->corpusMeans()->means, expected->means) == 0.0);
+        QCOMPARE(grid_->modeNote()->text(),
+                 QStringLiteral("Means over keys.txt: 3 texts, %1 tokens").arg(tokens));
+
+        click(1, 0);
+        QTRY_VERIFY_WITH_TIMEOUT(ranWithKnockouts(workspace_, 1), kKnockoutWaitMs);
+        const std::vector<variants::HeadAblationSpec> corpusHead{
+            {1, 0, variants::AblationMode::CorpusMean}};
+        QCOMPARE(workspace_->knockouts().heads, corpusHead);
+        workspace_->runner().waitForIdle();
+        const ModelInput input = app::prepareText(loaded.tokenizer.get(), workspace_->text()).input;
+        const auto klAtLast = [&](const std::vector<variants::HeadAblationSpec>& heads,
+                                  const ModelInput* source) {
+            return app::runAblation(*loaded.model, input, {},
+                                    app::resolveAblations(*loaded.model, {}, heads, source,
+                                                          int64_t(input.ids.size()), &*expected))
+                .positions.back()
+                .kl;
+        };
+        const double corpusKl = klAtLast(corpusHead, nullptr);
+        QCOMPARE(workspace_->result()->outputChange.back().kl, corpusKl);
+        QVERIFY(std::abs(corpusKl - klAtLast({{1, 0, variants::AblationMode::Mean}}, nullptr)) >
+                1e-6);
+
+        // Cancel: a long corpus stops between texts and keeps the means there were.
+        QFile longCorpus(dir.filePath("long.txt"));
+        QVERIFY(longCorpus.open(QIODevice::WriteOnly));
+        longCorpus.write(QByteArray("a3k7q1z9m4b2c8d6e5f0>k\n").repeated(3000));
+        longCorpus.close();
+        const auto before = grid_->corpusMeans();
+        QVERIFY(grid_->useCorpus(longCorpus.fileName()));
+        QVERIFY(grid_->corpusMeansRunner()->progress());
+        auto* cancel = grid_->corpusMeansRunner()->progress()->findChild<QPushButton*>();
+        QVERIFY(cancel);
+        QTest::mouseClick(cancel, Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 2, kKnockoutWaitMs);
+        QVERIFY(!done.back().front().value<std::shared_ptr<const app::CorpusHeadMeans>>());
+        QCOMPARE(grid_->corpusMeans(), before);
+        QCOMPARE(grid_->modeBox()->currentIndex(), 2);
+
+        grid_->modeBox()->setCurrentIndex(3);
+        grid_->setReplaceSource("a3k5q1z9m4>k");
+        click(0, 3);
+        QTRY_VERIFY_WITH_TIMEOUT(ranWithKnockouts(workspace_, 2), kKnockoutWaitMs);
+        QCOMPARE(workspace_->knockouts().source, QStringLiteral("a3k5q1z9m4>k"));
+        QCOMPARE(grid_->modeNote()->text(), QStringLiteral("Outputs from “a3k5q1z9m4>k”"));
+        const std::vector<variants::HeadAblationSpec> both{corpusHead.front(),
+                                                           {0, 3, variants::AblationMode::Replace}};
+        QCOMPARE(workspace_->knockouts().heads, both);
+        workspace_->runner().waitForIdle();
+        const ModelInput source = app::prepareText(loaded.tokenizer.get(), "a3k5q1z9m4>k").input;
+        QCOMPARE(workspace_->result()->outputChange.back().kl, klAtLast(both, &source));
+        window_->grab().save(QString(HEADLIGHT_TEST_OUTPUT_DIR) + "/knockout_corpus_mean.png");
+        workspace_->setKnockouts({});
         grid_->modeBox()->setCurrentIndex(0);
     }
 

@@ -1,14 +1,16 @@
 // The main window under the offscreen platform (no Vulkan surface there): it still opens, says
 // (in the canvas tab) why the canvas is missing, names the compute device and backend, and the
-// Compute menu switches the backend.
+// Compute menu switches the backend; it opens no larger than the screen's available area.
 #include "golden.h"
 #include "io/checkpoint.h"
 #include "main_window.h"
 #include "model/memory_budget.h"
+#include "window_size.h"
 
 #include <QAction>
 #include <QLabel>
 #include <QMenuBar>
+#include <QScreen>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -39,6 +41,29 @@ class TestMainWindow : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    // 1440 × 900 on a large screen; on a 1366 × 768 one (a laptop or projector) the window and
+    // its title bar fit; the offscreen platform's 800 × 600 screen holds the whole window.
+    void opensNoLargerThanTheScreen() {
+        QCOMPARE(app::defaultWindowSize(QSize(2560, 1400)), QSize(1440, 900));
+        const QSize laptop = app::defaultWindowSize(QSize(1366, 740)); // 768 less a 28 px panel
+        QCOMPARE(laptop, QSize(1350, 692));
+        QVERIFY(QSize(1366, 740).expandedTo(laptop + app::kWindowFrameAllowance) ==
+                QSize(1366, 740));
+        const QScreen* screen = QGuiApplication::primaryScreen();
+        QVERIFY(screen);
+        app::MainWindow window({});
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QCOMPARE(window.size(), app::defaultWindowSize(screen));
+        QVERIFY2(screen->availableGeometry().size().expandedTo(window.frameGeometry().size()) ==
+                     screen->availableGeometry().size(),
+                 qPrintable(QStringLiteral("%1 × %2 on a %3 × %4 screen")
+                                .arg(window.frameGeometry().width())
+                                .arg(window.frameGeometry().height())
+                                .arg(screen->availableGeometry().width())
+                                .arg(screen->availableGeometry().height())));
+    }
 
     void opensACheckpointOnAWorkerThread() {
         app::MainWindow window({});

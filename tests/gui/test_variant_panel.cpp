@@ -185,6 +185,7 @@ private Q_SLOTS:
 
     void undoAndRedoRestoreTheSpecAndThePixels() {
         app::MainWindow window({});
+        window.resize(1500, 950); // room for the view however the status line wraps
         window.show();
         open(window, "bert");
         app::Workspace* workspace = window.workspace();

@@ -86,6 +86,7 @@ class TestSmokeCanvasMap : public QObject {
 private Q_SLOTS:
     void initTestCase() {
         window_ = std::make_unique<app::MainWindow>(app::LaunchOptions{});
+        window_->resize(1440, 900); // the canvas size the cell positions assume, on any screen
         window_->workspace()->showCanvas();
         window_->show();
         canvas_ = window_->canvas();

@@ -113,6 +113,100 @@ private Q_SLOTS:
         QVERIFY(table.out.contains(" of 12 positions\n"));
     }
 
+    // mean-corpus over a corpus file and replace from another text: the KL per position of
+    // PyTorch's clean and ablated logits.
+    void ablateCorpusMeanAndReplace_data() {
+        QTest::addColumn<QString>("name");
+        QTest::newRow("mean-corpus") << "gpt2_ablate_mean_corpus";
+        QTest::newRow("replace") << "gpt2_ablate_replace";
+    }
+
+    void ablateCorpusMeanAndReplace() {
+        QFETCH(QString, name);
+        const QJsonObject c = patchCliCase(name);
+        QVERIFY(!c.isEmpty());
+        QStringList heads;
+        for (const QJsonValue& h : c["heads"].toArray())
+            heads << QStringLiteral("%1.%2:%3")
+                         .arg(h["layer"].toInt())
+                         .arg(h["head"].toInt())
+                         .arg(h["mode"].toString());
+        QStringList args{"inspect",
+                         "--model",
+                         model_,
+                         "--backend",
+                         "cpu",
+                         "--ids",
+                         spacedIds(c["ids"]).replace(' ', ','),
+                         "--ablate",
+                         heads.join(','),
+                         "--json"};
+        if (c.contains("corpus")) {
+            const QString corpus = dir_.filePath(name + ".txt");
+            QFile file(corpus);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            for (const QJsonValue& ids : c["corpus"].toArray())
+                file.write((spacedIds(ids) + "\n\n").toUtf8()); // blank lines are skipped
+            file.close();
+            args << "--ablation-corpus" << corpus;
+        } else {
+            args << "--replace-text" << spacedIds(c["source_ids"]);
+        }
+        const auto run = test::runHeadlight(args);
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        if (c.contains("corpus"))
+            QVERIFY2(run.err.contains("corpus head means 3/3 texts\n"), qPrintable(run.err));
+        const QJsonArray positions = QJsonDocument::fromJson(run.out.toUtf8())
+                                         .object()["ablation"]
+                                         .toObject()["positions"]
+                                         .toArray();
+        const io::SafetensorsFile expected = interventionTensors(name);
+        const Tensor clean = expected.loadF32("clean_logits"),
+                     ablated = expected.loadF32("ablated_logits");
+        QCOMPARE(positions.size(), qsizetype(clean.dim(0)));
+        const int64_t vocab = clean.dim(1);
+        double total = 0.0;
+        for (int64_t t = 0; t < clean.dim(0); ++t) {
+            const double kl =
+                klOfLogitRows(clean.data() + t * vocab, ablated.data() + t * vocab, vocab);
+            QVERIFY2(std::abs(positions[t]["kl"].toDouble() - kl) <= 1e-4,
+                     qPrintable(QStringLiteral("position %1: %2 vs %3")
+                                    .arg(t)
+                                    .arg(positions[t]["kl"].toDouble())
+                                    .arg(kl)));
+            total += kl;
+        }
+        QVERIFY(total > 1e-3);
+    }
+
+    void ablateOptionsGetOneLine_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("no corpus") << QStringList{"--ablate", "0.1:mean-corpus"}
+                                   << "--ablate L.H:mean-corpus needs --ablation-corpus FILE";
+        QTest::newRow("no source")
+            << QStringList{"--ablate", "0.1:replace"}
+            << "--ablate L.H:replace needs --replace-text (the text whose head outputs replace "
+               "the ablated ones)";
+        QTest::newRow("stray source") << QStringList{"--ablate", "0.1", "--replace-text", "1 2"}
+                                      << "--replace-text is only read by --ablate L.H:replace";
+        QTest::newRow("length") << QStringList{"--ablate", "0.1:replace", "--replace-text", "1"}
+                                << "the source text has 1 tokens and the text 2; replace needs "
+                                   "the same length";
+        QTest::newRow("missing corpus")
+            << QStringList{"--ablate", "0.1:mean-corpus", "--ablation-corpus", "/nonexistent/c.txt"}
+            << "--ablation-corpus /nonexistent/c.txt: No such file or directory";
+    }
+
+    void ablateOptionsGetOneLine() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        const auto run = test::runHeadlight(
+            QStringList{"inspect", "--model", model_, "--backend", "cpu", "--ids", "1,2"} + args);
+        QCOMPARE(run.exitCode, 1);
+        QCOMPARE(run.err, "headlight inspect: " + message + "\n");
+    }
+
     void patchWritesPyTorchsGrid_data() {
         QTest::addColumn<QString>("name");
         QTest::addColumn<QString>("grid");
@@ -184,7 +278,8 @@ private Q_SLOTS:
             {"inspect", "--model", model_, "--ids", "1,2", "--ablate", "1:mean"});
         QCOMPARE(ablate.err,
                  QStringLiteral("headlight inspect: '1:mean' is not a head ablation: write "
-                                "LAYER.HEAD or LAYER.HEAD:zero|mean (from 0), e.g. 0.3:mean\n"));
+                                "LAYER.HEAD or LAYER.HEAD:zero|mean|mean-corpus|replace (from "
+                                "0), e.g. 0.3:mean\n"));
     }
 
 private:

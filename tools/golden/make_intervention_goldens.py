@@ -10,14 +10,19 @@ intervenes the way interpretability code does on a Hugging Face model, with hook
 
   * a forward pre-hook on the attention's output projection (GPT2Attention.c_proj,
     Qwen2Attention.o_proj) edits the slice [h·d, (h+1)·d) of its input, head h's output:
-    zero it, set every position to its mean over the text, or replace it by the clean run's;
+    zero it, set every position to its mean over the text, to its mean over every position of
+    a corpus of texts (mean-corpus; the means read by the same hook in one clean run per text),
+    or replace it by another run's (the clean run's, or a source text's for replace);
   * a forward pre-hook on decoder layer l replaces hidden_states[:, p] (the residual stream
     entering layer l) by the clean run's.
 
 Logits are the tied LM head, final norm output · wteᵀ.  Writes
 
-    tests/data/interventions/golden.json               cases: model, ids, ablated heads, patch setup
-    tests/data/interventions/golden/<case>.safetensors  clean_logits, ablated_logits [T, V] or
+    tests/data/interventions/golden.json               cases: model, ids, ablated heads (with the
+                                                        replace source's ids or the corpus's id
+                                                        lists), patch setup
+    tests/data/interventions/golden/<case>.safetensors  clean_logits, ablated_logits [T, V]
+                                                        (mean-corpus: head_means [L, H, d] too) or
                                                         recovered, difference [L, T | H]
 
 Deterministic; the output folder is deleted and rewritten.  Before writing, the clean logits of
@@ -250,12 +255,43 @@ ZERO = lambda o: torch.zeros_like(o)  # noqa: E731
 MEAN = lambda o: o.mean(0, keepdim=True).expand_as(o)  # noqa: E731
 
 
-def ablation_case(name, model_name, model, ids, heads):
-    edits = [(l, h, ZERO if mode == "zero" else MEAN) for (l, h, mode) in heads]
+def head_outputs(model, ids):
+    """Every head's output [L, H, T, d] of one clean run, as the output projection reads it."""
+    H, d = heads_and_dim(model)
+    capture = {}
+    run(model, ids, capture=capture)
+    return torch.stack([capture["heads"][l].view(len(ids), H, d).transpose(0, 1)
+                        for l in range(len(model.layers))])
+
+
+def corpus_means(model, corpus):
+    """[L, H, d]: each head's output averaged over every position of every text."""
+    return torch.cat([head_outputs(model, ids) for ids in corpus], dim=2).mean(2)
+
+
+def ablation_case(name, model_name, model, ids, heads, source=None, corpus=None):
+    """heads: (layer, head, mode); replace takes `source`'s outputs, mean-corpus `corpus`'s mean."""
+    outputs = head_outputs(model, source) if source else None
+    means = corpus_means(model, corpus) if corpus else None
+
+    def edit(l, h, mode):
+        if mode == "replace":
+            return lambda o: outputs[l, h]
+        if mode == "mean-corpus":
+            return lambda o: means[l, h].expand_as(o)
+        return ZERO if mode == "zero" else MEAN
+
+    edits = [(l, h, edit(l, h, mode)) for (l, h, mode) in heads]
     clean, ablated = run(model, ids), run(model, ids, head_edits=edits)
     case = {"name": name, "kind": "ablation", "model": model_name, "ids": ids,
             "heads": [{"layer": l, "head": h, "mode": mode} for (l, h, mode) in heads]}
-    return case, {"clean_logits": clean, "ablated_logits": ablated}
+    tensors = {"clean_logits": clean, "ablated_logits": ablated}
+    if source:
+        case["source_ids"] = source
+    if corpus:
+        case["corpus"] = corpus
+        tensors["head_means"] = means
+    return case, tensors
 
 
 def patch_case(name, model_name, model, clean_ids, corrupt_ids, grid):
@@ -309,6 +345,10 @@ ABLATIONS = {
     "zero": [(0, 1, "zero"), (1, 2, "zero")],
     "mean": [(0, 3, "mean"), (1, 0, "mean"), (1, 2, "zero")],
 }
+# Three texts of 5 to 9 tokens for mean-corpus: the means pool 21 positions.
+CORPUS = [[12, 407, 33, 5, 98, 61, 250, 7, 300], [489, 11, 659, 0, 399], [42, 42, 17, 230, 88, 3, 641]]
+CORPUS_MEAN = [(0, 3, "mean-corpus"), (1, 0, "mean-corpus"), (1, 2, "zero")]
+REPLACE = [(0, 2, "replace"), (1, 1, "replace")]
 
 
 def main():
@@ -320,6 +360,10 @@ def main():
         check_against_numpy(model_name, model, cfg, clean_ids)
         made = [ablation_case(f"{model_name}_ablate_{k}", model_name, model, clean_ids, v)
                 for k, v in ABLATIONS.items()]
+        made.append(ablation_case(f"{model_name}_ablate_mean_corpus", model_name, model, clean_ids,
+                                  CORPUS_MEAN, corpus=CORPUS))
+        made.append(ablation_case(f"{model_name}_ablate_replace", model_name, model, clean_ids,
+                                  REPLACE, source=corrupt_ids))
         made += [patch_case(f"{model_name}_patch_{g}", model_name, model, clean_ids, corrupt_ids, g)
                  for g in ("layers_positions", "layers_heads")]
         for case, tensors in made:
