@@ -31,7 +31,7 @@ const std::map<QString, QStringList> kOptions = {
     {"inspect",
      {"--model", "--text", "--text-pair", "--no-special-tokens", "--ids", "--token-type-ids",
       "--attention-mask", "--variant", "--ablate", "--backend", "--vulkan-device", "--weights",
-      "--repeat", "--dump", "--json"}},
+      "--repeat", "--dump", "--layers", "--heads", "--json"}},
     {"merge", {"--out", "--format", "--dpi"}},
     {"patch",
      {"--model", "--clean", "--corrupt", "--target", "--foil", "--grid", "--out", "--figure",
