@@ -97,6 +97,7 @@ int runAtlasExport(const CliArgs& args, render::ExportOptions options,
     capture.probabilities = false;
     capture.queriesKeys = true;
     capture.layers = {layer};
+    capture.finalState = false; // the layers after `layer` cannot change its map: they do not run
     const Trace trace = loaded->model->forward(prepared.input, capture);
     const LayerTrace& captured = trace.layers[std::size_t(layer)];
     analysis::AtlasInput input = analysis::atlasInputOf(captured, spec, trace.valid);

@@ -78,8 +78,56 @@ PreparedInput prepareInput(const CliArgs& args, const std::string& folder) {
 
 std::vector<float> valuesOf(const Tensor& t) { return {t.values().begin(), t.values().end()}; }
 
-void writeDump(const std::string& path, const Trace& trace) {
-    const Tensor attentions = trace.stackedProbabilities();
+// Past this many bytes of maps a dump without --layers or --heads is refused: the full dump of a
+// long text is L · H · T² floats (a 1B model at 2,048 tokens: 8.6 GB) that nobody reads at once.
+constexpr double kDumpMapBytes = 256.0 * 1024 * 1024;
+
+// The layers and heads --dump writes (--layers, --heads); empty: all.
+struct DumpSelection {
+    std::vector<int> layers, heads;
+    bool any() const { return !layers.empty() || !heads.empty(); }
+};
+
+DumpSelection dumpSelection(const CliArgs& args) {
+    DumpSelection selection;
+    const auto list = [&](const char* flag) {
+        const std::vector<int32_t> values = parseIntList(flag, args.value(flag));
+        return std::vector<int>(values.begin(), values.end());
+    };
+    if (args.has("--layers")) selection.layers = list("--layers");
+    if (args.has("--heads")) selection.heads = list("--heads");
+    if (selection.any() && !args.has("--dump"))
+        throw CliError("--layers and --heads choose what --dump writes: give --dump too");
+    return selection;
+}
+
+// Refuses, before the pass, a dump of every map past kDumpMapBytes, with the bytes it would write.
+void checkDumpSize(const DumpSelection& selection, const ModelSpec& spec, int64_t tokens) {
+    if (selection.any()) return;
+    const double bytes = double(spec.layers) * double(spec.heads) * double(tokens) *
+                         double(tokens) * double(sizeof(float));
+    if (bytes <= kDumpMapBytes) return;
+    throw CliError("the dump would write " + QString::number(bytes, 'f', 0).toStdString() +
+                   " bytes of attention maps (" + std::to_string(spec.layers) + " layers x " +
+                   std::to_string(spec.heads) + " heads x " + std::to_string(tokens) +
+                   "^2 tokens x 4 bytes), over 256 MiB: choose some with --layers L,... and/or "
+                   "--heads H,...");
+}
+
+// The captured layers in the order asked for (all when none were), as one trace.
+Trace selectedLayers(const Trace& trace, const DumpSelection& selection) {
+    if (selection.layers.empty()) return trace;
+    Trace selected;
+    selected.ids = trace.ids;
+    selected.valid = trace.valid;
+    selected.internals = trace.internals;
+    for (int l : selection.layers)
+        selected.layers.push_back(trace.layers[std::size_t(l)]);
+    return selected;
+}
+
+void writeDump(const std::string& path, const Trace& trace, const DumpSelection& selection) {
+    const Tensor attentions = selectedLayers(trace, selection).stackedProbabilities();
     const Tensor entropy = analysis::attentionEntropy(attentions, trace.valid);
     const Tensor jsd = analysis::adjacentLayerJsd(attentions, trace.valid);
     std::vector<int64_t> ids(trace.ids.begin(), trace.ids.end());
@@ -91,8 +139,20 @@ void writeDump(const std::string& path, const Trace& trace) {
         {"entropy", entropy.shape(), valuesOf(entropy), {}},
         {"jsd_adjacent", jsd.shape(), valuesOf(jsd), {}},
     };
+    const auto indices = [](const std::vector<int>& chosen) {
+        return std::vector<int64_t>(chosen.begin(), chosen.end());
+    };
+    if (!selection.layers.empty())
+        tensors.push_back({"attention_layers",
+                           {int64_t(selection.layers.size())},
+                           {},
+                           indices(selection.layers)});
+    if (!selection.heads.empty())
+        tensors.push_back(
+            {"attention_heads", {int64_t(selection.heads.size())}, {}, indices(selection.heads)});
     for (const auto& [name, tensor] : trace.internals) tensors.push_back({name, tensor.shape(), valuesOf(tensor), {}});
     for (std::size_t l = 0; l < trace.layers.size(); ++l) {
+        if (trace.layers[l].probabilities.empty()) continue; // not selected
         // A funnel's pooled map as computed; `attentions` holds it per token.
         const Tensor& map = trace.layers[l].probabilities;
         if (map.dim(1) != tokens || map.dim(2) != tokens)
@@ -110,19 +170,23 @@ QJsonArray shapeJson(const std::vector<int64_t>& shape) {
     return array;
 }
 
-QJsonObject summaryJson(const std::string& folder, const TransformerModel& model, const PreparedInput& input,
-                        const Trace& trace, const std::vector<double>& times, const std::string& note) {
+QJsonObject summaryJson(const std::string& folder, const TransformerModel& model,
+                        const PreparedInput& input, const Trace& trace,
+                        const std::vector<double>& times, const std::string& note,
+                        const DumpSelection& selection) {
     const ModelSpec& s = model.spec();
     QJsonArray ids, tokens, forwardMs;
     for (int32_t id : input.model.ids) ids.append(id);
     for (const std::string& t : input.tokens) tokens.append(QString::fromStdString(t));
     for (double ms : times) forwardMs.append(ms);
     const int64_t t = int64_t(trace.ids.size());
+    const int64_t layers = selection.layers.empty() ? s.layers : int64_t(selection.layers.size());
+    const int64_t heads = selection.heads.empty() ? s.heads : int64_t(selection.heads.size());
     QJsonObject shapes{{"input_ids", shapeJson({t})},
-                       {"attentions", shapeJson({s.layers, s.heads, t, t})},
+                       {"attentions", shapeJson({layers, heads, t, t})},
                        {"last_hidden_state", shapeJson(trace.lastHiddenState.shape())},
-                       {"entropy", shapeJson({s.layers, s.heads, t})},
-                       {"jsd_adjacent", shapeJson({std::max(s.layers - 1, 0), s.heads, t})}};
+                       {"entropy", shapeJson({layers, heads, t})},
+                       {"jsd_adjacent", shapeJson({std::max<int64_t>(layers - 1, 0), heads, t})}};
     QJsonObject root{{"model", QString::fromStdString(folder)},
                      {"architecture", architectureName(s.architecture)},
                      {"layers", s.layers},
@@ -155,9 +219,12 @@ variants::KnnDatastore loadDatastore(const TransformerModel& model, const std::s
 
 Run runRepeated(const TransformerModel& model, const ModelInput& input,
                 const variants::VariantSpec& variant, int repeat, const std::string& folder,
-                const variants::Intervention& intervention) {
+                const variants::Intervention& intervention, const DumpSelection& selection) {
+    checkDumpSize(selection, model.spec(), int64_t(input.ids.size()));
     CaptureRequest capture;
     capture.internals = !variant.isVanilla();
+    capture.layers = selection.layers;
+    capture.heads = selection.heads;
     std::optional<variants::KnnDatastore> datastore;
     if (variant.knn) datastore = loadDatastore(model, folder, variant);
     Run run;
@@ -288,6 +355,7 @@ int runInspect(const CliArgs& args) {
         return int8 ? loadModelInt8(folder, backend) : loadModel(folder, backend);
     };
     const PreparedInput input = prepareInput(args, folder);
+    const DumpSelection selection = dumpSelection(args);
     const variants::VariantSpec variant =
         args.has("--variant") ? variants::loadVariantSpec(args.value("--variant").toStdString()) : variants::VariantSpec{};
 
@@ -304,7 +372,7 @@ int runInspect(const CliArgs& args) {
         model = load(*opened.backend);
         intervention =
             ablationsFor(args, *model, folder, variant, ablations, int64_t(input.model.ids.size()));
-        run = runRepeated(*model, input.model, variant, repeat, folder, intervention);
+        run = runRepeated(*model, input.model, variant, repeat, folder, intervention, selection);
     };
     try {
         loadAndRun();
@@ -322,10 +390,11 @@ int runInspect(const CliArgs& args) {
         if (!input.tokens.empty()) tokenizer = tokenize::Tokenizer::load(folder);
     }
     const std::string heads = variants::ablationText(ablations);
-    if (args.has("--dump")) writeDump(args.value("--dump").toStdString(), run.trace);
+    if (args.has("--dump")) writeDump(args.value("--dump").toStdString(), run.trace, selection);
     if (effect && !args.has("--json")) printAblation(*effect, heads, input, tokenizer.get());
     if (args.has("--json")) {
-        QJsonObject summary = summaryJson(folder, *model, input, run.trace, run.times, opened.note);
+        QJsonObject summary =
+            summaryJson(folder, *model, input, run.trace, run.times, opened.note, selection);
         if (effect) summary["ablation"] = ablationJson(*effect, heads);
         QTextStream(stdout) << QJsonDocument(summary).toJson(QJsonDocument::Indented);
     }
@@ -342,8 +411,8 @@ CliCommand inspectCommand() {
             "1,2,3 [--token-type-ids 0,0,1] [--attention-mask 1,1,0]) "
             "[--variant SPEC.json] [--backend cpu|vulkan] [--vulkan-device SEL] "
             "[--ablate L.H[:zero|mean|mean-corpus|replace],... [--ablation-corpus FILE] "
-            "[--replace-text STR]] [--weights stored|int8] [--repeat N] [--dump OUT.safetensors] "
-            "[--json]")},
+            "[--replace-text STR]] [--weights stored|int8] [--repeat N] [--dump OUT.safetensors "
+            "[--layers L,...] [--heads H,...]] [--json]")},
         {},
         {{"--model", "DIR",
           "the checkpoint folder (Hugging Face safetensors or the zoo's format), or a Hugging Face "
@@ -376,7 +445,15 @@ CliCommand inspectCommand() {
           "--weights int8 reports the error per layer)"},
          {"--repeat", "N", "run the pass N times, 1 to 100000, and report each time (default 1)"},
          {"--dump", "OUT.safetensors",
-          "write every layer's attention with its entropy and adjacent-layer JSD (docs/engine.md)"},
+          "write every layer's attention with its entropy and adjacent-layer JSD (docs/engine.md); "
+          "past 256 MiB of maps it is refused unless --layers or --heads choose some"},
+         {"--layers", "L,...",
+          "dump only these layers (from 0), in this order: attentions [layers, heads, T, T], "
+          "entropy of each, JSD between each listed layer and the next listed, and "
+          "attention_layers naming them"},
+         {"--heads", "H,...",
+          "dump only these heads (from 0) of each layer, in this order, and attention_heads "
+          "naming them"},
          {"--json", {}, "print a summary as JSON on stdout"}},
         {QStringLiteral("headlight inspect --model resources/models/realformer --text 'The cat "
                         "sat on the mat.' --dump out.safetensors --json"),

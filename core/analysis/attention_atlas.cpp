@@ -88,41 +88,50 @@ AttentionAtlas::AttentionAtlas(AtlasInput input, int head,
                                const std::function<bool(double)>& progress, int64_t cachedCells)
     : input_(std::move(input))
     , head_(head) {
-    const Tensor& q = input_.queries;
-    const Tensor& k = input_.keys;
-    if (q.rank() != 2 || k.rank() != 2 || q.dim(0) != k.dim(0) || input_.heads <= 0 ||
-        input_.kvHeads <= 0 || input_.heads % input_.kvHeads != 0 || q.dim(1) % input_.heads != 0 ||
-        q.dim(1) / input_.heads * input_.kvHeads != k.dim(1))
-        throw std::invalid_argument("atlas: queries " + q.shapeString() + " and keys " +
-                                    k.shapeString() + " do not match " +
-                                    std::to_string(input_.heads) + " heads and " +
-                                    std::to_string(input_.kvHeads) + " key/value heads");
+    checkInput(input_);
     if (head != kAllHeads && (head < 0 || head >= input_.heads))
         throw std::invalid_argument("atlas: head " + std::to_string(head) + " is outside 0.." +
                                     std::to_string(input_.heads - 1));
-    tokens_ = q.dim(0);
-    headDim_ = q.dim(1) / input_.heads;
-    if (!input_.keyValid.empty() && int64_t(input_.keyValid.size()) != tokens_)
-        throw std::invalid_argument("atlas: the key mask's length is not the token count");
+    tokens_ = input_.queries.dim(0);
+    headDim_ = input_.queries.dim(1) / input_.heads;
     buildCachedLevel(progress, std::max<int64_t>(1, cachedCells));
 }
 
-RowMatrix AttentionAtlas::headScores(int head, int64_t q0, int64_t q1, int64_t k0,
-                                     int64_t k1) const {
-    const int64_t d = headDim_, rows = q1 - q0, cols = k1 - k0;
-    const int64_t kvHead = head / (input_.heads / input_.kvHeads);
-    const RowMatrix qh = input_.queries.matrix().block(q0, head * d, rows, d);
-    const RowMatrix kh = input_.keys.matrix().block(k0, kvHead * d, cols, d);
+void AttentionAtlas::checkInput(const AtlasInput& input) {
+    const Tensor& q = input.queries;
+    const Tensor& k = input.keys;
+    if (q.rank() != 2 || k.rank() != 2 || q.dim(0) != k.dim(0) || input.heads <= 0 ||
+        input.kvHeads <= 0 || input.heads % input.kvHeads != 0 || q.dim(1) % input.heads != 0 ||
+        q.dim(1) / input.heads * input.kvHeads != k.dim(1))
+        throw std::invalid_argument("atlas: queries " + q.shapeString() + " and keys " +
+                                    k.shapeString() + " do not match " +
+                                    std::to_string(input.heads) + " heads and " +
+                                    std::to_string(input.kvHeads) + " key/value heads");
+    if (!input.keyValid.empty() && int64_t(input.keyValid.size()) != q.dim(0))
+        throw std::invalid_argument("atlas: the key mask's length is not the token count");
+}
+
+RowMatrix AttentionAtlas::headScores(const AtlasInput& input, int head, int64_t q0, int64_t q1,
+                                     int64_t k0, int64_t k1) {
+    const int64_t d = input.queries.dim(1) / input.heads, rows = q1 - q0, cols = k1 - k0;
+    const int64_t kvHead = head / (input.heads / input.kvHeads);
+    const RowMatrix qh = input.queries.matrix().block(q0, head * d, rows, d);
+    const RowMatrix kh = input.keys.matrix().block(k0, kvHead * d, cols, d);
     RowMatrix s(rows, cols);
-    cpu::gemm(qh.data(), kh.data(), s.data(), rows, d, cols, true, input_.rule.scale);
-    if (const float c = input_.rule.softcap; c > 0.0f)
+    cpu::gemm(qh.data(), kh.data(), s.data(), rows, d, cols, true, input.rule.scale);
+    if (const float c = input.rule.softcap; c > 0.0f)
         s = s.unaryExpr([c](float x) { return c * std::tanh(x / c); });
-    const KeyMask mask{input_.causal, input_.rule.slidingWindow, input_.keyValid};
+    const KeyMask mask{input.causal, input.rule.slidingWindow, input.keyValid};
     const float minusInfinity = -std::numeric_limits<float>::infinity();
     for (int64_t r = 0; r < rows; ++r)
         for (int64_t c = 0; c < cols; ++c)
             if (!mask.allows(q0 + r, k0 + c)) s(r, c) = minusInfinity;
     return s;
+}
+
+float AttentionAtlas::rowLogSumExp(const RowMatrix& scores, int64_t row) {
+    const float top = scores.row(row).maxCoeff();
+    return std::isfinite(top) ? top + std::log((scores.row(row).array() - top).exp().sum()) : top;
 }
 
 void AttentionAtlas::softmaxInPlace(RowMatrix& scores, int64_t q0, const std::vector<float>& lse) {
@@ -144,7 +153,7 @@ RowMatrix AttentionAtlas::probabilityRows(int64_t q0, int64_t q1, int64_t k0, in
     const int last = head_ == kAllHeads ? input_.heads : head_ + 1;
     RowMatrix sum = RowMatrix::Zero(q1 - q0, k1 - k0);
     for (int h = first; h < last; ++h) {
-        RowMatrix p = headScores(h, q0, q1, k0, k1);
+        RowMatrix p = headScores(input_, h, q0, q1, k0, k1);
         softmaxInPlace(p, q0, logSumExpOf(h));
         sum += p;
     }
@@ -158,13 +167,10 @@ RowMatrix AttentionAtlas::firstPassRows(int64_t q0, int64_t q1, int64_t k0, int6
     const int last = head_ == kAllHeads ? input_.heads : head_ + 1;
     RowMatrix sum = RowMatrix::Zero(q1 - q0, k1 - k0);
     for (int h = first; h < last; ++h) {
-        RowMatrix s = headScores(h, q0, q1, k0, k1);
+        RowMatrix s = headScores(input_, h, q0, q1, k0, k1);
         std::vector<float>& lse = logSumExp_[std::size_t(head_ == kAllHeads ? h : 0)];
-        for (int64_t r = 0; r < s.rows(); ++r) {
-            const float top = s.row(r).maxCoeff();
-            lse[std::size_t(q0 + r)] =
-                std::isfinite(top) ? top + std::log((s.row(r).array() - top).exp().sum()) : top;
-        }
+        for (int64_t r = 0; r < s.rows(); ++r)
+            lse[std::size_t(q0 + r)] = rowLogSumExp(s, r);
         softmaxInPlace(s, q0, lse);
         sum += s;
     }
@@ -264,6 +270,20 @@ AtlasTiles AttentionAtlas::computed(const AtlasRegion& region, int64_t tile,
                  sums, maxima);
     }
     return finish(region, tile, pooling, sums, maxima);
+}
+
+RowMatrix AttentionAtlas::exactRows(const AtlasInput& input, int head, int64_t q0, int64_t q1) {
+    const int64_t tokens = input.queries.dim(0);
+    const KeyMask mask{input.causal, input.rule.slidingWindow, input.keyValid};
+    const int64_t k0 = mask.firstKey(q0), k1 = mask.lastKey(q1 - 1, tokens) + 1;
+    RowMatrix s = headScores(input, head, q0, q1, k0, k1);
+    std::vector<float> lse(std::size_t(q1), 0.0f);
+    for (int64_t r = 0; r < s.rows(); ++r)
+        lse[std::size_t(q0 + r)] = rowLogSumExp(s, r);
+    softmaxInPlace(s, q0, lse);
+    RowMatrix rows = RowMatrix::Zero(q1 - q0, tokens);
+    rows.middleCols(k0, k1 - k0) = s;
+    return rows;
 }
 
 std::vector<float> AttentionAtlas::row(int64_t query) const {

@@ -81,6 +81,15 @@ public:
     // The k keys the query attends to most, strongest first.
     std::vector<std::pair<int64_t, float>> strongestKeys(int64_t query, int k) const;
 
+    // Rows [q0, q1) of one head's map over all T keys, exact, without an atlas: each row's scores
+    // and its own log-sum-exp, as the atlas computes them ([q1 − q0, T]; a row that sees no key
+    // is zero). What the statistics that stream over rows read (analysis/streamed_attention.h).
+    // `input` must be one an atlas accepts (checkInput).
+    static RowMatrix exactRows(const AtlasInput& input, int head, int64_t q0, int64_t q1);
+    // Throws std::invalid_argument unless queries and keys match the heads and the mask the
+    // tokens.
+    static void checkInput(const AtlasInput& input);
+
 private:
     struct Level {
         int64_t tile = 1, rows = 0, cols = 0;
@@ -90,7 +99,9 @@ private:
     // Rows [q0, q1) of the map restricted to keys [k0, k1), exact: [q1 − q0, k1 − k0].
     RowMatrix probabilityRows(int64_t q0, int64_t q1, int64_t k0, int64_t k1) const;
     // One head's scaled scores for those rows and keys, masked keys at −∞.
-    RowMatrix headScores(int head, int64_t q0, int64_t q1, int64_t k0, int64_t k1) const;
+    static RowMatrix headScores(const AtlasInput& input, int head, int64_t q0, int64_t q1,
+                                int64_t k0, int64_t k1);
+    static float rowLogSumExp(const RowMatrix& scores, int64_t row); // −∞ when it sees no key
     // Scores → probabilities with each row's log-sum-exp (`lse` indexed by query).
     static void softmaxInPlace(RowMatrix& scores, int64_t q0, const std::vector<float>& lse);
     const std::vector<float>& logSumExpOf(int head) const;

@@ -25,6 +25,9 @@ struct CaptureRequest {
     std::vector<int> layers;    // layers to capture; empty means all
     std::vector<int> heads;     // heads kept in the trace; empty means all (the device computes
                                 // every head of a captured layer, the host keeps these)
+    bool finalState = true;     // Trace::lastHiddenState; without it, logits and hidden states, a
+                                // plain stack without early exit stops after the last layer in
+                                // `layers` (the later layers cannot change what it captured)
 
     bool wantsLayer(int layer) const;
 };
@@ -59,6 +62,8 @@ struct Trace {
     Tensor logits;                      // [T, V] when requested: the LM head on lastHiddenState
     std::map<std::string, Tensor> internals; // model-level variant internals (nominal mask, exits, ...)
     double forwardMs = 0.0;             // wall time of the forward pass, capture included
+    int layersRun = 0; // layers the depth loop ran (fewer than the model's when it stopped early;
+                       // then lastHiddenState is empty)
 
     // Probabilities of every layer stacked to [L, H, T, T]; throws when a layer was not captured.
     // A funnel's pooled maps [H, T_q, T_k] enter at token resolution (tokenResolution).

@@ -2,6 +2,7 @@
 
 #include "backend/key_mask.h"
 #include "io/checkpoint.h"
+#include "model/capture_limit.h"
 #include "model/memory_budget.h"
 #include "model/model_family.h"
 #include "variants/early_exit.h"
@@ -449,6 +450,7 @@ void TransformerModel::checkCapture(const ModelInput& input, const CaptureReques
         if (h < 0 || h >= spec_.heads)
             throw ModelError("head " + std::to_string(h) + " does not exist (the model has " +
                              std::to_string(spec_.heads) + ")");
+    checkMapCaptureLength(int64_t(input.ids.size()), capture);
     checkForwardBudget(spec_, int64_t(input.ids.size()), capture, backend_.kind() == BackendKind::Cpu);
     if (const auto device = backend_.deviceMemory())
         checkDeviceForwardBudget(spec_, int64_t(input.ids.size()), capture, *device);
@@ -478,6 +480,7 @@ Trace TransformerModel::forward(const ModelInput& input, const CaptureRequest& c
     trace.valid = input.attentionMask.empty() ? std::vector<uint8_t>(input.ids.size(), 1) : input.attentionMask;
     trace.layers.resize(std::size_t(capturedLayers()));
     Pass pass{input, variant, plan, positionIds(input), {}, {}, {}};
+    pass.lastLayer = lastLayerNeeded(capture, plan);
     pass.wants.internals = capture.internals;
     if (plan.attention == variants::AttentionRoute::Composed)
         pass.attentionPlan =
@@ -498,16 +501,19 @@ Trace TransformerModel::forward(const ModelInput& input, const CaptureRequest& c
     DeviceTensor x = embed(pass);
     if (capture.hiddenStates) hidden.push_back(x);
     x = runDepth(x, pass, pending, capture.hiddenStates ? &hidden : nullptr, exits, trace);
+    trace.layersRun =
+        plan.depth == variants::DepthLoop::Stack ? pass.layersRun : int(trace.layers.size());
+    const bool stoppedEarly = pass.lastLayer >= 0 && pass.lastLayer + 1 < int(layers_.size());
     const bool pre = block_.placement == variants::BlockSpec::Placement::Pre;
     // Why: like HF, pre-norm models report the last layer's state only after the final norm.
     if (capture.hiddenStates && pre && hidden.size() > 1 && finalNormApplies()) hidden.pop_back();
-    if (finalNormApplies()) {
+    if (finalNormApplies() && !stoppedEarly) {
         DeviceTensor normed = backend_.allocate(x.shape());
         normalize(finalNorm_, x, normed);
         x = normed;
         if (capture.hiddenStates) hidden.push_back(x);
     }
-    trace.lastHiddenState = backend_.download(x);
+    if (!stoppedEarly) trace.lastHiddenState = backend_.download(x);
     if (capture.logits) trace.logits = backend_.download(headLogits(x));
     for (std::size_t l = 0; l < pending.size(); ++l) collect(pending[l], capture, trace.layers[l]);
     if (capture.internals) collectPlan(pass.attentionPlan, trace);

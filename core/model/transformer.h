@@ -128,6 +128,8 @@ private:
         variants::AttentionMemory memory;
         variants::AttentionWants wants;
         variants::Segments* segments = nullptr; // the segment loop's (AttentionRoute::Segmented)
+        int lastLayer = -1; // the plain stack stops after this layer; -1: it runs every layer
+        int layersRun = 0;  // layers the plain stack finished
     };
     using SublayerKind = variants::SublayerKind;
     using Sublayer = variants::Sublayer;
@@ -203,6 +205,9 @@ private:
                            std::vector<DeviceTensor>* hidden, Trace& trace) const;
     std::vector<Sublayer> sublayerOrder(const variants::VariantSpec& variant) const;
     int capturedLayers() const; // trace layers: the model's layers, or ACT's steps
+    // The last layer a pass must run for `capture` (capture_depth.cpp): the highest captured one
+    // when nothing later is needed and the plan's loop may stop early, else -1 (all of them).
+    int lastLayerNeeded(const CaptureRequest& capture, const variants::ForwardPlan& plan) const;
     void trackExits(variants::ExitTracker& exits, int layer, const DeviceTensor& before, DeviceTensor& after) const;
     void collect(const PendingCapture& pending, const CaptureRequest& capture, LayerTrace& layer) const;
     void collectPlan(const variants::AttentionPlan& plan, Trace& trace) const;

@@ -5,6 +5,8 @@
 #include "variants/funnel_pooling.h"
 #include "variants/reversible_layers.h"
 
+#include <algorithm>
+
 namespace headlight {
 
 int TransformerModel::capturedLayers() const { return block_.actSteps > 0 ? block_.actSteps : spec_.layers; }
@@ -54,6 +56,8 @@ DeviceTensor TransformerModel::runStack(DeviceTensor x, Pass& pass,
         if (exits) trackExits(*exits, sublayer.layer, layerInput, x);
         if (hidden) hidden->push_back(x);
         layerInput = x;
+        ++pass.layersRun;
+        if (sublayer.layer == pass.lastLayer) break;
     }
     return x;
 }
@@ -145,5 +149,16 @@ DeviceTensor TransformerModel::runFunnel(const DeviceTensor& x, Pass& pass,
     trace.internals["funnel_length"] = outcome.lengths;
     trace.internals["funnel_merge"] = outcome.merge;
     return outcome.out;
+}
+
+// Why only the plain stack without early exit: the other loops (ACT, reversible streams,
+// segments, the funnel) and the exits carry state across the whole depth; a captured layer
+// there may depend on layers after it, or its trace on the loop finishing.
+int TransformerModel::lastLayerNeeded(const CaptureRequest& capture,
+                                      const variants::ForwardPlan& plan) const {
+    if (capture.finalState || capture.logits || capture.hiddenStates || capture.layers.empty() ||
+        plan.depth != variants::DepthLoop::Stack || plan.earlyExit)
+        return -1;
+    return *std::max_element(capture.layers.begin(), capture.layers.end());
 }
 } // namespace headlight
