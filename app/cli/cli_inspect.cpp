@@ -15,6 +15,7 @@
 #include "backend/vulkan/vk_error.h"
 #include "cli.h"
 #include "cli_args.h"
+#include "cli_interrupt.h"
 #include "io/hub_cache.h"
 #include "io/safetensors.h"
 #include "model/transformer.h"
@@ -158,10 +159,11 @@ Run runRepeated(const TransformerModel& model, const ModelInput& input,
     capture.internals = !variant.isVanilla();
     std::optional<variants::KnnDatastore> datastore;
     if (variant.knn) datastore = loadDatastore(model, folder, variant);
+    const PassControl control = interruptiblePass("headlight inspect", int64_t(input.ids.size()));
     Run run;
     for (int i = 0; i < repeat; ++i) {
         run.trace = datastore ? variants::forwardKnn(model, input, capture, variant, *datastore)
-                              : model.forward(input, capture, variant, intervention);
+                              : model.forward(input, capture, variant, intervention, control);
         run.times.push_back(run.trace.forwardMs);
     }
     return run;

@@ -41,8 +41,10 @@ DeviceTensor TransformerModel::runStack(DeviceTensor x, Pass& pass,
     DeviceTensor layerInput = x;
     int entered = -1; // the layer whose residual stream the plan's patches have written
     for (const Sublayer& sublayer : sublayerOrder(pass.variant)) {
+        if (sublayer.layer < pass.firstLayer) continue; // kept from a cached pass
         if (sublayer.layer != entered) {
             entered = sublayer.layer;
+            if (pass.kept) pass.kept->layerInputs[std::size_t(entered)].push_back(x);
             x = variants::patchResidual(backend_, pass.plan.intervention, entered, x);
             layerInput = x;
         }
@@ -54,6 +56,7 @@ DeviceTensor TransformerModel::runStack(DeviceTensor x, Pass& pass,
         if (exits) trackExits(*exits, sublayer.layer, layerInput, x);
         if (hidden) hidden->push_back(x);
         layerInput = x;
+        if (pass.control) pass.control->afterLayer(sublayer.layer + 1, spec_.layers);
     }
     return x;
 }
