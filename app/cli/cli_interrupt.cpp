@@ -4,6 +4,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <memory>
 #include <string>
 
 namespace headlight::app {
@@ -31,10 +32,18 @@ void installInterruptHandler() {
 PassControl interruptiblePass(const char* who, int64_t tokens) {
     installInterruptHandler();
     PassControl control;
-    control.cancelled = [] { return interrupted != 0; };
+    // Why: a pass stopped mid-way leaves its progress line open; the refusal starts a new one.
+    auto openLine = std::make_shared<bool>(false);
+    control.cancelled = [openLine] {
+        if (interrupted == 0) return false;
+        if (*openLine) std::fputc('\n', stderr);
+        *openLine = false;
+        return true;
+    };
     if (tokens < ForwardRunner::kLongPassTokens) return control;
-    control.progress = [name = std::string(who)](int done, int total) {
+    control.progress = [name = std::string(who), openLine](int done, int total) {
         std::fprintf(stderr, "\r%s: layer %d of %d", name.c_str(), done, total);
+        *openLine = done != total;
         if (done == total) std::fputc('\n', stderr);
         std::fflush(stderr);
     };

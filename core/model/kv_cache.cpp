@@ -3,7 +3,8 @@
 #include <QLoggingCategory>
 #include <algorithm>
 
-Q_LOGGING_CATEGORY(lcKvCache, "headlight.kvcache")
+// Why QtInfoMsg: the decisions are debug lines, off unless QT_LOGGING_RULES turns them on.
+Q_LOGGING_CATEGORY(lcKvCache, "headlight.kvcache", QtInfoMsg)
 
 namespace headlight {
 namespace {

@@ -10,9 +10,9 @@
 namespace headlight {
 namespace {
 
-// Why a bound: what a kept pass holds (every layer's input, and keys and values) is not in the
-// pass's memory plan, so a pass that would keep more is run without the cache.
-constexpr int64_t kMaxKeptBytes = int64_t(1) << 30;
+// Why a bound: what a kept pass holds (every layer's input, keys and values, its trace) is not in
+// the pass's memory plan, so a pass that would keep more is run without the cache.
+constexpr int64_t kMaxKeptBytes = int64_t(512) << 20;
 
 template <typename Value>
 std::vector<Value> tailOf(const std::vector<Value>& values, int64_t from) {
@@ -86,6 +86,20 @@ Trace prefixTrace(const Trace& kept, int64_t keep, Trace fresh) {
     return trace;
 }
 
+// Per layer its input [T, D], keys and values [T, kvHeads·d] (causal plans); the captured maps,
+// logits and hidden states.
+int64_t bytesKept(const ModelSpec& spec, const CaptureRequest& capture, int64_t tokens,
+                  bool keysValues) {
+    const int64_t layers = capture.layers.empty() ? spec.layers : int64_t(capture.layers.size());
+    const int64_t maps = (capture.probabilities ? 1 : 0) + (capture.scores ? 1 : 0);
+    const int64_t heads = capture.heads.empty() ? spec.heads : int64_t(capture.heads.size());
+    const int64_t perLayer =
+        tokens * (spec.hidden + (keysValues ? 2 * spec.kvHeads * spec.headDim : 0));
+    const int64_t rows = (capture.logits ? spec.vocabSize : 0) +
+                         (capture.hiddenStates ? (spec.layers + 1) * int64_t(spec.hidden) : 0);
+    return 4 * (spec.layers * perLayer + layers * maps * heads * tokens * tokens + tokens * rows);
+}
+
 double millisecondsSince(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
         .count();
@@ -131,10 +145,7 @@ Trace TransformerModel::forwardCached(KvCache& cache, const ModelInput& input,
     const variants::ForwardPlan plan =
         preparePass(input, capture, requested, intervention, variant);
     const std::string prefixBlocker = prefixReuseBlocker(plan, input, variant);
-    const int64_t tokens = int64_t(input.ids.size());
-    const int64_t keptBytes =
-        4 * spec_.layers * tokens *
-        (spec_.hidden + (prefixBlocker.empty() ? 2 * spec_.kvHeads * spec_.headDim : 0));
+    const int64_t keptBytes = bytesKept(spec_, capture, int64_t(input.ids.size()), prefixBlocker.empty());
     std::string blocker = layerReuseBlocker(plan);
     if (blocker.empty() && keptBytes > kMaxKeptBytes)
         blocker = "the pass would keep " + std::to_string(keptBytes >> 20) + " MiB";
