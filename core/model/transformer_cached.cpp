@@ -145,7 +145,8 @@ Trace TransformerModel::forwardCached(KvCache& cache, const ModelInput& input,
     const variants::ForwardPlan plan =
         preparePass(input, capture, requested, intervention, variant);
     const std::string prefixBlocker = prefixReuseBlocker(plan, input, variant);
-    const int64_t keptBytes = bytesKept(spec_, capture, int64_t(input.ids.size()), prefixBlocker.empty());
+    const int64_t keptBytes =
+        bytesKept(spec_, capture, int64_t(input.ids.size()), prefixBlocker.empty());
     std::string blocker = layerReuseBlocker(plan);
     if (blocker.empty() && keptBytes > kMaxKeptBytes)
         blocker = "the pass would keep " + std::to_string(keptBytes >> 20) + " MiB";

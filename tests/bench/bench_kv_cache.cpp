@@ -93,7 +93,9 @@ double medianMs(const std::function<void()>& prepare, const std::function<void()
         prepare();
         const auto start = std::chrono::steady_clock::now();
         run();
-        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+        ms.push_back(
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count());
     }
     std::sort(ms.begin(), ms.end());
     return ms[ms.size() / 2];
@@ -122,12 +124,18 @@ void BM_IncrementalRecompute(benchmark::State& state) {
         };
     };
     const auto append = [&](const CaptureRequest& capture) {
-        return [&] { benchmark::DoNotOptimize(model.forwardCached(cache, appended, capture).lastHiddenState.data()); };
+        return [&] {
+            benchmark::DoNotOptimize(
+                model.forwardCached(cache, appended, capture).lastHiddenState.data());
+        };
     };
     const auto full = [&](const CaptureRequest& capture) {
-        return [&] { benchmark::DoNotOptimize(model.forward(appended, capture).lastHiddenState.data()); };
+        return [&] {
+            benchmark::DoNotOptimize(model.forward(appended, capture).lastHiddenState.data());
+        };
     };
-    const variants::Intervention knockout{{{{spec.layers - 1, 3, variants::AblationMode::Zero}, {}}}, {}};
+    const variants::Intervention knockout{
+        {{{spec.layers - 1, 3, variants::AblationMode::Zero}, {}}}, {}};
     for (auto _ : state) {
         const double decode = medianMs(cached(nothing), append(nothing));
         const double appendMs = medianMs(cached(lmViews), append(lmViews));
@@ -140,7 +148,8 @@ void BM_IncrementalRecompute(benchmark::State& state) {
                 model.forwardCached(cache, appended, lmViews);
             },
             [&] { model.forwardCached(cache, appended, lmViews, {}, knockout); });
-        const double toggleFull = medianMs([] {}, [&] { model.forward(appended, lmViews, {}, knockout); });
+        const double toggleFull =
+            medianMs([] {}, [&] { model.forward(appended, lmViews, {}, knockout); });
         state.counters["decode_ms"] = decode;
         state.counters["append_ms"] = appendMs;
         state.counters["full_ms"] = fullMs;

@@ -23,7 +23,8 @@ std::shared_ptr<const app::LoadedModel> bertBaseToCancel() {
     model->folder = QStringLiteral("random-bert-base");
     model->backend = makeCpuBackend();
     const ModelSpec spec = bench::bertBase();
-    model->model = std::make_unique<TransformerModel>(spec, bench::randomBertWeights(spec), *model->backend);
+    model->model =
+        std::make_unique<TransformerModel>(spec, bench::randomBertWeights(spec), *model->backend);
     return model;
 }
 
@@ -66,7 +67,8 @@ private Q_SLOTS:
         QVERIFY(failed.isEmpty());
         QCOMPARE(finished[0][0].value<std::shared_ptr<const app::ForwardResult>>()->text, newer);
         // The newer pass ran its 12 layers; the first stopped before its 12.
-        QVERIFY2(layersReportedBy(progress) < 24, qPrintable(QString::number(layersReportedBy(progress))));
+        QVERIFY2(layersReportedBy(progress) < 24,
+                 qPrintable(QString::number(layersReportedBy(progress))));
     }
 
     void escapeCancelsThePass() {
@@ -91,7 +93,8 @@ private Q_SLOTS:
         QTest::qWait(2 * app::ForwardRunner::kDebounceMs); // nothing pending starts afterwards
         QVERIFY(!runner.busy());
         QVERIFY(finished.isEmpty());
-        QVERIFY2(layersReportedBy(progress) < 12, qPrintable(QString::number(layersReportedBy(progress))));
+        QVERIFY2(layersReportedBy(progress) < 12,
+                 qPrintable(QString::number(layersReportedBy(progress))));
     }
 };
 
