@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "cli_args.h"
 #include "cli_atlas.h"
+#include "cli_interrupt.h"
 #include "corpus_analysis.h"
 #include "counted.h"
 #include "export_files.h"
@@ -21,6 +22,7 @@
 #include "provenance.h"
 #include "scene_files.h"
 #include "scene_render.h"
+#include "text_input.h"
 #include "variants/variant_spec.h"
 
 #include <QDir>
@@ -164,8 +166,11 @@ std::shared_ptr<ForwardResult> runText(std::shared_ptr<const LoadedModel> loaded
                                        const Request& request) {
     const bool output =
         request.view == ViewKind::LogitLens || request.view == ViewKind::VariantEffect;
+    const int64_t tokens =
+        int64_t(prepareText(loaded->tokenizer.get(), request.texts.front()).input.ids.size());
+    const PassControl control = interruptiblePass("headlight export", tokens);
     auto result = runForwardPass(loaded, request.texts.front(), request.variant,
-                                 request.view == ViewKind::Sparsity, output);
+                                 request.view == ViewKind::Sparsity, output, {}, control);
     if (!result->error.isEmpty()) throw CliError(result->error.toStdString());
     if (result->tokenCount() == 0) throw CliError("the text produced no tokens");
     return result;

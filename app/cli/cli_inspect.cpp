@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "cli_args.h"
 #include "corpus_analysis.h"
+#include "cli_interrupt.h"
 #include "io/hub_cache.h"
 #include "io/safetensors.h"
 #include "model/transformer.h"
@@ -227,10 +228,11 @@ Run runRepeated(const TransformerModel& model, const ModelInput& input,
     capture.heads = selection.heads;
     std::optional<variants::KnnDatastore> datastore;
     if (variant.knn) datastore = loadDatastore(model, folder, variant);
+    const PassControl control = interruptiblePass("headlight inspect", int64_t(input.ids.size()));
     Run run;
     for (int i = 0; i < repeat; ++i) {
         run.trace = datastore ? variants::forwardKnn(model, input, capture, variant, *datastore)
-                              : model.forward(input, capture, variant, intervention);
+                              : model.forward(input, capture, variant, intervention, control);
         run.times.push_back(run.trace.forwardMs);
     }
     return run;

@@ -17,6 +17,7 @@ struct Request {
     quint64 serial = 0;
     HeadKnockouts knockouts;
     QPointer<ForwardRunner> runner; // told the plan of a long pass; null for runForwardPass
+    PassControl control;
 };
 
 // The knockouts as the plan takes them, replace ones filled from the source text's pass and
@@ -42,7 +43,8 @@ void compareOutputs(const LoadedModel& model, const Request& request, const Mode
     CaptureRequest logits;
     logits.probabilities = false;
     logits.logits = true;
-    const Trace clean = model.model->forward(input, logits, request.variant);
+    const Trace clean = model.model->forwardCached(*model.passCache, input, logits, request.variant,
+                                                   {}, request.control);
     result.outputChange = outputChange(clean.logits, trace.logits);
 }
 
@@ -98,7 +100,8 @@ std::shared_ptr<ForwardResult> runPass(const std::shared_ptr<const LoadedModel>&
             return result;
         const variants::Intervention intervention =
             interventionFor(*model, request, int64_t(prepared.input.ids.size()));
-        Trace trace = model->model->forward(prepared.input, capture, request.variant, intervention);
+        Trace trace = model->model->forwardCached(*model->passCache, prepared.input, capture,
+                                                  request.variant, intervention, request.control);
         if (request.withOutput)
             result->output = std::make_shared<const OutputAnalysis>(
                 analyseOutput(*model, prepared.input, trace, request.variant));
@@ -109,8 +112,17 @@ std::shared_ptr<ForwardResult> runPass(const std::shared_ptr<const LoadedModel>&
         result->forwardMs = trace.forwardMs;
         keepInternals(trace, *result);
         if (request.withVanilla && !request.variant.isVanilla())
-            result->vanillaAttention = model->model->forward(prepared.input).stackedProbabilities();
+            result->vanillaAttention =
+                model->model
+                    ->forwardCached(*model->passCache, prepared.input, {}, {}, {}, request.control)
+                    .stackedProbabilities();
         result->tokens = prepared.labels;
+    } catch (const PassCancelled& cancelled) {
+        *result = ForwardResult{};
+        result->serial = request.serial;
+        result->text = request.text;
+        result->error = QString::fromUtf8(cancelled.what());
+        result->cancelled = true;
     } catch (const std::exception& error) {
         *result = ForwardResult{};
         result->serial = request.serial;
@@ -132,12 +144,11 @@ MemoryPlan planPass(const LoadedModel& model, int64_t tokens, const CaptureReque
     return plan;
 }
 
-std::shared_ptr<ForwardResult> runForwardPass(const std::shared_ptr<const LoadedModel>& model,
-                                              const QString& text,
-                                              const variants::VariantSpec& variant,
-                                              bool withVanilla, bool withOutput,
-                                              const HeadKnockouts& knockouts) {
-    return runPass(model, {text, variant, withVanilla, withOutput, 0, knockouts, nullptr});
+std::shared_ptr<ForwardResult>
+runForwardPass(const std::shared_ptr<const LoadedModel>& model, const QString& text,
+               const variants::VariantSpec& variant, bool withVanilla, bool withOutput,
+               const HeadKnockouts& knockouts, const PassControl& control) {
+    return runPass(model, {text, variant, withVanilla, withOutput, 0, knockouts, nullptr, control});
 }
 
 ForwardRunner::ForwardRunner(QObject* parent)
@@ -161,17 +172,27 @@ bool ForwardRunner::busy() const {
     return watcher_->isRunning();
 }
 
-void ForwardRunner::schedule(const QString& text) {
+void ForwardRunner::request(const QString& text) {
     text_ = text;
-    ++requested_;
+    newest_->store(++requested_);
+}
+
+void ForwardRunner::schedule(const QString& text) {
+    request(text);
     debounce_.start();
 }
 
 void ForwardRunner::runNow(const QString& text) {
-    text_ = text;
-    ++requested_;
+    request(text);
     debounce_.stop();
     launch();
+}
+
+void ForwardRunner::cancel() {
+    request(text_);
+    launched_ = requested_; // nothing is pending either
+    debounce_.stop();
+    if (busy()) Q_EMIT cancelled();
 }
 
 void ForwardRunner::setVariant(const variants::VariantSpec& variant) {
@@ -209,7 +230,21 @@ void ForwardRunner::launch() {
     // Why not start now when busy: collect() launches the newest request when the pass ends.
     if (!model_ || paused_ || busy() || launched_ == requested_) return;
     launched_ = requested_;
-    const Request request{text_, variant_, vanillaWanted_, outputWanted_, launched_, knockouts_, this};
+    Request request{text_,     variant_,   vanillaWanted_, outputWanted_,
+                    launched_, knockouts_, this,           {}};
+    // Why between layers: a newer request (or cancel) stops this pass instead of queueing behind
+    // it.
+    request.control.cancelled = [newest = newest_, serial = launched_] {
+        return *newest != serial;
+    };
+    request.control.progress = [runner = QPointer<ForwardRunner>(this)](int done, int total) {
+        QMetaObject::invokeMethod(
+            runner,
+            [runner, done, total] {
+                if (runner) Q_EMIT runner->progress(done, total);
+            },
+            Qt::QueuedConnection);
+    };
     watcher_->setFuture(QtConcurrent::run(runPass, model_, request));
     Q_EMIT busyChanged(true);
 }

@@ -2,9 +2,11 @@
 // Runs the forward pass for the text being typed, with the variant the panel selected, off the
 // GUI thread. Text requests are debounced (a burst of keystrokes makes one pass); a variant
 // toggle runs at once. One pass runs at a time (a backend is not re-entrant), and a result is
-// delivered only if no newer request came in while it ran: the newest request always wins and
-// stale results are dropped. The sparsity view also needs the vanilla pass of the same text;
-// it is run only while that view asks for it.
+// delivered only if no newer request came in while it ran: the newest request always wins, a
+// pass it supersedes stops after the layer it is in, and stale results are dropped. Passes reuse
+// what the model's KvCache kept of earlier ones (a text's prefix, the layers before a toggle). The
+// sparsity view also needs the vanilla pass of the same text; it is run only while that view asks
+// for it.
 
 #include "ablation_effect.h"
 #include "attention_stats.h"
@@ -15,6 +17,7 @@
 #include <QObject>
 #include <QStringList>
 #include <QTimer>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
@@ -54,6 +57,7 @@ struct ForwardResult {
     QString memoryPlan; // describePlan of a long pass (≥ kLongPassTokens tokens), else empty
     QString error; // one line; the other fields are empty when set
     bool refusedForMemory = false; // the error is the plan of a pass that would not fit
+    bool cancelled = false;        // the pass was stopped (PassControl); error says so
 
     int tokenCount() const { return int(tokens.size()); }
 };
@@ -65,12 +69,12 @@ MemoryPlan planPass(const LoadedModel& model, int64_t tokens, const CaptureReque
 // One pass as the runner makes it, on the calling thread: attention, statistics, internals and,
 // when asked and the variant is not vanilla, the vanilla pass too (`headlight export` uses it);
 // with `withOutput`, the logit lens and the variant's effect on the output (OutputAnalysis).
-// A refusal comes back as the result's `error`.
-std::shared_ptr<ForwardResult> runForwardPass(const std::shared_ptr<const LoadedModel>& model,
-                                              const QString& text,
-                                              const variants::VariantSpec& variant,
-                                              bool withVanilla, bool withOutput = false,
-                                              const HeadKnockouts& knockouts = {});
+// A refusal comes back as the result's `error`; a pass `control` cancels, as an error with
+// `cancelled` set.
+std::shared_ptr<ForwardResult>
+runForwardPass(const std::shared_ptr<const LoadedModel>& model, const QString& text,
+               const variants::VariantSpec& variant, bool withVanilla, bool withOutput = false,
+               const HeadKnockouts& knockouts = {}, const PassControl& control = {});
 
 class ForwardRunner : public QObject {
     Q_OBJECT
@@ -99,6 +103,9 @@ public:
     // While paused nothing launches (the corpus uses the backend); resuming runs what is pending.
     void setPaused(bool paused);
     void waitForIdle();
+    // Stops the pass in flight after its current layer and drops what is pending; emits
+    // cancelled() when a pass was running.
+    void cancel();
     bool busy() const;
     quint64 latestRequest() const { return requested_; }
 
@@ -110,10 +117,14 @@ Q_SIGNALS:
     // A pass refused before it ran because its plan does not fit the memory available.
     void refusedForMemory(const QString& reason);
     void busyChanged(bool busy);
+    // The pass in flight finished `done` of its `total` layers.
+    void progress(int done, int total);
+    void cancelled();
 
 private:
     void launch();
     void collect();
+    void request(const QString& text);
 
     QTimer debounce_;
     QFutureWatcher<std::shared_ptr<ForwardResult>>* watcher_;
@@ -126,5 +137,7 @@ private:
     bool paused_ = false;
     quint64 requested_ = 0; // serial of the newest request
     quint64 launched_ = 0;  // serial of the pass in flight or last run
+    // requested_ as the pass in flight reads it between layers (from its worker thread).
+    std::shared_ptr<std::atomic<quint64>> newest_ = std::make_shared<std::atomic<quint64>>(0);
 };
 } // namespace headlight::app

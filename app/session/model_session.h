@@ -25,6 +25,9 @@ struct LoadedModel {
     QString backendNote;                            // why the CPU backend is used, if it is
     Tensor positionTable;    // the learned position table [P, D], empty when there is none
     WeightBytes weights;     // what the load mapped and widened, for the passes' memory plans
+    // The last passes, for the next one to reuse (model/kv_cache.h). Declared after the model and
+    // its backend so that its device tensors go first.
+    std::unique_ptr<KvCache> passCache = std::make_unique<KvCache>();
     QString summary() const; // "bert · 12 layers × 12 heads · hidden 768 · cpu"
     QString name() const;    // the cache id, else the folder's name
 };

@@ -87,9 +87,16 @@ Workspace::Workspace(QWidget* canvasPage, QWidget* parent)
         Q_EMIT memoryRefused(reason);
     });
     connect(runner_, &ForwardRunner::busyChanged, this, [this] {
+        passProgress_.clear();
         updateSummary();
         shareBackend();
     });
+    connect(runner_, &ForwardRunner::progress, this, [this](int done, int total) {
+        passProgress_ = tr("layer %1 of %2 · Esc cancels").arg(done).arg(total);
+        updateSummary();
+    });
+    connect(runner_, &ForwardRunner::cancelled, this,
+            [this] { Q_EMIT message(tr("Forward pass cancelled")); });
     connect(tokenStrip_, &TokenStrip::tokenClicked, this, &Workspace::selectQuery);
     connect(tokenStrip_, &TokenStrip::tokenHovered, this, [this](int index) {
         if (index >= 0)
@@ -158,6 +165,8 @@ void Workspace::createActions() {
         {tr("Next layer"), QKeySequence(Qt::ALT | Qt::Key_Down), [this] { stepLayer(1); }},
         {tr("Previous head"), QKeySequence(Qt::ALT | Qt::Key_Left), [this] { stepHead(-1); }},
         {tr("Next head"), QKeySequence(Qt::ALT | Qt::Key_Right), [this] { stepHead(1); }},
+        {tr("Cancel the running pass"), QKeySequence(Qt::Key_Escape),
+         [this] { runner_->cancel(); }},
     };
     for (const auto& step : steps) {
         auto* action = new QAction(step.text, this);
@@ -379,7 +388,9 @@ void Workspace::updateSummary() {
     QString text = result_ ? tr("%n token(s) · forward %1 ms", nullptr, result_->tokenCount())
                                  .arg(result_->forwardMs, 0, 'f', 1)
                            : QString();
-    if (runner_->busy()) text += tr("  · running…");
+    if (runner_->busy())
+        text +=
+            passProgress_.isEmpty() ? tr("  · running…") : tr("  · running %1").arg(passProgress_);
     summaryLabel_->setText(text);
 }
 

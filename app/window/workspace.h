@@ -131,6 +131,7 @@ private:
     QSpinBox* headBox_ = nullptr;
     QCheckBox* averageBox_ = nullptr;
     QLabel* summaryLabel_ = nullptr;
+    QString passProgress_; // "layer 3 of 12 · Esc cancels" while a pass runs
     QLabel* readoutLabel_ = nullptr;
     QStackedWidget* pages_ = nullptr;
     FigureView* figureView_ = nullptr;

@@ -364,31 +364,41 @@ DeviceTensor TransformerModel::attend(const Layer& layer, int index, const Devic
         capture.rule = {attentionScale(), windowed ? spec_.slidingWindow.value_or(0) : 0,
                         spec_.attentionSoftcap};
     }
-    const bool composed = pass.plan.attention == variants::AttentionRoute::Composed;
-    DeviceTensor context = composed ? attendComposed(layer, index, q, k, v, pass, capture)
-                                    : backend_.allocate({tokens, heads * d});
-    if (!composed) {
-        AttentionParams params;
-        params.heads = spec_.heads;
-        params.kvHeads = spec_.kvHeads;
-        params.headDim = spec_.headDim;
-        params.scale = attentionScale();
-        params.causal = spec_.causal;
-        params.slidingWindow = windowed ? spec_.slidingWindow.value_or(0) : 0;
-        params.softcap = spec_.attentionSoftcap;
-        // Why not with a funnel: validate() refuses its padding, and pooled rows have no mask.
-        if (block_.funnelBlocks.empty()) params.keyValid = pass.input.attentionMask;
-        const int64_t h = spec_.heads;
-        if (capture.wantScores) capture.scores = backend_.allocate({h, tokens, tokens});
-        if (capture.wantProbabilities) capture.probabilities = backend_.allocate({h, tokens, tokens});
-        DeviceTensor* scores = capture.wantScores ? &capture.scores : nullptr;
-        DeviceTensor* probs = capture.wantProbabilities ? &capture.probabilities : nullptr;
-        backend_.attention(q, k, v, params, context, scores, probs);
-    }
+    DeviceTensor context;
+    if (pass.prefixFrom)
+        context = attendAfterPrefix(index, q, k, v, windowed, pass, capture);
+    else if (pass.plan.attention == variants::AttentionRoute::Composed)
+        context = attendComposed(layer, index, q, k, v, pass, capture);
+    else
+        context = attendFused(q, k, v, windowed, pass, capture);
+    if (pass.kept && !pass.prefixFrom) keepKeysValues(index, k, v, pass);
     interveneOnHeads(index, pass, capture, context);
     DeviceTensor out = backend_.allocate({tokens, spec_.hidden});
     project(layer.output, context, out);
     return out;
+}
+
+DeviceTensor TransformerModel::attendFused(const DeviceTensor& q, const DeviceTensor& k,
+                                           const DeviceTensor& v, bool windowed, const Pass& pass,
+                                           PendingCapture& capture) const {
+    const int64_t tokens = q.dim(0), h = spec_.heads;
+    DeviceTensor context = backend_.allocate({tokens, h * spec_.headDim});
+    AttentionParams params;
+    params.heads = spec_.heads;
+    params.kvHeads = spec_.kvHeads;
+    params.headDim = spec_.headDim;
+    params.scale = attentionScale();
+    params.causal = spec_.causal;
+    params.slidingWindow = windowed ? spec_.slidingWindow.value_or(0) : 0;
+    params.softcap = spec_.attentionSoftcap;
+    // Why not with a funnel: validate() refuses its padding, and pooled rows have no mask.
+    if (block_.funnelBlocks.empty()) params.keyValid = pass.input.attentionMask;
+    if (capture.wantScores) capture.scores = backend_.allocate({h, tokens, tokens});
+    if (capture.wantProbabilities) capture.probabilities = backend_.allocate({h, tokens, tokens});
+    DeviceTensor* scores = capture.wantScores ? &capture.scores : nullptr;
+    DeviceTensor* probs = capture.wantProbabilities ? &capture.probabilities : nullptr;
+    backend_.attention(q, k, v, params, context, scores, probs);
+    return context;
 }
 
 void TransformerModel::interveneOnHeads(int index, const Pass& pass, PendingCapture& capture,
@@ -458,14 +468,26 @@ void TransformerModel::checkCapture(const ModelInput& input, const CaptureReques
 
 Trace TransformerModel::forward(const ModelInput& input, const CaptureRequest& capture,
                                 const variants::VariantSpec& requested,
-                                const variants::Intervention& intervention) const {
+                                const variants::Intervention& intervention,
+                                const PassControl& control) const {
+    variants::VariantSpec variant;
+    const variants::ForwardPlan plan =
+        preparePass(input, capture, requested, intervention, variant);
+    return runPass(input, capture, variant, plan, control, nullptr);
+}
+
+variants::ForwardPlan TransformerModel::preparePass(const ModelInput& input,
+                                                    const CaptureRequest& capture,
+                                                    const variants::VariantSpec& requested,
+                                                    const variants::Intervention& intervention,
+                                                    variants::VariantSpec& variant) const {
     if (requested.knn)
         throw variants::VariantError(
             "kNN-LM needs its datastore: run the pass through variants::forwardKnn");
     if (capture.logits) requireLmHead();
-    const variants::VariantSpec variant = effectiveVariant(requested);
+    variant = effectiveVariant(requested);
     validate(input, variant);
-    const variants::ForwardPlan plan =
+    variants::ForwardPlan plan =
         variants::planForward(variant, spec_, intervention, int64_t(input.ids.size()));
     checkTrainedPositions(variant);
     checkCapture(input, capture);
@@ -474,6 +496,15 @@ Trace TransformerModel::forward(const ModelInput& input, const CaptureRequest& c
         throw ModelError("the atlas rebuilds exact attention from each layer's queries and keys, "
                          "and these options change attention or the layer loop: turn them off, "
                          "or use the attention view on a shorter text");
+    return plan;
+}
+
+// `from` (a reuse of a cached pass) replaces the embeddings with the input of its first layer;
+// `input` holds the positions computed (a prefix reuse's new tokens).
+Trace TransformerModel::runPass(const ModelInput& input, const CaptureRequest& capture,
+                                const variants::VariantSpec& variant,
+                                const variants::ForwardPlan& plan, const PassControl& control,
+                                const PassStart* from) const {
     const auto start = std::chrono::steady_clock::now();
     Trace trace;
     trace.ids = input.ids;
@@ -482,6 +513,14 @@ Trace TransformerModel::forward(const ModelInput& input, const CaptureRequest& c
     Pass pass{input, variant, plan, positionIds(input), {}, {}, {}};
     pass.lastLayer = lastLayerNeeded(capture, plan);
     pass.wants.internals = capture.internals;
+    pass.control = &control;
+    if (from) {
+        pass.kept = from->kept;
+        pass.prefixFrom = from->prefixFrom;
+        pass.prefix = from->prefix;
+        pass.firstLayer = from->firstLayer;
+        if (!from->positions.empty()) pass.positions = from->positions;
+    }
     if (plan.attention == variants::AttentionRoute::Composed)
         pass.attentionPlan =
             variants::planAttention(backend_, attentionShape(input, variant), variant);
@@ -498,7 +537,7 @@ Trace TransformerModel::forward(const ModelInput& input, const CaptureRequest& c
     std::optional<variants::ExitTracker> exits;
     if (plan.earlyExit) exits.emplace(variant.earlyExit, int64_t(input.ids.size()), spec_.layers);
 
-    DeviceTensor x = embed(pass);
+    DeviceTensor x = from && from->x.valid() ? from->x : embed(pass);
     if (capture.hiddenStates) hidden.push_back(x);
     x = runDepth(x, pass, pending, capture.hiddenStates ? &hidden : nullptr, exits, trace);
     trace.layersRun =

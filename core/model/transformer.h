@@ -15,7 +15,9 @@
 
 #include "backend/backend.h"
 #include "model/checkpoint_layout.h"
+#include "model/kv_cache.h"
 #include "model/model_spec.h"
+#include "model/pass_control.h"
 #include "model/trace.h"
 #include "variants/adaptive_computation_time.h"
 #include "variants/attention_plan.h"
@@ -60,10 +62,18 @@ public:
 
     // Throws ModelError for empty input, over-long sequences, ids or token types out of range,
     // and variants::VariantError for a variant this checkpoint cannot run or an intervention
-    // (head ablation, patch; variants/intervention.h) the plan refuses.
+    // (head ablation, patch; variants/intervention.h) the plan refuses. `control` follows the
+    // pass layer by layer and may cancel it (PassCancelled).
     Trace forward(const ModelInput& input, const CaptureRequest& capture = {},
                   const variants::VariantSpec& variant = {},
-                  const variants::Intervention& intervention = {}) const;
+                  const variants::Intervention& intervention = {},
+                  const PassControl& control = {}) const;
+    // The same trace as forward(), reusing what `cache` kept of earlier passes of this model
+    // (model/kv_cache.h says what is reused when), and keeping this pass there.
+    Trace forwardCached(KvCache& cache, const ModelInput& input, const CaptureRequest& capture,
+                        const variants::VariantSpec& variant = {},
+                        const variants::Intervention& intervention = {},
+                        const PassControl& control = {}) const;
     void validate(const ModelInput& input, const variants::VariantSpec& variant = {}) const;
 
     // Whether the checkpoint has an LM head (logits, the logit lens, the variant-effect view),
@@ -130,6 +140,23 @@ private:
         variants::Segments* segments = nullptr; // the segment loop's (AttentionRoute::Segmented)
         int lastLayer = -1; // the plain stack stops after this layer; -1: it runs every layer
         int layersRun = 0;  // layers the plain stack finished
+        const PassControl* control = nullptr;
+        // Reuse of a cached pass (model/kv_cache.h; transformer_cached.cpp): `kept` receives
+        // what the cache keeps of this pass; with `prefixFrom` the pass computes positions
+        // prefix.. only, attending prefixFrom's keys and values; layers < firstLayer are skipped.
+        CachedPass* kept = nullptr;
+        const CachedPass* prefixFrom = nullptr;
+        int64_t prefix = 0;
+        int firstLayer = 0;
+    };
+    // Where a pass starts when it reuses a cached one (runPass): its input to layer firstLayer.
+    struct PassStart {
+        DeviceTensor x;                 // invalid: the pass embeds its input
+        std::vector<int32_t> positions; // of the input's tokens; empty: positionIds(input)
+        CachedPass* kept = nullptr;
+        const CachedPass* prefixFrom = nullptr;
+        int64_t prefix = 0;
+        int firstLayer = 0;
     };
     using SublayerKind = variants::SublayerKind;
     using Sublayer = variants::Sublayer;
@@ -148,6 +175,36 @@ private:
     bool global(int layer) const;
     variants::VariantSpec effectiveVariant(const variants::VariantSpec& requested) const;
 
+    // [SECTION] one pass (transformer.cpp)
+    // The checks and the plan of a pass; `variant` receives the effective variant.
+    variants::ForwardPlan preparePass(const ModelInput& input, const CaptureRequest& capture,
+                                      const variants::VariantSpec& requested,
+                                      const variants::Intervention& intervention,
+                                      variants::VariantSpec& variant) const;
+    // The pass itself, from the embeddings or as `from` says.
+    Trace runPass(const ModelInput& input, const CaptureRequest& capture,
+                  const variants::VariantSpec& variant, const variants::ForwardPlan& plan,
+                  const PassControl& control, const PassStart* from) const;
+
+    // [SECTION] reuse of cached passes (transformer_cached.cpp)
+    // Why a plan cannot reuse earlier layers, or a prefix; empty when it can.
+    std::string layerReuseBlocker(const variants::ForwardPlan& plan) const;
+    std::string prefixReuseBlocker(const variants::ForwardPlan& plan, const ModelInput& input,
+                                   const variants::VariantSpec& variant) const;
+    Trace runFromLayer(const CacheReuse& reuse, const ModelInput& input,
+                       const CaptureRequest& capture, const variants::VariantSpec& variant,
+                       const variants::ForwardPlan& plan, const PassControl& control,
+                       CachedPass& kept) const;
+    Trace runAfterPrefix(const CacheReuse& reuse, const ModelInput& input,
+                         const CaptureRequest& capture, const variants::VariantSpec& variant,
+                         const variants::ForwardPlan& plan, const PassControl& control,
+                         CachedPass& kept) const;
+    // Attention of positions prefix.. over the cached keys and values and their own.
+    DeviceTensor attendAfterPrefix(int index, const DeviceTensor& q, const DeviceTensor& k,
+                                   const DeviceTensor& v, bool windowed, Pass& pass,
+                                   PendingCapture& capture) const;
+    void keepKeysValues(int index, const DeviceTensor& k, const DeviceTensor& v, Pass& pass) const;
+
     // [SECTION] embedding and attention (transformer.cpp)
     DeviceTensor embed(const Pass& pass) const;
     DeviceTensor attend(const Layer& layer, int index, const DeviceTensor& x, Pass& pass,
@@ -156,6 +213,8 @@ private:
     void checkTrainedPositions(const variants::VariantSpec& variant) const;
     void checkCapture(const ModelInput& input, const CaptureRequest& capture) const;
     float attentionScale() const; // what the fused route multiplies q·k by
+    DeviceTensor attendFused(const DeviceTensor& q, const DeviceTensor& k, const DeviceTensor& v,
+                             bool windowed, const Pass& pass, PendingCapture& capture) const;
     DeviceTensor attendComposed(const Layer& layer, int index, DeviceTensor q, DeviceTensor k,
                                 DeviceTensor v, Pass& pass, PendingCapture& capture) const;
     // The plan's head ablations of layer `index` on context [T, H·d], then its capture.

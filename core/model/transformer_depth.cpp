@@ -43,8 +43,10 @@ DeviceTensor TransformerModel::runStack(DeviceTensor x, Pass& pass,
     DeviceTensor layerInput = x;
     int entered = -1; // the layer whose residual stream the plan's patches have written
     for (const Sublayer& sublayer : sublayerOrder(pass.variant)) {
+        if (sublayer.layer < pass.firstLayer) continue; // kept from a cached pass
         if (sublayer.layer != entered) {
             entered = sublayer.layer;
+            if (pass.kept) pass.kept->layerInputs[std::size_t(entered)].push_back(x);
             x = variants::patchResidual(backend_, pass.plan.intervention, entered, x);
             layerInput = x;
         }
@@ -58,6 +60,7 @@ DeviceTensor TransformerModel::runStack(DeviceTensor x, Pass& pass,
         layerInput = x;
         ++pass.layersRun;
         if (sublayer.layer == pass.lastLayer) break;
+        if (pass.control) pass.control->afterLayer(sublayer.layer + 1, spec_.layers);
     }
     return x;
 }

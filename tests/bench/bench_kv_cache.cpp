@@ -1,0 +1,169 @@
+// Incremental recompute (model/kv_cache.h) on a Llama-shaped random model (6 layers, hidden 512,
+// 8 query and 2 key/value heads, SwiGLU FFN 1408, RoPE, RMSNorm, vocabulary 4096; CPU backend),
+// all measured in one run and reported as ratios:
+//   decode_ms  one decode step: T = 1 new token over a 1,000-token cache, nothing captured but
+//              the last hidden state (what a generation loop pays per token);
+//   append_ms  the same token appended through forwardCached with what the LM-head views ask
+//              (logits [T, V] and the variants' internals; the trace holds all 1,001 rows);
+//   full_ms    the full 1,001-token pass with that capture;
+//   maps_append_ms / maps_full_ms  the same with every attention map captured [L, H, T, T];
+//   toggle_reuse_ms / toggle_full_ms  a knockout toggled in the last layer with the layers
+//              before it reused, and without.
+// Each time is the median of several runs.
+#include "bert_base.h"
+#include "model/transformer.h"
+
+#include <algorithm>
+#include <benchmark/benchmark.h>
+#include <chrono>
+#include <functional>
+#include <random>
+
+using namespace headlight;
+using namespace headlight::bench;
+
+namespace {
+
+constexpr int64_t kTokens = 1000;
+constexpr int kRuns = 5;
+
+ModelSpec llamaShaped() {
+    ModelSpec s;
+    s.architecture = Architecture::Llama;
+    s.modelType = "llama";
+    s.vocabSize = 4096;
+    s.hidden = 512;
+    s.layers = 6;
+    s.heads = 8;
+    s.kvHeads = 2;
+    s.headDim = 64;
+    s.intermediate = 1408;
+    s.maxPositions = 4096;
+    s.normEps = 1e-6f;
+    s.norm = NormKind::RmsNorm;
+    s.activation = Activation::Silu;
+    s.causal = true;
+    s.preNorm = true;
+    s.positions = PositionsKind::Rotary;
+    s.tieEmbeddings = true;
+    return s;
+}
+
+HostNorm rmsNorm(int64_t d) {
+    return {Tensor({d}, 1.0f), {}};
+}
+
+HostLinear weightOnly(int64_t out, int64_t in, std::mt19937& rng) {
+    return {randomTensor({out, in}, rng), {}};
+}
+
+HostWeights llamaWeights(const ModelSpec& s) {
+    std::mt19937 rng(42);
+    HostWeights w;
+    w.tokenEmbedding = randomTensor({s.vocabSize, s.hidden}, rng);
+    const int64_t kv = int64_t(s.kvHeads) * s.headDim;
+    for (int l = 0; l < s.layers; ++l) {
+        HostLayer layer;
+        layer.query = weightOnly(s.hidden, s.hidden, rng);
+        layer.key = weightOnly(kv, s.hidden, rng);
+        layer.value = weightOnly(kv, s.hidden, rng);
+        layer.output = weightOnly(s.hidden, s.hidden, rng);
+        layer.attentionNorm = rmsNorm(s.hidden);
+        layer.up = weightOnly(s.intermediate, s.hidden, rng);
+        layer.gate = weightOnly(s.intermediate, s.hidden, rng);
+        layer.down = weightOnly(s.hidden, s.intermediate, rng);
+        layer.ffnNorm = rmsNorm(s.hidden);
+        w.layers.push_back(std::move(layer));
+    }
+    w.finalNorm = rmsNorm(s.hidden);
+    w.lmHead.kind = HostLmHead::Kind::Tied;
+    return w;
+}
+
+ModelInput firstTokens(const std::vector<int32_t>& ids, int64_t count) {
+    ModelInput input;
+    input.ids.assign(ids.begin(), ids.begin() + count);
+    return input;
+}
+
+// The median of kRuns timings of `run`, each after `prepare` (untimed).
+double medianMs(const std::function<void()>& prepare, const std::function<void()>& run) {
+    std::vector<double> ms;
+    for (int i = 0; i < kRuns; ++i) {
+        prepare();
+        const auto start = std::chrono::steady_clock::now();
+        run();
+        ms.push_back(
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count());
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
+}
+
+void BM_IncrementalRecompute(benchmark::State& state) {
+    const std::unique_ptr<Backend> backend = makeCpuBackend();
+    const ModelSpec spec = llamaShaped();
+    const TransformerModel model(spec, llamaWeights(spec), *backend);
+    std::mt19937 rng(7);
+    std::vector<int32_t> ids;
+    for (int64_t t = 0; t <= kTokens; ++t)
+        ids.push_back(int32_t(rng() % uint32_t(spec.vocabSize)));
+    const ModelInput prefix = firstTokens(ids, kTokens), appended = firstTokens(ids, kTokens + 1);
+    CaptureRequest nothing;
+    nothing.probabilities = false;
+    CaptureRequest lmViews = nothing;
+    lmViews.logits = true;
+    lmViews.internals = true;
+    const CaptureRequest maps; // every layer's probabilities
+    KvCache cache;
+    const auto cached = [&](const CaptureRequest& capture) {
+        return [&] {
+            cache.clear();
+            model.forwardCached(cache, prefix, capture);
+        };
+    };
+    const auto append = [&](const CaptureRequest& capture) {
+        return [&] {
+            benchmark::DoNotOptimize(
+                model.forwardCached(cache, appended, capture).lastHiddenState.data());
+        };
+    };
+    const auto full = [&](const CaptureRequest& capture) {
+        return [&] {
+            benchmark::DoNotOptimize(model.forward(appended, capture).lastHiddenState.data());
+        };
+    };
+    const variants::Intervention knockout{
+        {{{spec.layers - 1, 3, variants::AblationMode::Zero}, {}}}, {}};
+    for (auto _ : state) {
+        const double decode = medianMs(cached(nothing), append(nothing));
+        const double appendMs = medianMs(cached(lmViews), append(lmViews));
+        const double fullMs = medianMs([] {}, full(lmViews));
+        const double mapsAppend = medianMs(cached(maps), append(maps));
+        const double mapsFull = medianMs([] {}, full(maps));
+        const double toggleReuse = medianMs(
+            [&] {
+                cache.clear();
+                model.forwardCached(cache, appended, lmViews);
+            },
+            [&] { model.forwardCached(cache, appended, lmViews, {}, knockout); });
+        const double toggleFull =
+            medianMs([] {}, [&] { model.forward(appended, lmViews, {}, knockout); });
+        state.counters["decode_ms"] = decode;
+        state.counters["append_ms"] = appendMs;
+        state.counters["full_ms"] = fullMs;
+        state.counters["append_over_decode"] = appendMs / decode;
+        state.counters["full_over_append"] = fullMs / appendMs;
+        state.counters["maps_append_ms"] = mapsAppend;
+        state.counters["maps_full_ms"] = mapsFull;
+        state.counters["maps_full_over_append"] = mapsFull / mapsAppend;
+        state.counters["toggle_reuse_ms"] = toggleReuse;
+        state.counters["toggle_full_ms"] = toggleFull;
+        state.counters["toggle_full_over_reuse"] = toggleFull / toggleReuse;
+    }
+}
+} // namespace
+
+BENCHMARK(BM_IncrementalRecompute)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK_MAIN();
