@@ -1,5 +1,6 @@
 #include "analysis/attention_atlas.h"
 
+#include "analysis/atlas_variant.h"
 #include "backend/cpu/cpu_gemm.h"
 #include "backend/key_mask.h"
 
@@ -144,6 +145,10 @@ RowMatrix AttentionAtlas::probabilityRows(int64_t q0, int64_t q1, int64_t k0, in
     const int last = head_ == kAllHeads ? input_.heads : head_ + 1;
     RowMatrix sum = RowMatrix::Zero(q1 - q0, k1 - k0);
     for (int h = first; h < last; ++h) {
+        if (input_.variant) {
+            sum += variantHeadRows(input_, h, q0, q1, k0, k1, logSumExpOf(h));
+            continue;
+        }
         RowMatrix p = headScores(h, q0, q1, k0, k1);
         softmaxInPlace(p, q0, logSumExpOf(h));
         sum += p;
@@ -158,8 +163,12 @@ RowMatrix AttentionAtlas::firstPassRows(int64_t q0, int64_t q1, int64_t k0, int6
     const int last = head_ == kAllHeads ? input_.heads : head_ + 1;
     RowMatrix sum = RowMatrix::Zero(q1 - q0, k1 - k0);
     for (int h = first; h < last; ++h) {
-        RowMatrix s = headScores(h, q0, q1, k0, k1);
         std::vector<float>& lse = logSumExp_[std::size_t(head_ == kAllHeads ? h : 0)];
+        if (input_.variant) {
+            sum += variantHeadRowsRecording(input_, h, q0, q1, k0, k1, lse);
+            continue;
+        }
+        RowMatrix s = headScores(h, q0, q1, k0, k1);
         for (int64_t r = 0; r < s.rows(); ++r) {
             const float top = s.row(r).maxCoeff();
             lse[std::size_t(q0 + r)] =
@@ -194,7 +203,9 @@ void AttentionAtlas::buildCachedLevel(const std::function<bool(double)>& progres
 #pragma omp parallel for schedule(dynamic)
         for (int64_t b = first; b < std::min(blocks, first + chunk); ++b) {
             const int64_t q0 = b * blockRows, q1 = std::min(tokens_, q0 + blockRows);
-            const int64_t k0 = mask.firstKey(q0), k1 = mask.lastKey(q1 - 1, tokens_) + 1;
+            // A variant's rows are drawn over every key: its own rule decides which it sees.
+            const int64_t k0 = input_.variant ? 0 : mask.firstKey(q0);
+            const int64_t k1 = input_.variant ? tokens_ : mask.lastKey(q1 - 1, tokens_) + 1;
             const RowMatrix p = firstPassRows(q0, q1, k0, k1);
             poolInto(p, q0, k0, whole, cachedTile_, cells, sums, maxima);
             std::vector<double>& columns = columnParts[std::size_t(omp_get_thread_num())];

@@ -15,10 +15,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <utility>
 #include <vector>
 
 namespace headlight::analysis {
+
+struct AtlasVariant; // analysis/atlas_variant.h
 
 // Queries [T, heads·d] and keys [T, kvHeads·d] of one layer, as the attention kernel read them,
 // and which keys each query may see.
@@ -30,6 +33,9 @@ struct AtlasInput {
     AttentionRule rule;            // scale, the layer's window, soft-capping
     bool causal = false;
     std::vector<uint8_t> keyValid; // [T]; empty: every key is valid
+    // A variant's kernel (sparse mask, LSH, linearized) whose weights replace the softmax rule
+    // above; null for the attention the fused kernel runs.
+    std::shared_ptr<const AtlasVariant> variant;
 };
 
 // A layer captured with CaptureRequest::queriesKeys, as the atlas reads it.

@@ -4,6 +4,7 @@
 #include "io/checkpoint.h"
 #include "model/memory_budget.h"
 #include "model/model_family.h"
+#include "variants/atlas_attention.h"
 #include "variants/early_exit.h"
 #include "variants/position_bias.h"
 #include "variants/variant_merge.h"
@@ -467,11 +468,14 @@ Trace TransformerModel::forward(const ModelInput& input, const CaptureRequest& c
         variants::planForward(variant, spec_, intervention, int64_t(input.ids.size()));
     checkTrainedPositions(variant);
     checkCapture(input, capture);
-    if (capture.queriesKeys && (plan.attention != variants::AttentionRoute::Fused ||
+    if (capture.queriesKeys && (plan.attention == variants::AttentionRoute::Segmented ||
                                 plan.depth != variants::DepthLoop::Stack))
         throw ModelError("the atlas rebuilds exact attention from each layer's queries and keys, "
                          "and these options change attention or the layer loop: turn them off, "
                          "or use the attention view on a shorter text");
+    if (capture.queriesKeys && plan.attention == variants::AttentionRoute::Composed)
+        if (const std::string refusal = variants::atlasRefusal(variant); !refusal.empty())
+            throw ModelError(refusal);
     const auto start = std::chrono::steady_clock::now();
     Trace trace;
     trace.ids = input.ids;
