@@ -285,6 +285,11 @@ std::vector<float> AttentionAtlas::row(int64_t query) const {
     return std::vector<float>(p.data(), p.data() + p.size());
 }
 
+RowMatrix AttentionAtlas::weights(const AtlasRegion& region) const {
+    checkRegion(region, tokens_);
+    return probabilityRows(region.q0, region.q1, region.k0, region.k1);
+}
+
 std::vector<std::pair<int64_t, float>> AttentionAtlas::strongestKeys(int64_t query, int k) const {
     const std::vector<float> weights = row(query);
     std::vector<std::pair<int64_t, float>> keys;

@@ -73,6 +73,7 @@ public:
     struct Cancelled {};
 
     int64_t tokens() const { return tokens_; }
+    const AtlasInput& input() const { return input_; }
     int head() const { return head_; }
     // The cached level's tile size: regions pooled at this size or coarser cost no pass.
     int64_t cachedTile() const { return cachedTile_; }
@@ -83,6 +84,9 @@ public:
     static int64_t tileFor(const AtlasRegion& region, int64_t cells);
 
     std::vector<float> row(int64_t query) const;                         // [T], exact
+    // The exact weights of the region, [q1 − q0, k1 − k0] (the drawn head, or the heads' mean):
+    // for callers that stream a region a block of rows at a time.
+    RowMatrix weights(const AtlasRegion& region) const;
     const std::vector<float>& columnSums() const { return columnSums_; } // attention received
     // The k keys the query attends to most, strongest first.
     std::vector<std::pair<int64_t, float>> strongestKeys(int64_t query, int k) const;
