@@ -124,7 +124,7 @@ Request parseRequest(const CliArgs& args) {
     request.scenario.view = viewId(request.view).toStdString();
     request.out = args.required("--out");
     checkOut(request.out);
-    for (const char* flag : {"--region", "--pool"})
+    for (const char* flag : {"--region", "--pool", "--overlay"})
         if (args.has(flag)) throw CliError(std::string(flag) + " is for --view atlas");
     if (int(args.has("--text")) + int(args.has("--texts")) + int(args.has("--text-file")) != 1)
         throw CliError("give exactly one of --text, --text-file and --texts");
@@ -407,6 +407,9 @@ CliCommand exportCommand() {
          {"--region", "Q0:Q1,K0:K1",
           "atlas: the part of the map to draw, in token positions, end excluded (default all)"},
          {"--pool", "mean|max", "atlas: how a tile pools the weights it covers (default mean)"},
+         {"--overlay", "mask",
+          "atlas: outline the mask the map obeys (the variant's pattern, or the model's causal "
+          "rule) and give the attention outside it"},
          dpiOption(),
          {"--size", "WxH", "the figure's size in inches, each from 1 to 100, e.g. 7x4.5"},
          backendOption(),

@@ -1,5 +1,6 @@
 #include "analysis/attention_atlas.h"
 
+#include "analysis/atlas_variant.h"
 #include "backend/cpu/cpu_gemm.h"
 #include "backend/key_mask.h"
 
@@ -153,6 +154,10 @@ RowMatrix AttentionAtlas::probabilityRows(int64_t q0, int64_t q1, int64_t k0, in
     const int last = head_ == kAllHeads ? input_.heads : head_ + 1;
     RowMatrix sum = RowMatrix::Zero(q1 - q0, k1 - k0);
     for (int h = first; h < last; ++h) {
+        if (input_.variant) {
+            sum += variantHeadRows(input_, h, q0, q1, k0, k1, logSumExpOf(h));
+            continue;
+        }
         RowMatrix p = headScores(input_, h, q0, q1, k0, k1);
         softmaxInPlace(p, q0, logSumExpOf(h));
         sum += p;
@@ -167,8 +172,12 @@ RowMatrix AttentionAtlas::firstPassRows(int64_t q0, int64_t q1, int64_t k0, int6
     const int last = head_ == kAllHeads ? input_.heads : head_ + 1;
     RowMatrix sum = RowMatrix::Zero(q1 - q0, k1 - k0);
     for (int h = first; h < last; ++h) {
-        RowMatrix s = headScores(input_, h, q0, q1, k0, k1);
         std::vector<float>& lse = logSumExp_[std::size_t(head_ == kAllHeads ? h : 0)];
+        if (input_.variant) {
+            sum += variantHeadRowsRecording(input_, h, q0, q1, k0, k1, lse);
+            continue;
+        }
+        RowMatrix s = headScores(input_, h, q0, q1, k0, k1);
         for (int64_t r = 0; r < s.rows(); ++r)
             lse[std::size_t(q0 + r)] = rowLogSumExp(s, r);
         softmaxInPlace(s, q0, lse);
@@ -200,7 +209,9 @@ void AttentionAtlas::buildCachedLevel(const std::function<bool(double)>& progres
 #pragma omp parallel for schedule(dynamic)
         for (int64_t b = first; b < std::min(blocks, first + chunk); ++b) {
             const int64_t q0 = b * blockRows, q1 = std::min(tokens_, q0 + blockRows);
-            const int64_t k0 = mask.firstKey(q0), k1 = mask.lastKey(q1 - 1, tokens_) + 1;
+            // A variant's rows are drawn over every key: its own rule decides which it sees.
+            const int64_t k0 = input_.variant ? 0 : mask.firstKey(q0);
+            const int64_t k1 = input_.variant ? tokens_ : mask.lastKey(q1 - 1, tokens_) + 1;
             const RowMatrix p = firstPassRows(q0, q1, k0, k1);
             poolInto(p, q0, k0, whole, cachedTile_, cells, sums, maxima);
             std::vector<double>& columns = columnParts[std::size_t(omp_get_thread_num())];
@@ -273,6 +284,10 @@ AtlasTiles AttentionAtlas::computed(const AtlasRegion& region, int64_t tile,
 }
 
 RowMatrix AttentionAtlas::exactRows(const AtlasInput& input, int head, int64_t q0, int64_t q1) {
+    // Why: a variant's weights come from its own rule (atlas_variant.h), not a softmax of Q Kᵀ.
+    if (input.variant)
+        throw std::invalid_argument("atlas: rows rebuilt without the atlas are the model's own "
+                                    "attention only; draw a variant through AttentionAtlas");
     const int64_t tokens = input.queries.dim(0);
     const KeyMask mask{input.causal, input.rule.slidingWindow, input.keyValid};
     const int64_t k0 = mask.firstKey(q0), k1 = mask.lastKey(q1 - 1, tokens) + 1;
@@ -292,6 +307,11 @@ std::vector<float> AttentionAtlas::row(int64_t query) const {
                                     std::to_string(tokens_ - 1));
     const RowMatrix p = probabilityRows(query, query + 1, 0, tokens_);
     return std::vector<float>(p.data(), p.data() + p.size());
+}
+
+RowMatrix AttentionAtlas::weights(const AtlasRegion& region) const {
+    checkRegion(region, tokens_);
+    return probabilityRows(region.q0, region.q1, region.k0, region.k1);
 }
 
 std::vector<std::pair<int64_t, float>> AttentionAtlas::strongestKeys(int64_t query, int k) const {

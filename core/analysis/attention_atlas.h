@@ -15,10 +15,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <utility>
 #include <vector>
 
 namespace headlight::analysis {
+
+struct AtlasVariant; // analysis/atlas_variant.h
 
 // Queries [T, heads·d] and keys [T, kvHeads·d] of one layer, as the attention kernel read them,
 // and which keys each query may see.
@@ -30,6 +33,9 @@ struct AtlasInput {
     AttentionRule rule;            // scale, the layer's window, soft-capping
     bool causal = false;
     std::vector<uint8_t> keyValid; // [T]; empty: every key is valid
+    // A variant's kernel (sparse mask, LSH, linearized) whose weights replace the softmax rule
+    // above; null for the attention the fused kernel runs.
+    std::shared_ptr<const AtlasVariant> variant;
 };
 
 // A layer captured with CaptureRequest::queriesKeys, as the atlas reads it.
@@ -67,6 +73,7 @@ public:
     struct Cancelled {};
 
     int64_t tokens() const { return tokens_; }
+    const AtlasInput& input() const { return input_; }
     int head() const { return head_; }
     // The cached level's tile size: regions pooled at this size or coarser cost no pass.
     int64_t cachedTile() const { return cachedTile_; }
@@ -77,6 +84,9 @@ public:
     static int64_t tileFor(const AtlasRegion& region, int64_t cells);
 
     std::vector<float> row(int64_t query) const;                         // [T], exact
+    // The exact weights of the region, [q1 − q0, k1 − k0] (the drawn head, or the heads' mean):
+    // for callers that stream a region a block of rows at a time.
+    RowMatrix weights(const AtlasRegion& region) const;
     const std::vector<float>& columnSums() const { return columnSums_; } // attention received
     // The k keys the query attends to most, strongest first.
     std::vector<std::pair<int64_t, float>> strongestKeys(int64_t query, int k) const;

@@ -5,6 +5,7 @@
 #include "model/capture_limit.h"
 #include "model/memory_budget.h"
 #include "model/model_family.h"
+#include "variants/atlas_attention.h"
 #include "variants/early_exit.h"
 #include "variants/position_bias.h"
 #include "variants/variant_merge.h"
@@ -491,11 +492,14 @@ variants::ForwardPlan TransformerModel::preparePass(const ModelInput& input,
         variants::planForward(variant, spec_, intervention, int64_t(input.ids.size()));
     checkTrainedPositions(variant);
     checkCapture(input, capture);
-    if (capture.queriesKeys && (plan.attention != variants::AttentionRoute::Fused ||
+    if (capture.queriesKeys && (plan.attention == variants::AttentionRoute::Segmented ||
                                 plan.depth != variants::DepthLoop::Stack))
         throw ModelError("the atlas rebuilds exact attention from each layer's queries and keys, "
                          "and these options change attention or the layer loop: turn them off, "
                          "or use the attention view on a shorter text");
+    if (capture.queriesKeys && plan.attention == variants::AttentionRoute::Composed)
+        if (const std::string refusal = variants::atlasRefusal(variant); !refusal.empty())
+            throw ModelError(refusal);
     return plan;
 }
 

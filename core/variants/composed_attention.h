@@ -48,8 +48,29 @@ AttentionOutputs attendComposed(Backend& backend, const LayerAttention& layer, c
                                 const AttentionPlan& plan, AttentionMemory& memory, const AttentionWants& wants);
 
 // Kernels other than exact softmax (one file each, named after the variant).
+// The pairs Reformer LSH attends, as rows of keys (pattern.heads = H): each query's keys over
+// every round, a key attended in r rounds listed r times. The kernel's combined weights are the
+// softmax of scale·q_i·key_j over that multiset, since weighting round r by e^{lse_r} / Σ e^{lse}
+// turns Σ_r w_r·p_r(j) into Σ_r [j ∈ A_r] e^{s_ij} / Σ_r Σ_{A_r} e^{s}. The keys the scores read
+// are the normalised queries, sharedKeys [H·T, d], with shared QK, else the layer's keys.
+struct LshPairs {
+    SparsePattern pattern;
+    Tensor sharedKeys;
+};
+LshPairs lshPairs(Backend&, const LayerAttention&, const VariantSpec&, const AttentionPlan&);
 AttentionOutputs lshAttention(Backend&, const LayerAttention&, const VariantSpec&, const AttentionPlan&,
                               const AttentionWants&);
+// A linearized kernel's feature maps as linearizedAttention reads them: φ(Q) [H, T, f], φ(K)
+// [Hkv, T, f] with padding keys at 0, the random features W [m, d] (empty for elu + 1), and the ε
+// each query's normaliser φ(q)·Σφ(k) gets. The implied weight of key j for query i is
+// φ(q_i)·φ(k_j) / (Σ_allowed φ(q_i)·φ(k) + ε) (the attention atlas reads it from these).
+struct LinearizedFeatures {
+    DeviceTensor q, k;
+    Tensor features;
+    float eps = 0.0f;
+};
+LinearizedFeatures linearizedFeatures(Backend&, const LayerAttention&, const VariantSpec&,
+                                      const AttentionPlan&);
 AttentionOutputs linearizedAttention(Backend&, const LayerAttention&, const VariantSpec&, const AttentionPlan&,
                                      const AttentionWants&);
 AttentionOutputs probSparseAttention(Backend&, const LayerAttention&, const VariantSpec&, const AttentionPlan&,

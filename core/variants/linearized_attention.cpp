@@ -259,16 +259,24 @@ DeviceTensor impliedAttention(Backend& backend, const FeatureMaps& maps, const A
 }
 } // namespace
 
-AttentionOutputs linearizedAttention(Backend& backend, const LayerAttention& layer,
-                                     const VariantSpec& spec, const AttentionPlan& plan,
-                                     const AttentionWants& wants) {
+LinearizedFeatures linearizedFeatures(Backend& backend, const LayerAttention& layer,
+                                      const VariantSpec& spec, const AttentionPlan& plan) {
     if (plan.shape.slidingWindow > 0 && plan.shape.tokens > plan.shape.slidingWindow)
         throw VariantError(
             "linearized attention sums over every earlier key, so it cannot keep this model's "
             "sliding window; use a sequence no longer than the window");
-    const float eps = spec.kernel == AttentionKernel::LinearElu ? kEluEps : kFeatureEps;
     FeatureMaps maps = featureMaps(backend, layer, spec);
     dropPaddingKeys(backend, plan.shape, maps.k);
+    return {maps.q, maps.k, maps.features,
+            spec.kernel == AttentionKernel::LinearElu ? kEluEps : kFeatureEps};
+}
+
+AttentionOutputs linearizedAttention(Backend& backend, const LayerAttention& layer,
+                                     const VariantSpec& spec, const AttentionPlan& plan,
+                                     const AttentionWants& wants) {
+    const LinearizedFeatures features = linearizedFeatures(backend, layer, spec, plan);
+    const FeatureMaps maps{features.q, features.k, features.features};
+    const float eps = features.eps;
     AttentionOutputs out;
     const int64_t heads = layer.q.dim(0);
     if (plan.shape.causal) {

@@ -322,30 +322,72 @@ void addInternals(Backend& backend, const std::vector<RoundResult>& rounds, cons
                 backend.upload(asFloats(rounds[r].hashing.keyBuckets, g.heads, g.tokens));
     }
 }
+
+// Queries and keys projected by every round's R, on the host: [H, T, rounds · b/2] each (the
+// keys' are the queries' with shared QK).
+struct Projections {
+    Tensor queries, keys;
+};
+
+Projections projections(Backend& backend, const LayerAttention& layer, const VariantSpec& spec) {
+    const int64_t d = layer.q.dim(2), tokens = layer.q.dim(1);
+    const DeviceTensor rotations = backend.upload(drawRotations(spec, layer.layer, d));
+    DeviceTensor queryProjection = backend.allocate({layer.q.dim(0), tokens, rotations.dim(1)});
+    backend.matmul(layer.q, rotations, false, 1.0f, queryProjection);
+    Projections p{backend.download(queryProjection), {}};
+    p.keys = p.queries;
+    if (!spec.sharedQk) {
+        DeviceTensor keyProjection = backend.allocate({layer.k.dim(0), tokens, rotations.dim(1)});
+        backend.matmul(layer.k, rotations, false, 1.0f, keyProjection);
+        p.keys = backend.download(keyProjection);
+    }
+    return p;
+}
 } // namespace
+
+LshPairs lshPairs(Backend& backend, const LayerAttention& layer, const VariantSpec& spec,
+                  const AttentionPlan& plan) {
+    const Geometry g = geometryOf(layer, spec);
+    const Projections p = projections(backend, layer, spec);
+    std::vector<std::vector<int32_t>> keys(std::size_t(g.heads * g.tokens));
+    for (int64_t r = 0; r < spec.lshRounds; ++r) {
+        const Round round = hashRound(p.queries, p.keys, r, spec.lshBuckets / 2, g);
+        const Tensor mask = windowMask(round, g, plan.shape, spec.sharedQk);
+        for (int64_t h = 0; h < g.heads; ++h)
+            for (int64_t slot = 0; slot < g.tokens; ++slot) {
+                const int32_t i = positionAt(round, g, h, slot);
+                const float* row = mask.data() + (h * g.slots() + slot) * g.width;
+                for (int64_t column = 0; column < g.width; ++column)
+                    if (row[column] != 0.0f)
+                        keys[std::size_t(h * g.tokens + i)].push_back(
+                            keyPositionAt(round, g, h, slot / g.chunk, column));
+            }
+    }
+    LshPairs pairs;
+    pairs.pattern.heads = int(g.heads);
+    pairs.pattern.tokens = g.tokens;
+    pairs.pattern.rowStart.push_back(0);
+    for (const std::vector<int32_t>& row : keys) {
+        pairs.pattern.keys.insert(pairs.pattern.keys.end(), row.begin(), row.end());
+        pairs.pattern.rowStart.push_back(int32_t(pairs.pattern.keys.size()));
+    }
+    if (spec.sharedQk) pairs.sharedKeys = backend.download(normalisedRows(backend, layer.q));
+    return pairs;
+}
 
 AttentionOutputs lshAttention(Backend& backend, const LayerAttention& layer,
                               const VariantSpec& spec, const AttentionPlan& plan,
                               const AttentionWants& wants) {
     const Geometry g = geometryOf(layer, spec);
     const int64_t d = layer.q.dim(2), half = spec.lshBuckets / 2, kvHeads = layer.k.dim(0);
-    const DeviceTensor rotations = backend.upload(drawRotations(spec, layer.layer, d));
-    DeviceTensor queryProjection = backend.allocate({g.heads, g.tokens, rotations.dim(1)});
-    backend.matmul(layer.q, rotations, false, 1.0f, queryProjection);
-    const Tensor hostQueries = backend.download(queryProjection);
-    Tensor hostKeys = hostQueries;
-    if (!spec.sharedQk) {
-        DeviceTensor keyProjection = backend.allocate({kvHeads, g.tokens, rotations.dim(1)});
-        backend.matmul(layer.k, rotations, false, 1.0f, keyProjection);
-        hostKeys = backend.download(keyProjection);
-    }
+    const Projections p = projections(backend, layer, spec);
     const DeviceTensor keyTable = spec.sharedQk ? normalisedRows(backend, layer.q)
                                                 : layer.k.reshaped({kvHeads * g.tokens, d});
 
     std::vector<RoundResult> rounds;
     for (int64_t r = 0; r < spec.lshRounds; ++r)
         rounds.push_back(attendRound(backend, layer, plan.shape, keyTable,
-                                     hashRound(hostQueries, hostKeys, r, half, g), g, spec.sharedQk,
+                                     hashRound(p.queries, p.keys, r, half, g), g, spec.sharedQk,
                                      spec.lshRounds > 1));
     const std::vector<std::vector<float>> weights = roundWeights(backend, rounds, g);
 

@@ -252,6 +252,7 @@ void paintHeatmap(QPainter& painter, const QRectF& bounds, const HeatmapFigure& 
         paintCells(painter, layout.plot, cellImage(figure), figure.values.size());
         paintAbsentCells(painter, layout, figure);
         if (cellsHoldValues(layout, figure)) paintCellValues(painter, layout, figure);
+        if (figure.overlay) figure.overlay(painter, layout.plot);
         painter.setPen(QPen(style::kInk, 1.0));
         painter.setBrush(Qt::NoBrush);
         painter.drawRect(layout.plot);

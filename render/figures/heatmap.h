@@ -10,6 +10,7 @@
 #include <QPainter>
 #include <QRectF>
 #include <QStringList>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -37,6 +38,8 @@ struct HeatmapFigure {
     // Text printed in the cells instead of their values ([rows · cols], or empty for the values),
     // elided to the cell (the logit lens names each cell's top token).
     QStringList cellText;
+    // Painted over the cells, given their rectangle (the atlas's mask outline); may be empty.
+    std::function<void(QPainter&, const QRectF& cells)> overlay;
 };
 
 // Where each part of a heatmap lands inside `bounds`; hit-testing uses the same numbers.

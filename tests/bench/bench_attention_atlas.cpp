@@ -5,8 +5,9 @@
 // at most), and reports the process's peak RSS. The reference measured in the same run is the
 // dense path at the largest T it fits comfortably (T = 2,048: the forward pass keeping the layer's
 // [H, T, T] probabilities, pooled with poolDense); the counter dense_ratio is the atlas's overview
-// time over the dense path's at that T.
-#include "analysis/attention_atlas.h"
+// time over the dense path's at that T. BM_AtlasVariantOverview does the same for a Longformer
+// mask and FAVOR+ on the RoPE model at T = 8,192, against the exact atlas's overview there.
+#include "analysis/atlas_variant.h"
 #include "backend/backend.h"
 #include "bert_base.h"
 #include "model/transformer.h"
@@ -113,8 +114,48 @@ void BM_AtlasOverview(benchmark::State& state) {
     state.counters["dense_2048_s"] = dense;
     state.counters["dense_ratio"] = overview / dense;
 }
+// The exact atlas's overview, or the variant's (rows of keys or feature maps first), at T.
+double overviewSeconds(const TransformerModel& model, int64_t tokens, int layer,
+                       const variants::VariantSpec& variant, double* forward) {
+    CaptureRequest capture;
+    capture.probabilities = false;
+    capture.queriesKeys = true;
+    capture.layers = {layer};
+    auto start = std::chrono::steady_clock::now();
+    const Trace trace = model.forward(randomIds(tokens, model.spec().vocabSize), capture, variant);
+    if (forward) *forward = secondsSince(start);
+    start = std::chrono::steady_clock::now();
+    const AttentionAtlas atlas(
+        atlasInputOf(trace.layers[std::size_t(layer)], model.spec(), {}, variant, layer), 0);
+    const AtlasRegion whole{0, tokens, 0, tokens};
+    benchmark::DoNotOptimize(
+        atlas.tiles(whole, AttentionAtlas::tileFor(whole, 1024), TilePooling::Mean));
+    return secondsSince(start);
+}
+
+// range(0): 0 Longformer (window 256, global token 0), 1 FAVOR+ (64 features); the RoPE zoo
+// model at T = 8,192.
+void BM_AtlasVariantOverview(benchmark::State& state) {
+    const auto backend = makeCpuBackend();
+    const auto model = modelNamed(0, *backend);
+    const char* json = state.range(0) == 0 ? R"({"mask": {"preset": "longformer", "window": 256}})"
+                                           : R"({"attention": {"kernel": "favor"}})";
+    const variants::VariantSpec variant = variants::parseVariantSpec(json);
+    const int64_t tokens = 8192;
+    const int layer = model->spec().layers - 1;
+    double forward = 0, overview = 0;
+    for (auto _ : state)
+        overview = overviewSeconds(*model, tokens, layer, variant, &forward);
+    const double exact = overviewSeconds(*model, tokens, layer, {}, nullptr);
+    state.counters["forward_s"] = forward;
+    state.counters["overview_s"] = overview;
+    state.counters["exact_overview_s"] = exact;
+    state.counters["exact_ratio"] = overview / exact;
+    state.counters["peak_rss_MiB"] = peakRssMiB();
+}
 } // namespace
 
+BENCHMARK(BM_AtlasVariantOverview)->Arg(0)->Arg(1)->Iterations(1)->Unit(benchmark::kSecond);
 BENCHMARK(BM_AtlasOverview)
     ->Args({0, 32768, 1})
     ->Args({1, 8192, 1})

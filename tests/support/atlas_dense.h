@@ -1,0 +1,32 @@
+#pragma once
+// What the atlas tests compare with: one head (or the heads' mean) of a captured [H, T, T] map,
+// and the largest difference between two tilings of a region.
+#include "analysis/attention_atlas.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace headlight::test {
+
+// [T, T]: one head of [H, T, T], or the heads' mean (head = AttentionAtlas::kAllHeads).
+inline Tensor denseHeadMap(const Tensor& probabilities, int head) {
+    const int64_t heads = probabilities.dim(0), tokens = probabilities.dim(1);
+    Tensor map({tokens, tokens});
+    for (int64_t h = 0; h < heads; ++h) {
+        if (head != analysis::AttentionAtlas::kAllHeads && h != head) continue;
+        const float weight =
+            head == analysis::AttentionAtlas::kAllHeads ? 1.0f / float(heads) : 1.0f;
+        for (int64_t i = 0; i < tokens * tokens; ++i)
+            map.data()[i] += weight * probabilities.data()[h * tokens * tokens + i];
+    }
+    return map;
+}
+
+inline float largestTileDifference(const analysis::AtlasTiles& a, const analysis::AtlasTiles& b) {
+    if (a.rows != b.rows || a.cols != b.cols) return 1e9f;
+    float largest = 0.0f;
+    for (std::size_t i = 0; i < a.values.size(); ++i)
+        largest = std::max(largest, std::abs(a.values[i] - b.values[i]));
+    return largest;
+}
+} // namespace headlight::test
