@@ -52,6 +52,7 @@ std::shared_ptr<const analysis::AttentionAtlas> buildAtlas(const LoadedModel& mo
     capture.probabilities = false;
     capture.queriesKeys = true;
     capture.layers = {request.layer};
+    capture.finalState = false; // the layers after the one drawn cannot change it: they do not run
     checkPlan(model, request, capture, result.tokens);
     const Trace trace = model.model->forward(input, capture);
     result.forwardMs = trace.forwardMs;
