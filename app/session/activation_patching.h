@@ -15,6 +15,7 @@
 
 #include "model/transformer.h"
 
+#include <QString>
 #include <functional>
 #include <optional>
 #include <vector>

@@ -17,6 +17,7 @@ struct Request {
     quint64 serial = 0;
     HeadKnockouts knockouts;
     QPointer<ForwardRunner> runner; // told the plan of a long pass; null for runForwardPass
+    std::shared_ptr<KnnStoreCache> knnCache;
 };
 
 // The knockouts as the plan takes them, replace ones filled from the source text's pass.
@@ -82,6 +83,19 @@ bool passFits(const LoadedModel& model, const Request& request, int64_t tokens,
     return true;
 }
 
+// The pass itself: through the datastore for a kNN-LM variant (which takes no knockouts).
+Trace runTrace(const std::shared_ptr<const LoadedModel>& model, const Request& request,
+               const ModelInput& input, const CaptureRequest& capture,
+               const variants::Intervention& intervention, ForwardResult& result) {
+    if (!request.variant.knn)
+        return model->model->forward(input, capture, request.variant, intervention);
+    if (!request.knockouts.heads.empty())
+        throw variants::VariantError("head knockouts do not combine with kNN-LM: clear them first");
+    result.knnStore = request.knnCache->storeFor(model, request.variant);
+    return variants::forwardKnn(*model->model, input, capture, request.variant,
+                                result.knnStore->datastore);
+}
+
 void keepInternals(Trace& trace, ForwardResult& result) {
     result.internals = std::move(trace.internals);
     for (LayerTrace& layer : trace.layers)
@@ -109,7 +123,8 @@ std::shared_ptr<ForwardResult> runPass(const std::shared_ptr<const LoadedModel>&
             return result;
         const variants::Intervention intervention =
             interventionFor(*model, request, int64_t(prepared.input.ids.size()));
-        Trace trace = model->model->forward(prepared.input, capture, request.variant, intervention);
+        Trace trace =
+            runTrace(model, request, prepared.input, capture, intervention, *result);
         if (request.withOutput)
             result->output = std::make_shared<const OutputAnalysis>(
                 analyseOutput(*model, prepared.input, trace, request.variant));
@@ -136,8 +151,11 @@ std::shared_ptr<ForwardResult> runForwardPass(const std::shared_ptr<const Loaded
                                               const QString& text,
                                               const variants::VariantSpec& variant,
                                               bool withVanilla, bool withOutput,
-                                              const HeadKnockouts& knockouts) {
-    return runPass(model, {text, variant, withVanilla, withOutput, 0, knockouts, nullptr});
+                                              const HeadKnockouts& knockouts,
+                                              std::shared_ptr<KnnStoreCache> knnCache) {
+    if (!knnCache) knnCache = std::make_shared<KnnStoreCache>();
+    return runPass(model, {text, variant, withVanilla, withOutput, 0, knockouts, nullptr,
+                           std::move(knnCache)});
 }
 
 ForwardRunner::ForwardRunner(QObject* parent)
@@ -209,7 +227,8 @@ void ForwardRunner::launch() {
     // Why not start now when busy: collect() launches the newest request when the pass ends.
     if (!model_ || paused_ || busy() || launched_ == requested_) return;
     launched_ = requested_;
-    const Request request{text_, variant_, vanillaWanted_, outputWanted_, launched_, knockouts_, this};
+    const Request request{text_,      variant_, vanillaWanted_, outputWanted_, launched_,
+                          knockouts_, this,     knnCache_};
     watcher_->setFuture(QtConcurrent::run(runPass, model_, request));
     Q_EMIT busyChanged(true);
 }

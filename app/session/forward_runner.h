@@ -8,6 +8,7 @@
 
 #include "ablation_effect.h"
 #include "attention_stats.h"
+#include "knn_store.h"
 #include "model_session.h"
 #include "output_analysis.h"
 
@@ -49,6 +50,7 @@ struct ForwardResult {
     std::vector<PositionChange> outputChange;
     QString outputNote;
     std::shared_ptr<const LoadedModel> model; // the model that ran it
+    std::shared_ptr<const KnnStore> knnStore; // the datastore of a kNN-LM pass, else null
     double forwardMs = 0.0;
     QString memoryPlan; // describePlan of a long pass (≥ kLongPassTokens tokens), else empty
     QString error; // one line; the other fields are empty when set
@@ -60,12 +62,14 @@ struct ForwardResult {
 // One pass as the runner makes it, on the calling thread: attention, statistics, internals and,
 // when asked and the variant is not vanilla, the vanilla pass too (`headlight export` uses it);
 // with `withOutput`, the logit lens and the variant's effect on the output (OutputAnalysis).
-// A refusal comes back as the result's `error`.
+// A refusal comes back as the result's `error`. A kNN-LM variant takes its datastore from
+// `knnCache` (built there when it holds none that fits; a fresh cache when null).
 std::shared_ptr<ForwardResult> runForwardPass(const std::shared_ptr<const LoadedModel>& model,
                                               const QString& text,
                                               const variants::VariantSpec& variant,
                                               bool withVanilla, bool withOutput = false,
-                                              const HeadKnockouts& knockouts = {});
+                                              const HeadKnockouts& knockouts = {},
+                                              std::shared_ptr<KnnStoreCache> knnCache = nullptr);
 
 class ForwardRunner : public QObject {
     Q_OBJECT
@@ -96,6 +100,8 @@ public:
     void waitForIdle();
     bool busy() const;
     quint64 latestRequest() const { return requested_; }
+    // The kNN-LM datastore the passes use (and the window's build action installs into).
+    KnnStoreCache& knnCache() { return *knnCache_; }
 
 Q_SIGNALS:
     void finished(std::shared_ptr<const ForwardResult> result);
@@ -116,6 +122,7 @@ private:
     QString text_; // the newest request's text
     variants::VariantSpec variant_;
     HeadKnockouts knockouts_;
+    std::shared_ptr<KnnStoreCache> knnCache_ = std::make_shared<KnnStoreCache>();
     bool vanillaWanted_ = false;
     bool outputWanted_ = false;
     bool paused_ = false;

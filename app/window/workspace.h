@@ -24,6 +24,7 @@ class QAction;
 class QCheckBox;
 class QLabel;
 class QPlainTextEdit;
+class QSlider;
 class QSpinBox;
 class QStackedWidget;
 class QTabBar;
@@ -71,6 +72,8 @@ public:
     TokenStrip* tokenStrip() const { return tokenStrip_; }
     FigureView* figureView() const { return figureView_; }
     QTabBar* viewTabs() const { return tabs_; }
+    // The kNN-LM view's λ (0 to 100 hundredths): re-mixes the shown pass, runs no model.
+    QSlider* knnLambdaSlider() const { return knnSlider_; }
     QWidget* canvasPage() const { return canvasPage_; }
     QList<QAction*> navigationActions() const { return navigation_; }
     QList<QAction*> viewActions() const { return viewActions_; }
@@ -105,6 +108,8 @@ private:
     void onTabChanged(int index);
     void refresh();
     void updateSummary();
+    QWidget* createKnnControls(QWidget* parent);
+    void showKnnLambda();
 
     std::shared_ptr<const LoadedModel> model_;
     std::shared_ptr<const ForwardResult> result_;
@@ -122,6 +127,9 @@ private:
     QCheckBox* averageBox_ = nullptr;
     QLabel* summaryLabel_ = nullptr;
     QLabel* readoutLabel_ = nullptr;
+    QWidget* knnControls_ = nullptr;
+    QSlider* knnSlider_ = nullptr;
+    QLabel* knnLabel_ = nullptr;
     QStackedWidget* pages_ = nullptr;
     FigureView* figureView_ = nullptr;
     QWidget* canvasPage_ = nullptr;
