@@ -7,10 +7,12 @@
 #include "figure_view.h"
 #include "golden.h"
 #include "knn_datastore_builder.h"
+#include "knn_figure.h"
 #include "knn_readout.h"
 #include "main_window.h"
 #include "temp_files.h"
 #include "variant_dock.h"
+#include "variant_panel.h"
 
 #include <QMenuBar>
 #include <QProgressDialog>
