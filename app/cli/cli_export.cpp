@@ -388,7 +388,8 @@ int runExport(const CliArgs& args) {
     request.options.provenance =
         provenanceJson(describeExport(*loaded, request.scenario, figure), args);
     // Why a table of its own: the neighbours' text and ranks are not cells of the figure's panels.
-    if (request.view == ViewKind::KnnNeighbours && exportFormatFor(request.out) == ExportFormat::Csv)
+    if (request.view == ViewKind::KnnNeighbours &&
+        exportFormatFor(request.out) == ExportFormat::Csv)
         exportTable(request.out, knnNeighbourTable(*result, request.knnLambda), request.options);
     else
         exportToFile(request.out, figure, request.options);

@@ -29,7 +29,7 @@ QString quoted(const ForwardResult& r, int32_t id) {
 
 int shownPosition(const KnnMixture& mixture, const ViewState& s) {
     return s.query >= 0 && s.query < int(mixture.positions.size()) ? s.query
-                                                                    : mostChangedPosition(mixture);
+                                                                   : mostChangedPosition(mixture);
 }
 
 // One row per neighbour: the datastore text before its stored next token, that token, and
@@ -127,7 +127,7 @@ QString lossCaption(const ForwardResult& r, const KnnMixture& m) {
         .arg(m.mixLoss, 0, 'f', 3)
         .arg(std::exp(m.mixLoss), 0, 'f', 2)
         .arg(QFileInfo(QString::fromStdString(r.knnStore->path)).fileName(),
-             counted(r.knnStore->datastore.size(), QStringLiteral("entry")))
+             counted(r.knnStore->datastore.size(), QStringLiteral("stored state")))
         .arg(knn.k)
         .arg(double(knn.temperature), 0, 'g', 4);
 }
@@ -160,9 +160,8 @@ render::PanelsFigure knnNeighboursFigure(const ForwardResult& result, const View
 
 render::DataTable knnNeighbourTable(const ForwardResult& result, double lambda) {
     render::DataTable table;
-    table.header = {"position", "token",    "target",   "rank",          "distance",
-                    "weight",   "datastore_position",   "stored_next",   "context",
-                    "p_lm",     "p_knn",    "p_mix"};
+    table.header = {"position",           "token",       "target",  "rank", "distance", "weight",
+                    "datastore_position", "stored_next", "context", "p_lm", "p_knn",    "p_mix"};
     const KnnMixture mixture = remixKnn(result, lambda);
     const auto number = [](double x) { return QString::number(x, 'g', 9); };
     for (int t = 0; t < int(mixture.positions.size()); ++t) {
@@ -173,8 +172,8 @@ render::DataTable knnNeighbourTable(const ForwardResult& result, double lambda) 
             table.rows.push_back({QString::number(t), result.tokens.value(t),
                                   tokenText(result, p.target), QString::number(n.rank + 1),
                                   number(double(n.distance)), number(n.weight),
-                                  QString::number(n.row), context.next, context.text,
-                                  number(p.pLm), number(p.pKnn), number(p.pMix)});
+                                  QString::number(n.row), context.next, context.text, number(p.pLm),
+                                  number(p.pKnn), number(p.pMix)});
         }
     }
     return table;

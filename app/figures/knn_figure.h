@@ -2,13 +2,13 @@
 // The kNN-LM view (variants/knn_lm.h, catalogue item 18): for one position, the neighbours the
 // datastore returned with the text around each (the stored next token highlighted) and their
 // distances, and the scored token's p_LM, p_kNN and p_mix as bars; for every position, the three
-// probabilities and what the mixture gains over the LM in nats (ln p_mix − ln p_LM). The mixture is re-mixed at the
-// view's λ (ViewState::knnLambda) from the pass's stored numbers (app/session/knn_readout.h), so
-// moving the window's λ slider runs no model.
+// probabilities and what the mixture gains over the LM in nats (ln p_mix − ln p_LM). The mixture is
+// re-mixed at the view's λ (ViewState::knnLambda) from the pass's stored numbers
+// (app/session/knn_readout.h), so moving the window's λ slider runs no model.
 
+#include "export/figure_data.h"
 #include "figure_builders.h"
 #include "figures/panels.h"
-#include "export/figure_data.h"
 
 namespace headlight::app {
 

@@ -123,8 +123,7 @@ std::shared_ptr<ForwardResult> runPass(const std::shared_ptr<const LoadedModel>&
             return result;
         const variants::Intervention intervention =
             interventionFor(*model, request, int64_t(prepared.input.ids.size()));
-        Trace trace =
-            runTrace(model, request, prepared.input, capture, intervention, *result);
+        Trace trace = runTrace(model, request, prepared.input, capture, intervention, *result);
         if (request.withOutput)
             result->output = std::make_shared<const OutputAnalysis>(
                 analyseOutput(*model, prepared.input, trace, request.variant));
@@ -147,12 +146,10 @@ std::shared_ptr<ForwardResult> runPass(const std::shared_ptr<const LoadedModel>&
 }
 } // namespace
 
-std::shared_ptr<ForwardResult> runForwardPass(const std::shared_ptr<const LoadedModel>& model,
-                                              const QString& text,
-                                              const variants::VariantSpec& variant,
-                                              bool withVanilla, bool withOutput,
-                                              const HeadKnockouts& knockouts,
-                                              std::shared_ptr<KnnStoreCache> knnCache) {
+std::shared_ptr<ForwardResult>
+runForwardPass(const std::shared_ptr<const LoadedModel>& model, const QString& text,
+               const variants::VariantSpec& variant, bool withVanilla, bool withOutput,
+               const HeadKnockouts& knockouts, std::shared_ptr<KnnStoreCache> knnCache) {
     if (!knnCache) knnCache = std::make_shared<KnnStoreCache>();
     return runPass(model, {text, variant, withVanilla, withOutput, 0, knockouts, nullptr,
                            std::move(knnCache)});
@@ -227,8 +224,8 @@ void ForwardRunner::launch() {
     // Why not start now when busy: collect() launches the newest request when the pass ends.
     if (!model_ || paused_ || busy() || launched_ == requested_) return;
     launched_ = requested_;
-    const Request request{text_,      variant_, vanillaWanted_, outputWanted_, launched_,
-                          knockouts_, this,     knnCache_};
+    const Request request{text_,     variant_,   vanillaWanted_, outputWanted_,
+                          launched_, knockouts_, this,           knnCache_};
     watcher_->setFuture(QtConcurrent::run(runPass, model_, request));
     Q_EMIT busyChanged(true);
 }

@@ -63,9 +63,9 @@ std::vector<KnnNeighbour> knnNeighbours(const ForwardResult& result, int positio
     const Tensor& distances = internal(result, "knn_distances");
     const Tensor& next = internal(result, "knn_next_token");
     const int64_t k = rows.dim(1), first = int64_t(position) * k;
-    const std::vector<double> weights = variants::neighbourWeights(
-        distances.values().subspan(std::size_t(first), std::size_t(k)),
-        result.variant.knn->temperature);
+    const std::vector<double> weights =
+        variants::neighbourWeights(distances.values().subspan(std::size_t(first), std::size_t(k)),
+                                   result.variant.knn->temperature);
     std::vector<KnnNeighbour> neighbours;
     for (int64_t i = 0; i < k; ++i)
         neighbours.push_back({int(i), int64_t(valueAt(rows, first + i)),

@@ -49,8 +49,8 @@ KnnStoreCache::storeFor(const std::shared_ptr<const LoadedModel>& model,
     if (store_ && model_.lock() == model && store_->path == variant.knn->datastore &&
         store_->lm == lm)
         return store_;
-    store_ = std::make_shared<const KnnStore>(readKnnStore(
-        *model->model, model->tokenizer.get(), variant.knn->datastore, variant));
+    store_ = std::make_shared<const KnnStore>(
+        readKnnStore(*model->model, model->tokenizer.get(), variant.knn->datastore, variant));
     model_ = model;
     return store_;
 }

@@ -24,9 +24,9 @@ namespace headlight::app {
 
 struct KnnStore {
     variants::KnnDatastore datastore;
-    std::string path;            // the text file it was built from
-    variants::VariantSpec lm;    // the variant its keys ran with, less the knn section
-    std::vector<int32_t> ids;    // [N + 1] the text's tokens
+    std::string path;                         // the text file it was built from
+    variants::VariantSpec lm;                 // the variant its keys ran with, less the knn section
+    std::vector<int32_t> ids;                 // [N + 1] the text's tokens
     std::vector<std::pair<int, int>> offsets; // [N + 1] each token's code points in the text
     QList<uint> codePoints;                   // the text
 

@@ -42,8 +42,8 @@ QString labelOf(const tokenize::Encoding& encoding, std::size_t i, const QList<u
 
 QString textSliceLabel(const QList<uint>& codePoints, int begin, int end) {
     if (end <= begin || begin < 0 || end > codePoints.size()) return {};
-    const QString slice =
-        QString::fromUcs4(reinterpret_cast<const char32_t*>(codePoints.data()) + begin, end - begin);
+    const QString slice = QString::fromUcs4(
+        reinterpret_cast<const char32_t*>(codePoints.data()) + begin, end - begin);
     return slice.trimmed().isEmpty() ? visibleSpace(slice) : slice.trimmed();
 }
 

@@ -100,9 +100,10 @@ bool KnnDatastoreBuilder::start(const QString& path, QString* why) {
 
 void KnnDatastoreBuilder::collect() {
     const std::shared_ptr<Outcome> outcome = watcher_->result();
-    if (progress_) progress_->close();
     // Why check the flag again: a cancel that came after the last chunk still keeps the old store.
+    // Why before closing the dialog: closing it emits canceled().
     const bool built = outcome->store && !cancel_;
+    if (progress_) progress_->close();
     if (built) workspace_->runner().knnCache().install(outcome->model, outcome->store);
     workspace_->runner().setPaused(false);
     if (!outcome->error.isEmpty())

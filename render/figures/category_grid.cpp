@@ -27,7 +27,8 @@ QString legendEntry(const CategoryGridFigure& f, int category) {
 }
 
 double legendWidth(const CategoryGridFigure& f, const QFont& font) {
-    double widest = textWidth(font, QStringLiteral("%1 %2").arg(f.legendTitle).arg(f.categoryCount));
+    double widest =
+        textWidth(font, QStringLiteral("%1 %2").arg(f.legendTitle).arg(f.categoryCount));
     for (const QString& label : f.legendLabels)
         widest = std::max(widest, textWidth(font, label));
     return widest + fontHeight(font) + 3 * kLabelGap;

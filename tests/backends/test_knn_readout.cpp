@@ -24,8 +24,8 @@ const char* const kKnnViewQuery =
 
 variants::VariantSpec knnSpec(double lambda) {
     variants::VariantSpec spec;
-    spec.knn = variants::KnnLm{(kKnnViewData + "/datastore.txt").toStdString(), 4, float(lambda),
-                               2.0f};
+    spec.knn =
+        variants::KnnLm{(kKnnViewData + "/datastore.txt").toStdString(), 4, float(lambda), 2.0f};
     return spec;
 }
 
@@ -48,7 +48,8 @@ class TestKnnReadout : public QObject {
         capture.internals = true;
         capture.logits = logits != nullptr;
         const variants::VariantSpec spec = knnSpec(lambda);
-        Trace trace = variants::forwardKnn(*gpt2_, {query_, {}, {}}, capture, spec, store_->datastore);
+        Trace trace =
+            variants::forwardKnn(*gpt2_, {query_, {}, {}}, capture, spec, store_->datastore);
         app::ForwardResult result;
         result.variant = spec;
         result.internals = std::move(trace.internals);
@@ -165,9 +166,11 @@ private Q_SLOTS:
                 QCOMPARE(context.next, store_->label(n.row + 1));
                 QVERIFY(context.before.size() <= 5 && context.after.size() <= 2);
                 QCOMPARE(context.before.back(), store_->label(n.row));
-                QVERIFY2(context.text.contains("[" + store_->text(store_->offsets[std::size_t(n.row + 1)].first,
-                                                                  store_->offsets[std::size_t(n.row + 1)].second) +
-                                               "]"),
+                QVERIFY2(context.text.contains(
+                             "[" +
+                             store_->text(store_->offsets[std::size_t(n.row + 1)].first,
+                                          store_->offsets[std::size_t(n.row + 1)].second) +
+                             "]"),
                          qPrintable(context.text));
             }
         // Row 0's context is the text's first token: nothing before it.
@@ -188,12 +191,12 @@ private Q_SLOTS:
         QCOMPARE(calls[0], std::make_pair(int64_t(0), int64_t(2)));
         QCOMPARE(calls[1], std::make_pair(int64_t(1), int64_t(2)));
         int last = -1;
-        const app::KnnStore whole = app::readKnnStore(
-            *gpt2_, tokenizer_.get(), knnSpec(0.25).knn->datastore, knnSpec(0.25),
-            [&](int64_t done, int64_t total) {
-                last = int(done);
-                return done <= total;
-            });
+        const app::KnnStore whole =
+            app::readKnnStore(*gpt2_, tokenizer_.get(), knnSpec(0.25).knn->datastore, knnSpec(0.25),
+                              [&](int64_t done, int64_t total) {
+                                  last = int(done);
+                                  return done <= total;
+                              });
         QCOMPARE(last, 2);
         QCOMPARE(whole.datastore.size(), store_->datastore.size());
     }

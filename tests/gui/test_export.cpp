@@ -479,8 +479,8 @@ private Q_SLOTS:
                 window.openCheckpoint(test::goldenRoot() + "/gpt2");
                 QTRY_VERIFY_WITH_TIMEOUT(!shown.isEmpty(), kWaitMs);
                 shown.clear();
-                workspace->setVariant(
-                    {{"knn", QJsonObject{{"datastore", HEADLIGHT_TEST_DATA "/knn/datastore.txt"}}}});
+                workspace->setVariant({{"knn", QJsonObject{{"datastore", HEADLIGHT_TEST_DATA
+                                                            "/knn/datastore.txt"}}}});
             } else {
                 if (!window.session().current() ||
                     !window.session().current()->folder.endsWith("bert")) {

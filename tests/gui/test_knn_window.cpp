@@ -76,8 +76,7 @@ private Q_SLOTS:
         const std::vector<app::KnnNeighbour> neighbours = app::knnNeighbours(result, 2);
         for (int r = 0; r < grid.rows; ++r) {
             // The stored next token sits after kKnnContextBefore context columns.
-            const QString next =
-                grid.cellText[r * grid.cols + app::kKnnContextBefore];
+            const QString next = grid.cellText[r * grid.cols + app::kKnnContextBefore];
             QCOMPARE(next, result.knnStore->label(neighbours[std::size_t(r)].row + 1));
             QVERIFY2(grid.rowLabels[r].startsWith(QString::number(r + 1) + " · d "),
                      qPrintable(grid.rowLabels[r]));

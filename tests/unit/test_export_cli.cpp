@@ -52,8 +52,8 @@ private Q_SLOTS:
         for (const char* name :
              {"heatmap", "model-grid", "token-lines", "entropy-violins", "jsd-violins",
               "head-jsd-matrix", "rollout", "difference", "sparsity", "positions", "early-exit",
-              "lsh-buckets", "moe-routing", "act-ponder", "logit-lens", "variant-effect", "knn-neighbours",
-              "atlas"})
+              "lsh-buckets", "moe-routing", "act-ponder", "logit-lens", "variant-effect",
+              "knn-neighbours", "atlas"})
             QVERIFY2(viewNames().contains(name), name);
         for (const QString& line : lines)
             QVERIFY2(line.section(' ', 1).trimmed().size() > 10, qPrintable(line));

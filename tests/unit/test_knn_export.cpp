@@ -17,9 +17,17 @@ namespace {
 const QString kKnnSpec = QStringLiteral(HEADLIGHT_TEST_DATA "/knn/spec.json");
 
 QStringList knnExportArgs(const QString& out) {
-    return {"export", "--model", test::goldenRoot() + "/gpt2", "--text",
-            "The keeper lit the lamp at dusk.", "--view", "knn-neighbours", "--variant",
-            kKnnSpec, "--out", out};
+    return {"export",
+            "--model",
+            test::goldenRoot() + "/gpt2",
+            "--text",
+            "The keeper lit the lamp at dusk.",
+            "--view",
+            "knn-neighbours",
+            "--variant",
+            kKnnSpec,
+            "--out",
+            out};
 }
 
 // RFC 4180 records: quoted fields may hold commas, quotes ("") and line breaks. '#' lines (the
@@ -38,9 +46,12 @@ std::vector<QStringList> csvRecords(const QString& text) {
             continue;
         }
         if (quoted) {
-            if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') field += c, ++i;
-            else if (c == '"') quoted = false;
-            else field += c;
+            if (c == '"' && i + 1 < text.size() && text[i + 1] == '"')
+                field += c, ++i;
+            else if (c == '"')
+                quoted = false;
+            else
+                field += c;
         } else if (c == '"') {
             quoted = true;
         } else if (c == ',') {
@@ -72,7 +83,8 @@ private Q_SLOTS:
     void csvListsEveryNeighbourRemixedAtLambda() {
         test::ScratchDir dir;
         const QString csv = dir.filePath("knn.csv");
-        const test::CliResult run = runHeadlight(knnExportArgs(csv) << "--lambda" << "0.8");
+        const test::CliResult run = runHeadlight(knnExportArgs(csv) << "--lambda"
+                                                                    << "0.8");
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         const std::vector<QStringList> records = csvRecords(QString::fromUtf8(test::readFile(csv)));
         QVERIFY(records.size() > 1);
@@ -127,15 +139,18 @@ private Q_SLOTS:
         QCOMPARE(run.err.trimmed(),
                  QString("headlight export: --view knn-neighbours needs a kNN-LM variant: give "
                          "--variant SPEC.json with a \"knn\" section (docs/variants.md, item 18)"));
-        run = runHeadlight(knnExportArgs(out) << "--lambda" << "1.5");
+        run = runHeadlight(knnExportArgs(out) << "--lambda"
+                                              << "1.5");
         QCOMPARE(run.exitCode, 1);
         QCOMPARE(run.err.trimmed(),
                  QString("headlight export: --lambda must be a number from 0 to 1, not '1.5'"));
         args = knnExportArgs(out);
         args[args.indexOf("knn-neighbours")] = "heatmap";
-        run = runHeadlight(args << "--lambda" << "0.5");
+        run = runHeadlight(args << "--lambda"
+                                << "0.5");
         QCOMPARE(run.exitCode, 1);
-        QCOMPARE(run.err.trimmed(), QString("headlight export: --lambda is for --view knn-neighbours"));
+        QCOMPARE(run.err.trimmed(),
+                 QString("headlight export: --lambda is for --view knn-neighbours"));
         QVERIFY(!QFileInfo::exists(out));
     }
 };
