@@ -137,9 +137,9 @@ void MainWindow::createMenus() {
 // undo/redo.
 void MainWindow::createVariantMenus(QMenu* file) {
     file->addAction(variantDock_->saveAction());
-    file->addAction(corpus_->openAction());
     auto* knn = new KnnDatastoreBuilder(workspace_, this);
     file->addAction(knn->buildAction());
+    file->addAction(corpus_->openAction());
     // A built datastore runs at once: the variant reads it, and the kNN-LM view shows it.
     connect(knn, &KnnDatastoreBuilder::finished, this, [this](bool built, const QString& path) {
         if (!built) return;

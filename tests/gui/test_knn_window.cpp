@@ -16,6 +16,7 @@
 
 #include <QMenuBar>
 #include <QProgressDialog>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QTest>
@@ -143,7 +144,10 @@ private Q_SLOTS:
         test::writeFile(text, QByteArray("Another text for another datastore. ").repeated(40));
         QSignalSpy finished(builder, &app::KnnDatastoreBuilder::finished);
         QVERIFY(builder->start(text));
-        builder->progress()->cancel();
+        // As a user does: the dialog's Cancel button.
+        auto* cancel = builder->progress()->findChild<QPushButton*>();
+        QVERIFY(cancel);
+        QTest::mouseClick(cancel, Qt::LeftButton);
         QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), kKnnWaitMs);
         QCOMPARE(finished.front()[0].toBool(), false);
         QCOMPARE(finished.front()[2].toString(), QString());
