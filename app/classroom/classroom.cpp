@@ -106,10 +106,10 @@ bool Classroom::openFile(const QString& path) {
             undo_->clear();
             dock_->show();
             dock_->raise();
-            setLesson(io::parseLesson(json, sceneVocabulary()), base);
+            setLesson(loadLesson(path), base);
             return true;
         }
-        const io::Scene scene = io::parseScene(json, sceneVocabulary());
+        const io::Scene scene = loadScene(path);
         sceneCaption_ = scene.caption;
         current_ = -1;
         Q_EMIT stepChanged(current_);

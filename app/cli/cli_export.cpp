@@ -18,6 +18,7 @@
 #include "counted.h"
 #include "export_files.h"
 #include "figure_builders.h"
+#include "knn_figure.h"
 #include "model_session.h"
 #include "provenance.h"
 #include "scene_files.h"
@@ -46,7 +47,8 @@ struct Request {
     render::ExportOptions options;
     variants::VariantSpec variant; // the scenario's, as the engine runs it
     QStringList texts;
-    bool corpus = false; // --texts
+    bool corpus = false;     // --texts
+    double knnLambda = -1.0; // --lambda; negative: the variant's own
 };
 
 const QString kAtlasView = QStringLiteral("atlas");
@@ -68,6 +70,26 @@ ViewKind parseView(const QString& name) {
         if (viewId(ViewKind(i)) == name) return ViewKind(i);
     throw CliError("unknown view '" + name.toStdString() +
                    "': 'headlight export --list-views' names them");
+}
+
+// --lambda: the kNN-LM view's re-mix weight, in [0, 1].
+double parseLambda(const QString& text) {
+    bool ok = false;
+    const double lambda = text.toDouble(&ok);
+    if (!ok || !(lambda >= 0.0 && lambda <= 1.0))
+        throw CliError("--lambda must be a number from 0 to 1, not '" + text.toStdString() + "'");
+    return lambda;
+}
+
+// The kNN-LM view reads a kNN-LM pass; --lambda is for it alone.
+void checkKnnRequest(const CliArgs& args, Request& request) {
+    const bool knnView = request.view == ViewKind::KnnNeighbours;
+    if (args.has("--lambda") && !knnView) throw CliError("--lambda is for --view knn-neighbours");
+    if (!knnView) return;
+    if (!request.variant.knn)
+        throw CliError("--view knn-neighbours needs a kNN-LM variant: give --variant SPEC.json "
+                       "with a \"knn\" section (docs/variants.md, item 18)");
+    if (args.has("--lambda")) request.knnLambda = parseLambda(args.value("--lambda"));
 }
 
 bool isViolins(ViewKind view) {
@@ -151,6 +173,7 @@ Request parseRequest(const CliArgs& args) {
     request.scenario.selection.layer = args.integer("--layer", 0, 0, 1 << 30);
     request.scenario.selection.head = args.integer("--head", 0, 0, 1 << 30);
     if (args.has("--backend")) request.scenario.backend = args.backend();
+    checkKnnRequest(args, request);
     return request;
 }
 
@@ -225,11 +248,15 @@ void clearSelection(render::Figure& figure) {
     if (auto* heatmap = std::get_if<render::HeatmapFigure>(&figure)) heatmap->emphasisedRow = -1;
 }
 
+// The figure, and the pass it was drawn from in `ran`.
 render::PageContent buildExportFigure(const CliArgs& args, const Request& request,
-                                      const std::shared_ptr<const LoadedModel>& loaded) {
+                                      const std::shared_ptr<const LoadedModel>& loaded,
+                                      std::shared_ptr<const ForwardResult>& ran) {
     checkSelection(request.scenario.selection, loaded->model->spec());
     const auto result = request.corpus ? runCorpus(*loaded, request) : runText(loaded, request);
-    const ViewState state = scenarioViewState(request.scenario, result->tokenCount());
+    ran = result;
+    ViewState state = scenarioViewState(request.scenario, result->tokenCount());
+    state.knnLambda = request.knnLambda;
     if (isPanelView(request.view)) {
         render::PanelsFigure panels = buildPanels(request.view, result.get(), state);
         const auto isNote = [](const render::Panel& p) {
@@ -360,11 +387,17 @@ int runExport(const CliArgs& args) {
     const std::shared_ptr<const LoadedModel> loaded = openModel(request, args);
     if (!loaded->backendNote.isEmpty())
         std::fprintf(stderr, "headlight export: %s\n", qPrintable(loaded->backendNote));
-    const render::PageContent figure = buildExportFigure(args, request, loaded);
+    std::shared_ptr<const ForwardResult> result;
+    const render::PageContent figure = buildExportFigure(args, request, loaded, result);
     request.options.caption = captionFor(request, loaded->model->spec(), args);
     request.options.provenance =
         provenanceJson(describeExport(*loaded, request.scenario, figure), args);
-    exportToFile(request.out, figure, request.options);
+    // Why a table of its own: the neighbours' text and ranks are not cells of the figure's panels.
+    if (request.view == ViewKind::KnnNeighbours &&
+        exportFormatFor(request.out) == ExportFormat::Csv)
+        exportTable(request.out, knnNeighbourTable(*result, request.knnLambda), request.options);
+    else
+        exportToFile(request.out, figure, request.options);
     return 0;
 }
 } // namespace
@@ -382,7 +415,7 @@ CliCommand exportCommand() {
                        "display needed"),
         {QStringLiteral(
              "--model DIR (--text STR | --text-file FILE | --texts FILE) --view NAME --out FILE "
-             "[--variant SPEC.json] [--layer L] [--head H] [--dpi N] [--size WxH] "
+             "[--variant SPEC.json] [--layer L] [--head H] [--lambda X] [--dpi N] [--size WxH] "
              "[--backend cpu|vulkan] [--vulkan-device SEL]"),
          QStringLiteral("--scene SCENE.json --out FILE [--dpi N] [--size WxH] "
                         "[--backend cpu|vulkan] [--vulkan-device SEL]"),
@@ -410,6 +443,9 @@ CliCommand exportCommand() {
          {"--overlay", "mask",
           "atlas: outline the mask the map obeys (the variant's pattern, or the model's causal "
           "rule) and give the attention outside it"},
+         {"--lambda", "X",
+          "knn-neighbours: re-mix p_kNN and p_LM with this weight, 0 to 1, without another pass "
+          "(default: the variant's lambda)"},
          dpiOption(),
          {"--size", "WxH", "the figure's size in inches, each from 1 to 100, e.g. 7x4.5"},
          backendOption(),

@@ -78,4 +78,9 @@ void exportToFile(const QString& path, const render::PageContent& content,
         return writeTensors(path, render::figureData(content), options);
     }
 }
+
+void exportTable(const QString& path, const render::DataTable& table,
+                 const render::ExportOptions& options) {
+    render::writeCsv(path, table, csvComments(options.provenance));
+}
 } // namespace headlight::app

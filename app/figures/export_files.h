@@ -5,6 +5,7 @@
 // figure's labels as metadata). Every file is written atomically, and carries the options'
 // provenance (app/figures/provenance.h) when it is set.
 
+#include "export/figure_data.h"
 #include "export/figure_export.h"
 
 #include <QString>
@@ -22,4 +23,8 @@ QString exportExtensions(); // ".png, .svg, .pdf, .csv or .safetensors", for mes
 // extension, a figure with no data, or a file that cannot be written.
 void exportToFile(const QString& path, const render::PageContent& content,
                   const render::ExportOptions& options);
+// A table of a view's own (the kNN-LM neighbours) as CSV with the options' provenance. Throws
+// render::ExportError.
+void exportTable(const QString& path, const render::DataTable& table,
+                 const render::ExportOptions& options);
 } // namespace headlight::app

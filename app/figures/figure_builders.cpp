@@ -2,6 +2,7 @@
 
 #include "counted.h"
 #include "internals_figures.h"
+#include "knn_figure.h"
 #include "output_figures.h"
 #include "position_figure.h"
 #include "routing_figures.h"
@@ -275,6 +276,8 @@ QString viewName(ViewKind kind) {
         return QStringLiteral("Logit lens");
     case ViewKind::VariantEffect:
         return QStringLiteral("Output effect");
+    case ViewKind::KnnNeighbours:
+        return QStringLiteral("kNN-LM");
     }
     return {};
 }
@@ -313,6 +316,8 @@ QString viewId(ViewKind kind) {
         return QStringLiteral("logit-lens");
     case ViewKind::VariantEffect:
         return QStringLiteral("variant-effect");
+    case ViewKind::KnnNeighbours:
+        return QStringLiteral("knn-neighbours");
     }
     return {};
 }
@@ -353,6 +358,9 @@ QString viewSummary(ViewKind kind) {
     case ViewKind::VariantEffect:
         return QStringLiteral(
             "the variant vs exact attention: KL, top-1 and top-k flips, JSD per head");
+    case ViewKind::KnnNeighbours:
+        return QStringLiteral("kNN-LM: each position's datastore neighbours, p_LM, p_kNN, p_mix "
+                              "(--lambda re-mixes)");
     }
     return {};
 }
@@ -438,6 +446,8 @@ render::PanelsFigure buildPanels(ViewKind kind, const ForwardResult* result,
         return logitLensFigure(*result, state);
     case ViewKind::VariantEffect:
         return variantEffectFigure(*result, state);
+    case ViewKind::KnnNeighbours:
+        return knnNeighboursFigure(*result, state);
     default:
         break;
     }

@@ -28,11 +28,12 @@ enum class ViewKind {
     ActPonder,      // ACT halting probability per step and ponder count per token
     LogitLens,      // top next token per layer × position through the final norm and LM head
     VariantEffect,  // the variant against exact attention: KL, top-1 and top-k, JSD per head
+    KnnNeighbours,  // kNN-LM: each position's neighbours in the datastore, p_LM, p_kNN, p_mix
 };
 // The first kViewCount views are one render::Figure each (what `headlight export` writes); the
 // panel views after them combine several figures (render::PanelsFigure).
 constexpr int kViewCount = 8;
-constexpr int kAllViewCount = 16;
+constexpr int kAllViewCount = 17;
 bool isPanelView(ViewKind kind);
 
 struct ViewState {
@@ -41,6 +42,7 @@ struct ViewState {
     int query = -1;            // the emphasised query token, -1 for none
     bool averageHeads = false; // heatmap and token lines show the layer's mean over heads
     render::Colormap colormap = render::Colormap::Viridis;
+    double knnLambda = -1.0; // the kNN-LM view's re-mix weight; negative: the pass's own λ
 };
 
 QString viewName(ViewKind kind);    // the tab label

@@ -14,6 +14,16 @@ namespace {
 constexpr render::Colormap kSceneColormaps[] = {render::Colormap::Viridis,
                                                 render::Colormap::Cividis};
 
+// A kNN-LM variant's datastore named relative to the scene or lesson file, made absolute, as
+// loadVariantSpec does for a spec file: the window and `headlight export` run from any folder.
+void resolveDatastore(io::Scenario& scenario, const QString& path) {
+    QJsonObject knn = scenario.variant.value(QStringLiteral("knn")).toObject();
+    const QString datastore = knn.value(QStringLiteral("datastore")).toString();
+    if (datastore.isEmpty() || QFileInfo(datastore).isAbsolute()) return;
+    knn[QStringLiteral("datastore")] = QFileInfo(path).absoluteDir().absoluteFilePath(datastore);
+    scenario.variant[QStringLiteral("knn")] = knn;
+}
+
 void writeJson(const QString& path, const QJsonObject& json) {
     const QByteArray bytes = QJsonDocument(json).toJson(QJsonDocument::Indented);
     render::writeAtomically(path, [&](QIODevice& file) {
@@ -93,11 +103,16 @@ std::string sceneModelName(const QString& folder) {
 }
 
 io::Scene loadScene(const QString& path) {
-    return io::parseScene(io::readSceneFile(path.toStdString()), sceneVocabulary());
+    io::Scene scene = io::parseScene(io::readSceneFile(path.toStdString()), sceneVocabulary());
+    resolveDatastore(scene, path);
+    return scene;
 }
 
 io::Lesson loadLesson(const QString& path) {
-    return io::parseLesson(io::readSceneFile(path.toStdString()), sceneVocabulary());
+    io::Lesson lesson = io::parseLesson(io::readSceneFile(path.toStdString()), sceneVocabulary());
+    for (io::Scene& step : lesson.steps)
+        resolveDatastore(step, path);
+    return lesson;
 }
 
 void saveSceneFile(const QString& path, const io::Scene& scene) {

@@ -37,6 +37,7 @@ QString resolveSceneModel(const std::string& model, const QString& baseFolder);
 // What a scene saved from the window names: the zoo name for a zoo model, else the folder.
 std::string sceneModelName(const QString& folder);
 
+// A kNN-LM variant's relative knn.datastore is read against the file's folder.
 io::Scene loadScene(const QString& path);
 io::Lesson loadLesson(const QString& path);
 // Throws render::ExportError (one line) when the file cannot be written.

@@ -18,6 +18,7 @@ struct Request {
     HeadKnockouts knockouts;
     QPointer<ForwardRunner> runner; // told the plan of a long pass; null for runForwardPass
     PassControl control;
+    std::shared_ptr<KnnStoreCache> knnCache;
 };
 
 // The knockouts as the plan takes them, replace ones filled from the source text's pass and
@@ -73,6 +74,20 @@ bool passFits(const LoadedModel& model, const Request& request, int64_t tokens,
     return true;
 }
 
+// The pass itself: through the datastore for a kNN-LM variant (which takes no knockouts).
+Trace runTrace(const std::shared_ptr<const LoadedModel>& model, const Request& request,
+               const ModelInput& input, const CaptureRequest& capture,
+               const variants::Intervention& intervention, ForwardResult& result) {
+    if (!request.variant.knn)
+        return model->model->forwardCached(*model->passCache, input, capture, request.variant,
+                                           intervention, request.control);
+    if (!request.knockouts.heads.empty())
+        throw variants::VariantError("head knockouts do not combine with kNN-LM: clear them first");
+    result.knnStore = request.knnCache->storeFor(model, request.variant);
+    return variants::forwardKnn(*model->model, input, capture, request.variant,
+                                result.knnStore->datastore);
+}
+
 void keepInternals(Trace& trace, ForwardResult& result) {
     result.internals = std::move(trace.internals);
     for (LayerTrace& layer : trace.layers)
@@ -100,8 +115,7 @@ std::shared_ptr<ForwardResult> runPass(const std::shared_ptr<const LoadedModel>&
             return result;
         const variants::Intervention intervention =
             interventionFor(*model, request, int64_t(prepared.input.ids.size()));
-        Trace trace = model->model->forwardCached(*model->passCache, prepared.input, capture,
-                                                  request.variant, intervention, request.control);
+        Trace trace = runTrace(model, request, prepared.input, capture, intervention, *result);
         if (request.withOutput)
             result->output = std::make_shared<const OutputAnalysis>(
                 analyseOutput(*model, prepared.input, trace, request.variant));
@@ -147,8 +161,11 @@ MemoryPlan planPass(const LoadedModel& model, int64_t tokens, const CaptureReque
 std::shared_ptr<ForwardResult>
 runForwardPass(const std::shared_ptr<const LoadedModel>& model, const QString& text,
                const variants::VariantSpec& variant, bool withVanilla, bool withOutput,
-               const HeadKnockouts& knockouts, const PassControl& control) {
-    return runPass(model, {text, variant, withVanilla, withOutput, 0, knockouts, nullptr, control});
+               const HeadKnockouts& knockouts, const PassControl& control,
+               std::shared_ptr<KnnStoreCache> knnCache) {
+    if (!knnCache) knnCache = std::make_shared<KnnStoreCache>();
+    return runPass(model, {text, variant, withVanilla, withOutput, 0, knockouts, nullptr, control,
+                           std::move(knnCache)});
 }
 
 ForwardRunner::ForwardRunner(QObject* parent)
@@ -231,7 +248,8 @@ void ForwardRunner::launch() {
     if (!model_ || paused_ || busy() || launched_ == requested_) return;
     launched_ = requested_;
     Request request{text_,     variant_,   vanillaWanted_, outputWanted_,
-                    launched_, knockouts_, this,           {}};
+                    launched_, knockouts_, this,           {},
+                    knnCache_};
     // Why between layers: a newer request (or cancel) stops this pass instead of queueing behind
     // it.
     request.control.cancelled = [newest = newest_, serial = launched_] {

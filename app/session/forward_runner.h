@@ -10,6 +10,7 @@
 
 #include "ablation_effect.h"
 #include "attention_stats.h"
+#include "knn_store.h"
 #include "model_session.h"
 #include "output_analysis.h"
 
@@ -53,6 +54,7 @@ struct ForwardResult {
     std::vector<PositionChange> outputChange;
     QString outputNote;
     std::shared_ptr<const LoadedModel> model; // the model that ran it
+    std::shared_ptr<const KnnStore> knnStore; // the datastore of a kNN-LM pass, else null
     double forwardMs = 0.0;
     QString memoryPlan; // describePlan of a long pass (≥ kLongPassTokens tokens), else empty
     QString error; // one line; the other fields are empty when set
@@ -70,11 +72,13 @@ MemoryPlan planPass(const LoadedModel& model, int64_t tokens, const CaptureReque
 // when asked and the variant is not vanilla, the vanilla pass too (`headlight export` uses it);
 // with `withOutput`, the logit lens and the variant's effect on the output (OutputAnalysis).
 // A refusal comes back as the result's `error`; a pass `control` cancels, as an error with
-// `cancelled` set.
+// `cancelled` set. A kNN-LM variant takes its datastore from `knnCache` (built there when it
+// holds none that fits; a fresh cache when null).
 std::shared_ptr<ForwardResult>
 runForwardPass(const std::shared_ptr<const LoadedModel>& model, const QString& text,
                const variants::VariantSpec& variant, bool withVanilla, bool withOutput = false,
-               const HeadKnockouts& knockouts = {}, const PassControl& control = {});
+               const HeadKnockouts& knockouts = {}, const PassControl& control = {},
+               std::shared_ptr<KnnStoreCache> knnCache = nullptr);
 
 class ForwardRunner : public QObject {
     Q_OBJECT
@@ -108,6 +112,8 @@ public:
     void cancel();
     bool busy() const;
     quint64 latestRequest() const { return requested_; }
+    // The kNN-LM datastore the passes use (and the window's build action installs into).
+    KnnStoreCache& knnCache() { return *knnCache_; }
 
 Q_SIGNALS:
     void finished(std::shared_ptr<const ForwardResult> result);
@@ -132,6 +138,7 @@ private:
     QString text_; // the newest request's text
     variants::VariantSpec variant_;
     HeadKnockouts knockouts_;
+    std::shared_ptr<KnnStoreCache> knnCache_ = std::make_shared<KnnStoreCache>();
     bool vanillaWanted_ = false;
     bool outputWanted_ = false;
     bool paused_ = false;

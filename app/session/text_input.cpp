@@ -35,14 +35,17 @@ QString visibleSpace(const QString& slice) {
 // The text a token covers, by code-point offsets; the vocabulary's spelling where it covers none.
 QString labelOf(const tokenize::Encoding& encoding, std::size_t i, const QList<uint>& codePoints) {
     const auto [begin, end] = encoding.offsets[i];
-    if (end > begin && end <= codePoints.size()) {
-        const QString slice = QString::fromUcs4(
-            reinterpret_cast<const char32_t*>(codePoints.data()) + begin, end - begin);
-        return slice.trimmed().isEmpty() ? visibleSpace(slice) : slice.trimmed();
-    }
-    return QString::fromStdString(encoding.tokens[i]);
+    const QString slice = textSliceLabel(codePoints, begin, end);
+    return slice.isEmpty() ? QString::fromStdString(encoding.tokens[i]) : slice;
 }
 } // namespace
+
+QString textSliceLabel(const QList<uint>& codePoints, int begin, int end) {
+    if (end <= begin || begin < 0 || end > codePoints.size()) return {};
+    const QString slice = QString::fromUcs4(
+        reinterpret_cast<const char32_t*>(codePoints.data()) + begin, end - begin);
+    return slice.trimmed().isEmpty() ? visibleSpace(slice) : slice.trimmed();
+}
 
 PreparedText prepareText(const tokenize::Tokenizer* tokenizer, const QString& text) {
     if (!tokenizer) return fromIds(text);

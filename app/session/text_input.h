@@ -20,4 +20,8 @@ struct PreparedText {
 
 // Throws tokenize::TokenizerError or std::invalid_argument (ids that do not parse).
 PreparedText prepareText(const tokenize::Tokenizer* tokenizer, const QString& text);
+
+// The label of the code points [begin, end) of a text: the slice trimmed, or white space made
+// visible; empty when the range is empty or outside the text (a special token).
+QString textSliceLabel(const QList<uint>& codePoints, int begin, int end);
 } // namespace headlight::app

@@ -8,8 +8,10 @@
 #include "default_model.h"
 #include "export_actions.h"
 #include "hub_cache_dialog.h"
+#include "knn_datastore_builder.h"
 #include "patching_dialog.h"
 #include "variant_dock.h"
+#include "variant_panel.h"
 #include "window_size.h"
 #include "zoo_dialog.h"
 
@@ -139,10 +141,19 @@ void MainWindow::createMenus() {
     help->addAction(tr("&About Headlight"), this, &MainWindow::showAbout);
 }
 
-// File ▸ Save variant spec… and Open corpus…, the Edit menu's variant undo/redo.
+// File ▸ Save variant spec…, Open corpus… and Build kNN datastore…, the Edit menu's variant
+// undo/redo.
 void MainWindow::createVariantMenus(QMenu* file) {
     file->addAction(variantDock_->saveAction());
+    auto* knn = new KnnDatastoreBuilder(workspace_, this);
+    file->addAction(knn->buildAction());
     file->addAction(corpus_->openAction());
+    // A built datastore runs at once: the variant reads it, and the kNN-LM view shows it.
+    connect(knn, &KnnDatastoreBuilder::finished, this, [this](bool built, const QString& path) {
+        if (!built) return;
+        variantDock_->apply(withKnnDatastore(variantDock_->panel()->spec(), path));
+        workspace_->setView(ViewKind::KnnNeighbours);
+    });
     file->addSeparator();
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
     edit->addAction(variantDock_->undoAction());

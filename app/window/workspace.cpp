@@ -11,10 +11,12 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QSettings>
+#include <QSlider>
 #include <QSpinBox>
 #include <QStackedWidget>
 #include <QTabBar>
 #include <QVBoxLayout>
+#include <cmath>
 
 namespace headlight::app {
 namespace {
@@ -140,6 +142,7 @@ QWidget* Workspace::createControls() {
     row->addSpacing(8);
     row->addWidget(averageBox_);
     row->addSpacing(16);
+    row->addWidget(createKnnControls(controls));
     row->addWidget(readoutLabel_, 1);
     row->addWidget(summaryLabel_);
     auto* stack = new QVBoxLayout(controls);
@@ -153,6 +156,41 @@ QWidget* Workspace::createControls() {
             [this](int head) { selectHead(state_.layer, head); });
     connect(averageBox_, &QCheckBox::toggled, this, &Workspace::setAverageHeads);
     return controls;
+}
+
+// The kNN-LM view's λ slider, shown with that view only.
+QWidget* Workspace::createKnnControls(QWidget* parent) {
+    knnControls_ = new QWidget(parent);
+    knnSlider_ = new QSlider(Qt::Horizontal, knnControls_);
+    knnSlider_->setObjectName(QStringLiteral("knnLambda"));
+    knnSlider_->setRange(0, 100);
+    knnSlider_->setMinimumWidth(160);
+    knnSlider_->setToolTip(tr("λ, the weight of p_kNN in p_mix = λ·p_kNN + (1 − λ)·p_LM: re-mixes "
+                              "the stored pass without running the model"));
+    knnLabel_ = new QLabel(knnControls_);
+    knnLabel_->setMinimumWidth(QFontMetrics(knnLabel_->font()).horizontalAdvance("λ = 0.00  "));
+    auto* layout = new QHBoxLayout(knnControls_);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(knnSlider_);
+    layout->addWidget(knnLabel_);
+    knnControls_->hide();
+    connect(knnSlider_, &QSlider::valueChanged, this, [this](int value) {
+        state_.knnLambda = value / 100.0;
+        showKnnLambda();
+        refresh();
+    });
+    return knnControls_;
+}
+
+// The slider at the view's λ: the one it was moved to, else the pass's own.
+void Workspace::showKnnLambda() {
+    const variants::VariantSpec& variant = result_ ? result_->variant : runner_->variant();
+    const double lambda = state_.knnLambda >= 0.0 ? state_.knnLambda
+                          : variant.knn           ? double(variant.knn->lambda)
+                                                  : 0.0;
+    const QSignalBlocker block(knnSlider_);
+    knnSlider_->setValue(int(std::lround(lambda * 100.0)));
+    knnLabel_->setText(tr("λ = %1").arg(lambda, 0, 'f', 2));
 }
 
 void Workspace::createActions() {
@@ -217,6 +255,7 @@ void Workspace::setModel(std::shared_ptr<const LoadedModel> model) {
 
 void Workspace::setVariant(const QJsonObject& spec) {
     variantJson_ = spec;
+    state_.knnLambda = -1.0; // the new pass's own λ until the slider moves
     try {
         runner_->setVariant(io::parseScenarioVariant(spec));
     } catch (const variants::VariantError& error) {
@@ -292,6 +331,7 @@ void Workspace::onTabChanged(int index) {
                              : index == kAllViewCount + 1 ? static_cast<QWidget*>(atlasPage_)
                                                           : static_cast<QWidget*>(figureView_));
     if (index < kAllViewCount) view_ = ViewKind(index);
+    knnControls_->setVisible(view_ == ViewKind::KnnNeighbours && !canvasShown());
     // Why here: the vanilla pass doubles the work, so it runs only while its view is open.
     const bool figureShown = pages_->currentWidget() == figureView_;
     runner_->setVanillaWanted(view_ == ViewKind::Sparsity && figureShown);
@@ -343,6 +383,7 @@ void Workspace::onResult(std::shared_ptr<const ForwardResult> result) {
     tokenStrip_->setTokens(result_->tokens);
     if (state_.query >= result_->tokenCount()) state_.query = -1;
     tokenStrip_->setSelected(state_.query);
+    showKnnLambda();
     refresh();
     Q_EMIT resultShown(result_->tokenCount());
 }

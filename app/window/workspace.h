@@ -27,6 +27,7 @@ class QAction;
 class QCheckBox;
 class QLabel;
 class QPlainTextEdit;
+class QSlider;
 class QSpinBox;
 class QStackedWidget;
 class QTabBar;
@@ -77,6 +78,8 @@ public:
     TokenStrip* tokenStrip() const { return tokenStrip_; }
     FigureView* figureView() const { return figureView_; }
     QTabBar* viewTabs() const { return tabs_; }
+    // The kNN-LM view's λ (0 to 100 hundredths): re-mixes the shown pass, runs no model.
+    QSlider* knnLambdaSlider() const { return knnSlider_; }
     QWidget* canvasPage() const { return canvasPage_; }
     QList<QAction*> navigationActions() const { return navigation_; }
     QList<QAction*> viewActions() const { return viewActions_; }
@@ -115,6 +118,8 @@ private:
     void updateSummary();
     void updateAtlas();  // the Atlas draws the current text and selection, while shown
     void shareBackend(); // one of the views' pass and the Atlas's pass uses the backend
+    QWidget* createKnnControls(QWidget* parent);
+    void showKnnLambda();
 
     std::shared_ptr<const LoadedModel> model_;
     std::shared_ptr<const ForwardResult> result_;
@@ -133,6 +138,9 @@ private:
     QLabel* summaryLabel_ = nullptr;
     QString passProgress_; // "layer 3 of 12 · Esc cancels" while a pass runs
     QLabel* readoutLabel_ = nullptr;
+    QWidget* knnControls_ = nullptr;
+    QSlider* knnSlider_ = nullptr;
+    QLabel* knnLabel_ = nullptr;
     QStackedWidget* pages_ = nullptr;
     FigureView* figureView_ = nullptr;
     QWidget* canvasPage_ = nullptr;

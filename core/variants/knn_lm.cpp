@@ -199,7 +199,7 @@ std::string readDatastoreText(const std::string& path) {
 
 KnnDatastore buildDatastore(const TransformerModel& model,
                             const std::vector<std::vector<int32_t>>& chunks,
-                            const VariantSpec& variant) {
+                            const VariantSpec& variant, const DatastoreProgress& progress) {
     // Why first: a model the mixture refuses would otherwise build its keys for nothing.
     checkApplies(variant, model.spec());
     int64_t pairs = 0;
@@ -219,10 +219,15 @@ KnnDatastore buildDatastore(const TransformerModel& model,
     store.keys = Tensor({pairs, width});
     store.values.reserve(std::size_t(pairs));
     int64_t row = 0;
-    for (const std::vector<int32_t>& chunk : chunks)
+    const int64_t total = int64_t(chunks.size());
+    for (int64_t c = 0; c < total; ++c) {
+        if (progress && !progress(c, total)) throw DatastoreCancelled();
+        const std::vector<int32_t>& chunk = chunks[std::size_t(c)];
         if (chunk.size() > 1)
             appendChunk(store, row, model.forward({chunk, {}, {}}, capture, lm).lastHiddenState,
                         chunk);
+    }
+    if (progress && !progress(total, total)) throw DatastoreCancelled();
     const Eigen::VectorXf norms = store.keys.matrix().rowwise().squaredNorm();
     store.squaredNorms.assign(norms.data(), norms.data() + norms.size());
     return store;
@@ -254,21 +259,28 @@ Neighbours nearestNeighbours(const KnnDatastore& store, const Tensor& queries, i
     return result;
 }
 
+std::vector<double> neighbourWeights(std::span<const float> distances, float temperature) {
+    std::vector<double> weights(distances.size());
+    if (distances.empty()) return weights;
+    // Why the shift by the nearest distance: exp(−d/τ) underflows for the distances of real
+    // hidden states; the common factor cancels in the normalisation.
+    const double nearest = double(distances.front());
+    double total = 0.0;
+    for (std::size_t i = 0; i < distances.size(); ++i)
+        total += weights[i] = std::exp(-(double(distances[i]) - nearest) / temperature);
+    for (double& w : weights)
+        w /= total;
+    return weights;
+}
+
 std::vector<double> knnDistribution(const KnnDatastore& store, const Neighbours& neighbours,
                                     int64_t query, int64_t vocab, float temperature) {
     std::vector<double> p(std::size_t(vocab), 0.0);
     const std::size_t first = std::size_t(query * neighbours.k);
-    // Why the shift by the nearest distance: exp(−d/τ) underflows for the distances of real
-    // hidden states; the common factor cancels in the normalisation.
-    const double nearest = neighbours.distance[first];
-    double total = 0.0;
-    for (std::size_t i = first; i < first + std::size_t(neighbours.k); ++i) {
-        const double w = std::exp(-(double(neighbours.distance[i]) - nearest) / temperature);
-        p[std::size_t(store.values[std::size_t(neighbours.index[i])])] += w;
-        total += w;
-    }
-    for (double& x : p)
-        x /= total;
+    const std::vector<double> weights = neighbourWeights(
+        std::span(neighbours.distance).subspan(first, std::size_t(neighbours.k)), temperature);
+    for (std::size_t i = 0; i < weights.size(); ++i)
+        p[std::size_t(store.values[std::size_t(neighbours.index[first + i])])] += weights[i];
     return p;
 }
 

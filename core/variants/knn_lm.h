@@ -12,13 +12,15 @@
 // same checkpoint (and the same variant) as the queries.
 //
 // Index: KnnDatastore · datastoreChunkLength · chunkForDatastore · readDatastoreText ·
-// buildDatastore · Neighbours · nearestNeighbours · knnDistribution · forwardKnn
+// DatastoreCancelled · buildDatastore · Neighbours · nearestNeighbours · neighbourWeights ·
+// knnDistribution · forwardKnn
 
 #include "model/transformer.h"
 #include "tensor/tensor.h"
 #include "variants/variant_spec.h"
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -39,12 +41,22 @@ int64_t datastoreChunkLength(const ModelSpec& model);
 std::vector<std::vector<int32_t>> chunkForDatastore(std::span<const int32_t> ids, int64_t length);
 // Reads a UTF-8 datastore text; throws VariantError when it is missing, empty or over 8 MB.
 std::string readDatastoreText(const std::string& path);
+// Thrown by buildDatastore when its progress callback asks it to stop.
+class DatastoreCancelled : public VariantError {
+public:
+    DatastoreCancelled()
+        : VariantError("kNN-LM: the datastore build was cancelled") {}
+};
+// Called before each chunk's pass and once at the end with (chunks done, chunks); returning
+// false stops the build.
+using DatastoreProgress = std::function<bool(int64_t done, int64_t total)>;
 // Runs `model` (with `variant`, less its knn section) over each chunk and keeps the key of every
 // position that has a next token in its chunk. Throws VariantError when the chunks hold no pair
-// or the keys would pass 1 GiB.
+// or the keys would pass 1 GiB, DatastoreCancelled when `progress` returns false.
 KnnDatastore buildDatastore(const TransformerModel& model,
                             const std::vector<std::vector<int32_t>>& chunks,
-                            const VariantSpec& variant = {});
+                            const VariantSpec& variant = {},
+                            const DatastoreProgress& progress = {});
 
 struct Neighbours {
     int64_t queries = 0, k = 0;
@@ -55,6 +67,10 @@ struct Neighbours {
 // The k nearest keys of each row of queries [T, D]. Throws VariantError when the datastore
 // holds fewer than k keys or keys of another width.
 Neighbours nearestNeighbours(const KnnDatastore& store, const Tensor& queries, int k);
+// The kernel of p_kNN: each of a query's neighbours weighted exp(−d_i / temperature), normalised
+// to sum to 1 (distances nearest first). p_kNN(y) is the sum of the weights of the neighbours
+// whose stored next token is y; knnDistribution and the window's λ re-mix both use this.
+std::vector<double> neighbourWeights(std::span<const float> distances, float temperature);
 // p_kNN over the vocabulary [V] for query `query` (sums to 1).
 std::vector<double> knnDistribution(const KnnDatastore& store, const Neighbours& neighbours,
                                     int64_t query, int64_t vocab, float temperature);

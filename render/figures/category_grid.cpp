@@ -20,9 +20,18 @@ struct Layout {
     QFont titleFont, labelFont, tickFont;
 };
 
+QString legendEntry(const CategoryGridFigure& f, int category) {
+    return f.legendLabels.size() == f.categoryCount
+               ? f.legendLabels[category]
+               : QStringLiteral("%1 %2").arg(f.legendTitle).arg(category);
+}
+
 double legendWidth(const CategoryGridFigure& f, const QFont& font) {
-    const QString widest = QStringLiteral("%1 %2").arg(f.legendTitle).arg(f.categoryCount);
-    return textWidth(font, widest) + fontHeight(font) + 3 * kLabelGap;
+    double widest =
+        textWidth(font, QStringLiteral("%1 %2").arg(f.legendTitle).arg(f.categoryCount));
+    for (const QString& label : f.legendLabels)
+        widest = std::max(widest, textWidth(font, label));
+    return widest + fontHeight(font) + 3 * kLabelGap;
 }
 
 Layout layoutGrid(const QRectF& bounds, const CategoryGridFigure& f) {
@@ -90,7 +99,7 @@ void paintLegend(QPainter& painter, const Layout& l, const CategoryGridFigure& f
         painter.fillRect(QRectF(l.legend.left(), y, h, h), categoryColor(k));
         painter.setPen(style::kInk);
         drawTextLine(painter, QRectF(l.legend.left() + h + kLabelGap, y, l.legend.width(), h),
-                     Qt::AlignLeft, QStringLiteral("%1 %2").arg(f.legendTitle).arg(k));
+                     Qt::AlignLeft, legendEntry(f, k));
     }
 }
 } // namespace

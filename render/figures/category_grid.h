@@ -23,6 +23,7 @@ struct CategoryGridFigure {
     QString rowAxis, colAxis;
     QString legendTitle;   // e.g. "Bucket"
     int categoryCount = 0; // legend entries 0 .. categoryCount − 1
+    QStringList legendLabels; // [categoryCount] names of the entries, or empty: "Bucket 0", …
 };
 
 // Okabe–Ito's eight colours, then Paul Tol's muted set: distinct for colour-blind readers; a

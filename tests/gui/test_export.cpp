@@ -477,6 +477,12 @@ private Q_SLOTS:
                 window.openCheckpoint(
                     QStringLiteral(HEADLIGHT_TEST_DATA "/zoo/") +
                     (kind == app::ViewKind::MoeRouting ? "moe_top_k2" : "act_ut_post"));
+            } else if (kind == app::ViewKind::KnnNeighbours) {
+                window.openCheckpoint(test::goldenRoot() + "/gpt2");
+                QTRY_VERIFY_WITH_TIMEOUT(!shown.isEmpty(), kWaitMs);
+                shown.clear();
+                workspace->setVariant({{"knn", QJsonObject{{"datastore", HEADLIGHT_TEST_DATA
+                                                            "/knn/datastore.txt"}}}});
             } else {
                 if (!window.session().current() ||
                     !window.session().current()->folder.endsWith("bert")) {

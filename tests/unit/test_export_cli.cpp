@@ -48,11 +48,12 @@ private Q_SLOTS:
         const test::CliResult listed = runHeadlight({"export", "--list-views"});
         QCOMPARE(listed.exitCode, 0);
         const QStringList lines = listed.out.split('\n', Qt::SkipEmptyParts);
-        QCOMPARE(lines.size(), 17);
+        QCOMPARE(lines.size(), 18);
         for (const char* name :
              {"heatmap", "model-grid", "token-lines", "entropy-violins", "jsd-violins",
               "head-jsd-matrix", "rollout", "difference", "sparsity", "positions", "early-exit",
-              "lsh-buckets", "moe-routing", "act-ponder", "logit-lens", "variant-effect", "atlas"})
+              "lsh-buckets", "moe-routing", "act-ponder", "logit-lens", "variant-effect",
+              "knn-neighbours", "atlas"})
             QVERIFY2(viewNames().contains(name), name);
         for (const QString& line : lines)
             QVERIFY2(line.section(' ', 1).trimmed().size() > 10, qPrintable(line));
@@ -70,13 +71,17 @@ private Q_SLOTS:
         test::writeFile(exit, R"({"early_exit": {"criterion": "saturation", "threshold": 0.5}})");
         test::writeFile(window, R"({"mask": {"preset": "longformer", "window": 1}})");
         const QMap<QString, QString> variantOf{
-            {"lsh-buckets", lsh}, {"early-exit", exit}, {"variant-effect", window}};
+            {"lsh-buckets", lsh},
+            {"early-exit", exit},
+            {"variant-effect", window},
+            {"knn-neighbours", QStringLiteral(HEADLIGHT_TEST_DATA "/knn/spec.json")}};
         for (const QString& view : viewNames())
             for (const QString suffix : {".png", ".svg", ".pdf"}) {
                 const QString out = dir.filePath(view + suffix);
                 QStringList args = exportArgs(view, out);
                 if (view == "logit-lens" || view == "variant-effect")
                     args[2] = test::goldenRoot() + "/bert_mlm";
+                if (view == "knn-neighbours") args[2] = test::goldenRoot() + "/gpt2";
                 if (variantOf.contains(view)) args << "--variant" << variantOf[view];
                 if (view == "moe-routing" || view == "act-ponder")
                     args = {"export",

@@ -1,0 +1,61 @@
+#pragma once
+// File ▸ Build kNN datastore from text file…: the kNN-LM datastore (variants/knn_lm.h) built from
+// a text file with the current model and variant, on a worker thread behind a progress dialog
+// (one step per chunk of the model's positions) that can cancel it. The forward runner is paused
+// meanwhile, since a backend runs one pass at a time. A finished build goes into the runner's
+// store cache and the variant gains (or keeps) a knn section that reads the file, so the next
+// passes run kNN-LM with it; a cancelled or failed build leaves the previous datastore in place.
+
+#include "knn_store.h"
+
+#include <QJsonObject>
+#include <QObject>
+#include <QPointer>
+#include <QString>
+#include <atomic>
+#include <memory>
+
+class QAction;
+class QProgressDialog;
+template <typename T> class QFutureWatcher;
+
+namespace headlight::app {
+
+class Workspace;
+
+class KnnDatastoreBuilder : public QObject {
+    Q_OBJECT
+public:
+    KnnDatastoreBuilder(Workspace* workspace, QWidget* dialogParent);
+    ~KnnDatastoreBuilder() override;
+
+    QAction* buildAction() const { return build_; }
+    // Starts building from `path`; false (and `why`) when there is no model or a build runs.
+    bool start(const QString& path, QString* why = nullptr);
+    void cancel() { cancel_ = true; }
+    bool running() const;
+    QProgressDialog* progress() const; // the dialog of the build in flight, if any
+
+Q_SIGNALS:
+    // After each build: `built` false when it was cancelled or failed (`error` then says why,
+    // empty when cancelled). The knn section is applied through the variant panel by the window.
+    void finished(bool built, const QString& path, const QString& error);
+
+private:
+    struct Outcome;
+    void chooseFile();
+    void collect();
+
+    Workspace* workspace_;
+    QWidget* dialogParent_;
+    QAction* build_;
+    QPointer<QProgressDialog> progress_;
+    QFutureWatcher<std::shared_ptr<Outcome>>* watcher_;
+    std::atomic<bool> cancel_{false};
+    QString path_;
+};
+
+// `spec` with a knn section that reads `path`: its own k, lambda and temperature when it has
+// one, else the catalogue's defaults.
+QJsonObject withKnnDatastore(QJsonObject spec, const QString& path);
+} // namespace headlight::app
