@@ -4,6 +4,7 @@
 #include "internals_figures.h"
 #include "output_figures.h"
 #include "position_figure.h"
+#include "query_key_figures.h"
 #include "routing_figures.h"
 #include "sparsity_figure.h"
 
@@ -275,6 +276,10 @@ QString viewName(ViewKind kind) {
         return QStringLiteral("Logit lens");
     case ViewKind::VariantEffect:
         return QStringLiteral("Output effect");
+    case ViewKind::QueryKeyEmbedding:
+        return QStringLiteral("Query-key embedding");
+    case ViewKind::QueryKeyGrid:
+        return QStringLiteral("Query-key heads");
     }
     return {};
 }
@@ -313,6 +318,10 @@ QString viewId(ViewKind kind) {
         return QStringLiteral("logit-lens");
     case ViewKind::VariantEffect:
         return QStringLiteral("variant-effect");
+    case ViewKind::QueryKeyEmbedding:
+        return QStringLiteral("qk-embedding");
+    case ViewKind::QueryKeyGrid:
+        return QStringLiteral("qk-embedding-grid");
     }
     return {};
 }
@@ -353,6 +362,11 @@ QString viewSummary(ViewKind kind) {
     case ViewKind::VariantEffect:
         return QStringLiteral(
             "the variant vs exact attention: KL, top-1 and top-k flips, JSD per head");
+    case ViewKind::QueryKeyEmbedding:
+        return QStringLiteral(
+            "one head's queries and keys in one plane by PCA (AttentionViz; --layer, --head)");
+    case ViewKind::QueryKeyGrid:
+        return QStringLiteral("every head's query-key embedding, layers × heads");
     }
     return {};
 }
@@ -412,6 +426,10 @@ bool isPanelView(ViewKind kind) {
     return int(kind) >= kViewCount;
 }
 
+bool showsQueryKey(ViewKind kind) {
+    return kind == ViewKind::QueryKeyEmbedding || kind == ViewKind::QueryKeyGrid;
+}
+
 render::PanelsFigure buildPanels(ViewKind kind, const ForwardResult* result,
                                  const ViewState& state) {
     if (!result || result->tokenCount() == 0)
@@ -438,6 +456,10 @@ render::PanelsFigure buildPanels(ViewKind kind, const ForwardResult* result,
         return logitLensFigure(*result, state);
     case ViewKind::VariantEffect:
         return variantEffectFigure(*result, state);
+    case ViewKind::QueryKeyEmbedding:
+        return queryKeyFigure(*result, state);
+    case ViewKind::QueryKeyGrid:
+        return queryKeyGridFigure(*result, state);
     default:
         break;
     }

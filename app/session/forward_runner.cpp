@@ -17,6 +17,7 @@ struct Request {
     quint64 serial = 0;
     HeadKnockouts knockouts;
     QPointer<ForwardRunner> runner; // told the plan of a long pass; null for runForwardPass
+    bool withQueryKey = false;
 };
 
 // The knockouts as the plan takes them, replace ones filled from the source text's pass.
@@ -114,6 +115,9 @@ std::shared_ptr<ForwardResult> runPass(const std::shared_ptr<const LoadedModel>&
             result->output = std::make_shared<const OutputAnalysis>(
                 analyseOutput(*model, prepared.input, trace, request.variant));
         if (knocksOut) compareOutputs(*model, request, prepared.input, trace, *result);
+        if (request.withQueryKey)
+            result->queryKey = std::make_shared<const QueryKeyAnalysis>(analyseQueriesKeys(
+                *model, prepared.input, request.variant, intervention, prepared.kinds));
         result->attention = trace.stackedProbabilities();
         result->valid = trace.valid;
         result->stats = analyseAttention(result->attention, result->valid);
@@ -136,8 +140,9 @@ std::shared_ptr<ForwardResult> runForwardPass(const std::shared_ptr<const Loaded
                                               const QString& text,
                                               const variants::VariantSpec& variant,
                                               bool withVanilla, bool withOutput,
-                                              const HeadKnockouts& knockouts) {
-    return runPass(model, {text, variant, withVanilla, withOutput, 0, knockouts, nullptr});
+                                              const HeadKnockouts& knockouts, bool withQueryKey) {
+    return runPass(model, {text, variant, withVanilla, withOutput, 0, knockouts, nullptr,
+                           withQueryKey});
 }
 
 ForwardRunner::ForwardRunner(QObject* parent)
@@ -196,6 +201,12 @@ void ForwardRunner::setOutputWanted(bool wanted) {
     if (wanted) runNow(text_);
 }
 
+void ForwardRunner::setQueryKeyWanted(bool wanted) {
+    if (wanted == queryKeyWanted_) return;
+    queryKeyWanted_ = wanted;
+    if (wanted) runNow(text_);
+}
+
 void ForwardRunner::setPaused(bool paused) {
     paused_ = paused;
     if (!paused) launch();
@@ -209,7 +220,8 @@ void ForwardRunner::launch() {
     // Why not start now when busy: collect() launches the newest request when the pass ends.
     if (!model_ || paused_ || busy() || launched_ == requested_) return;
     launched_ = requested_;
-    const Request request{text_, variant_, vanillaWanted_, outputWanted_, launched_, knockouts_, this};
+    const Request request{text_,      variant_, vanillaWanted_, outputWanted_, launched_,
+                          knockouts_, this,     queryKeyWanted_};
     watcher_->setFuture(QtConcurrent::run(runPass, model_, request));
     Q_EMIT busyChanged(true);
 }
