@@ -219,18 +219,22 @@ void addScatter(FigureData& data, const QString& panel, const std::string& name,
     data.tensors.push_back({name, {int64_t(xy.size() / 2), 2}, std::move(xy)});
 }
 
-// A view of scatters: the first scatter panel (a second one draws the same points coloured
-// another way) and every cell of a scatter grid, named by its title.
+// A view of scatters: its first scatter panel (a second one draws the same points coloured
+// another way, a grid beside it the overview), or, without one, every cell of its scatter grids,
+// named by their titles.
 FigureData scatterPanelsData(const PanelsFigure& f) {
     FigureData data;
     data.table.header = QStringList{"panel", "role", "position", "token", "kind", "x", "y"};
-    bool scatterSeen = false;
+    for (std::size_t i = 0; i < f.panels.size(); ++i)
+        if (const auto* s = std::get_if<ScatterFigure>(&f.panels[i])) {
+            addScatter(data, s->title, "panel" + std::to_string(i), *s);
+            data.metadata["title"] = f.title.toStdString();
+            data.metadata["caption"] = f.caption.toStdString();
+            return data;
+        }
     for (std::size_t i = 0; i < f.panels.size(); ++i) {
         const std::string name = "panel" + std::to_string(i);
-        if (const auto* s = std::get_if<ScatterFigure>(&f.panels[i]); s && !scatterSeen) {
-            addScatter(data, s->title, name, *s);
-            scatterSeen = true;
-        } else if (const auto* g = std::get_if<ScatterGridFigure>(&f.panels[i])) {
+        if (const auto* g = std::get_if<ScatterGridFigure>(&f.panels[i])) {
             for (std::size_t c = 0; c < g->cells.size(); ++c)
                 addScatter(data, g->cells[c].title, name + "." + std::to_string(c), g->cells[c]);
         }

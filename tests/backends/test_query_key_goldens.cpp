@@ -42,7 +42,7 @@ std::vector<QueryKeyCase> queryKeyCases() {
 
 // Largest difference between `ours` [T, 2] and the reference's head `head` of [H, T, 2], with NaN
 // required in the same places; +inf when a NaN is out of place.
-double coordinateError(const std::vector<float>& ours, const Tensor& expected, int head) {
+double qkCoordinateError(const std::vector<float>& ours, const Tensor& expected, int head) {
     const std::size_t n = ours.size();
     const float* reference = expected.data() + std::size_t(head) * n;
     double error = 0.0;
@@ -53,7 +53,7 @@ double coordinateError(const std::vector<float>& ours, const Tensor& expected, i
     return error;
 }
 
-double largestMagnitude(const Tensor& t) {
+double qkLargestMagnitude(const Tensor& t) {
     double largest = 0.0;
     for (const float v : t.values())
         if (!std::isnan(v)) largest = std::max(largest, double(std::abs(v)));
@@ -102,17 +102,17 @@ private Q_SLOTS:
         const Tensor correlation = expected.loadF32("correlation");
         QCOMPARE(queryXy.dim(0), int64_t(spec.heads));
         const double tolerance =
-            test::kGoldenTolerance * std::max(1.0, largestMagnitude(queryXy));
+            test::kGoldenTolerance * std::max(1.0, qkLargestMagnitude(queryXy));
         for (int h = 0; h < spec.heads; ++h) {
             const auto e = analysis::embedQueryKeyHead(captured.queries, captured.keys, spec.heads,
                                                        spec.kvHeads, h, trace.valid);
             const QString where = QString("head %1").arg(h);
-            QVERIFY2(coordinateError(e.queries, queryXy, h) <= tolerance,
+            QVERIFY2(qkCoordinateError(e.queries, queryXy, h) <= tolerance,
                      qPrintable(where + QString(": queries off by %1")
-                                            .arg(coordinateError(e.queries, queryXy, h))));
-            QVERIFY2(coordinateError(e.keys, keyXy, h) <= tolerance,
+                                            .arg(qkCoordinateError(e.queries, queryXy, h))));
+            QVERIFY2(qkCoordinateError(e.keys, keyXy, h) <= tolerance,
                      qPrintable(where + QString(": keys off by %1")
-                                            .arg(coordinateError(e.keys, keyXy, h))));
+                                            .arg(qkCoordinateError(e.keys, keyXy, h))));
             for (int c = 0; c < 2; ++c)
                 QVERIFY(std::abs(e.explained[std::size_t(c)] - explained.data()[2 * h + c]) <=
                         test::kGoldenTolerance);

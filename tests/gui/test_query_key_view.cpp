@@ -22,27 +22,27 @@
 using namespace headlight;
 
 namespace {
-constexpr int kWaitMs = 60000; // a generous ceiling for a loaded CI machine, not a measurement
+constexpr int kQueryKeyWaitMs = 60000; // a generous ceiling for a loaded CI machine, not a measurement
 
-void openGpt2WithText(app::MainWindow& window, const QString& text) {
+void openGpt2ForQueryKey(app::MainWindow& window, const QString& text) {
     QSignalSpy shown(window.workspace(), &app::Workspace::resultShown);
     window.workspace()->setText(text);
     window.openCheckpoint(test::goldenRoot() + "/gpt2");
-    QTRY_VERIFY_WITH_TIMEOUT(!shown.isEmpty(), kWaitMs);
+    QTRY_VERIFY_WITH_TIMEOUT(!shown.isEmpty(), kQueryKeyWaitMs);
 }
 
 // The view's panels once the pass with the query-key embedding has arrived.
-const render::PanelsFigure* embeddingPanels(app::Workspace* workspace) {
+const render::PanelsFigure* qkPanels(app::Workspace* workspace) {
     const auto ready = [workspace] {
         const app::ForwardResult* r = workspace->result();
         return r && r->queryKey && workspace->figureView()->panels();
     };
-    if (!QTest::qWaitFor(ready, kWaitMs)) return nullptr;
+    if (!QTest::qWaitFor(ready, kQueryKeyWaitMs)) return nullptr;
     return workspace->figureView()->panels();
 }
 
 // The panel's cell rectangle in the view.
-QRectF panelCell(app::FigureView* view, std::size_t panel) {
+QRectF qkPanelCell(app::FigureView* view, std::size_t panel) {
     return render::layoutPanels(view->rect(), *view->panels()).cells.at(panel);
 }
 } // namespace
@@ -59,10 +59,10 @@ private Q_SLOTS:
         app::MainWindow window({});
         window.resize(1300, 850);
         window.show();
-        openGpt2WithText(window, "the cat sat on the mat");
+        openGpt2ForQueryKey(window, "the cat sat on the mat");
         app::Workspace* workspace = window.workspace();
         workspace->setView(app::ViewKind::QueryKeyEmbedding);
-        const render::PanelsFigure* panels = embeddingPanels(workspace);
+        const render::PanelsFigure* panels = qkPanels(workspace);
         QVERIFY(panels);
         QCOMPARE(int(panels->panels.size()), 3); // by position, by token kind, the layer's heads
         app::FigureView* view = workspace->figureView();
@@ -70,12 +70,13 @@ private Q_SLOTS:
         QCOMPARE(int(scatter.points.size()), 2 * workspace->tokenCount());
         QVERIFY(scatter.xAxis.startsWith("PC1 (") && scatter.xAxis.endsWith("% of variance)"));
 
-        // The query of "cat" (#1): its read-out names it, as the tooltip does.
-        const QRectF cell = panelCell(view, 0);
+        // The last token's query: its read-out names it, as the tooltip does.
+        const int last = workspace->tokenCount() - 1;
+        const QRectF cell = qkPanelCell(view, 0);
         const render::ScatterLayout layout = render::layoutScatter(cell, scatter);
         const auto point = std::find_if(scatter.points.begin(), scatter.points.end(),
-                                        [](const render::ScatterPoint& p) {
-                                            return !p.key && p.token == 1;
+                                        [last](const render::ScatterPoint& p) {
+                                            return !p.key && p.token == last;
                                         });
         const QPoint at = render::scatterPosition(layout, point->x, point->y).toPoint();
         const auto hit = render::scatterPointAt(layout, scatter, at);
@@ -84,7 +85,12 @@ private Q_SLOTS:
         QTRY_COMPARE(view->readout(), app::scatterReadout(scatter, scatter.points[*hit]));
         QCOMPARE(QToolTip::text(), view->readout());
         if (*hit == std::size_t(point - scatter.points.begin()))
-            QVERIFY2(view->readout().startsWith(QString::fromUtf8("Query “cat” (#1), word start")),
+            QVERIFY2(view->readout().startsWith(
+                         QString::fromUtf8("Query “%1” (#%2), %3")
+                             .arg(workspace->result()->tokens[last])
+                             .arg(last)
+                             .arg(analysis::tokenKindName(
+                                 workspace->result()->queryKey->kinds[std::size_t(last)]))),
                      qPrintable(view->readout()));
 
         // A click selects that token as the query: the token strip and the scatter ring it.
@@ -98,7 +104,7 @@ private Q_SLOTS:
         // A cell of the layer's head grid focuses its head.
         const auto grid = std::get<render::ScatterGridFigure>(view->panels()->panels[2]);
         const render::ScatterGridLayout gridLayout =
-            render::layoutScatterGrid(panelCell(view, 2), grid);
+            render::layoutScatterGrid(qkPanelCell(view, 2), grid);
         QTest::mouseClick(view, Qt::LeftButton, {}, gridLayout.cells.at(3).center().toPoint());
         QCOMPARE(workspace->state().head, 3);
         QVERIFY(std::get<render::ScatterGridFigure>(view->panels()->panels[2]).selected == 3);
@@ -109,7 +115,7 @@ private Q_SLOTS:
         app::MainWindow window({});
         window.resize(1300, 850);
         window.show();
-        openGpt2WithText(window, "the cat sat on the mat");
+        openGpt2ForQueryKey(window, "the cat sat on the mat");
         app::Workspace* workspace = window.workspace();
         QAction* open = nullptr;
         for (QAction* action : workspace->viewActions())
@@ -117,13 +123,13 @@ private Q_SLOTS:
         QVERIFY(open);
         QCOMPARE(open->shortcut(), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K));
         workspace->setView(app::ViewKind::QueryKeyGrid);
-        const render::PanelsFigure* panels = embeddingPanels(workspace);
+        const render::PanelsFigure* panels = qkPanels(workspace);
         QVERIFY(panels);
         const auto grid = std::get<render::ScatterGridFigure>(panels->panels.at(0));
         QCOMPARE(grid.rows, 2);
         QCOMPARE(grid.cols, 4);
         const render::ScatterGridLayout layout =
-            render::layoutScatterGrid(panelCell(workspace->figureView(), 0), grid);
+            render::layoutScatterGrid(qkPanelCell(workspace->figureView(), 0), grid);
         const QPoint cell = layout.cells.at(1 * 4 + 2).center().toPoint();
         QTest::mouseMove(workspace->figureView(), cell);
         QTRY_VERIFY(workspace->figureView()->readout().startsWith("L1 H2 · "));

@@ -19,11 +19,11 @@ using test::runHeadlight;
 
 namespace {
 
-const QString kText = QStringLiteral("Hello, world! It is a test.");
+const QString kQueryKeyText = QStringLiteral("Hello, world! It is a test.");
 
 // The CSV's data lines split at commas (no label here holds a comma or a quote but ","; the
 // parser below takes RFC 4180's quoting for that one).
-std::vector<QStringList> csvRows(const QString& path) {
+std::vector<QStringList> qkCsvRows(const QString& path) {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) return {};
     std::vector<QStringList> rows;
@@ -48,8 +48,8 @@ std::vector<QStringList> csvRows(const QString& path) {
     return rows;
 }
 
-QStringList exportArgs(const QString& view, const QString& out) {
-    return {"export", "--model", test::goldenRoot() + "/gpt2", "--text", kText, "--view", view,
+QStringList qkExportArgs(const QString& view, const QString& out) {
+    return {"export", "--model", test::goldenRoot() + "/gpt2", "--text", kQueryKeyText, "--view", view,
             "--layer", "1", "--head", "2", "--out", out};
 }
 } // namespace
@@ -60,15 +60,15 @@ private Q_SLOTS:
     void csvHoldsEveryQueryAndKey() {
         test::ScratchDir dir;
         const QString csv = dir.filePath("qk.csv");
-        const test::CliResult run = runHeadlight(exportArgs("qk-embedding", csv));
+        const test::CliResult run = runHeadlight(qkExportArgs("qk-embedding", csv));
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
-        const std::vector<QStringList> rows = csvRows(csv);
+        const std::vector<QStringList> rows = qkCsvRows(csv);
         QVERIFY(!rows.empty());
         QCOMPARE(rows[0], QStringList({"panel", "role", "position", "token", "kind", "x", "y"}));
 
         const QString folder = test::goldenRoot() + "/gpt2";
         const auto tokenizer = tokenize::Tokenizer::load(folder.toStdString());
-        const app::PreparedText prepared = app::prepareText(tokenizer.get(), kText);
+        const app::PreparedText prepared = app::prepareText(tokenizer.get(), kQueryKeyText);
         auto backend = makeCpuBackend();
         const auto model = loadModel(folder.toStdString(), *backend);
         CaptureRequest capture;
@@ -95,16 +95,16 @@ private Q_SLOTS:
     void gridAndPagesExport() {
         test::ScratchDir dir;
         const QString csv = dir.filePath("grid.csv");
-        const test::CliResult run = runHeadlight(exportArgs("qk-embedding-grid", csv));
+        const test::CliResult run = runHeadlight(qkExportArgs("qk-embedding-grid", csv));
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
-        const std::vector<QStringList> rows = csvRows(csv);
+        const std::vector<QStringList> rows = qkCsvRows(csv);
         const int pointsPerHead = (int(rows.size()) - 1) / 8;
         QCOMPARE(int(rows.size()), 1 + 8 * pointsPerHead); // 2 layers × 4 heads
         QVERIFY(rows[1][0].startsWith(QString::fromUtf8("L0 H0 · ")));
         QVERIFY(rows.back()[0].startsWith(QString::fromUtf8("L1 H3 · ")));
         for (const char* suffix : {".pdf", ".svg"}) {
             const QString out = dir.filePath(QString("qk") + suffix);
-            const test::CliResult page = runHeadlight(exportArgs("qk-embedding", out));
+            const test::CliResult page = runHeadlight(qkExportArgs("qk-embedding", out));
             QVERIFY2(page.exitCode == 0, qPrintable(page.err));
             QFile file(out);
             QVERIFY(file.open(QIODevice::ReadOnly));
@@ -121,7 +121,7 @@ private Q_SLOTS:
         QVERIFY(file.open(QIODevice::WriteOnly));
         file.write(R"({"attention": {"kernel": "lsh"}})");
         file.close();
-        QStringList args = exportArgs("qk-embedding", dir.filePath("qk.png"));
+        QStringList args = qkExportArgs("qk-embedding", dir.filePath("qk.png"));
         args << "--variant" << spec;
         const test::CliResult run = runHeadlight(args);
         QVERIFY(run.exitCode != 0);

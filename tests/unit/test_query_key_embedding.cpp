@@ -17,7 +17,7 @@ using analysis::TokenKind;
 
 namespace {
 
-Tensor randomTensor(int64_t rows, int64_t cols, unsigned seed, float shift) {
+Tensor qkRandomTensor(int64_t rows, int64_t cols, unsigned seed, float shift) {
     std::mt19937 random(seed);
     std::normal_distribution<float> normal(0.0f, 1.0f);
     std::vector<float> values(std::size_t(rows * cols));
@@ -27,7 +27,7 @@ Tensor randomTensor(int64_t rows, int64_t cols, unsigned seed, float shift) {
 }
 
 // The embedding's points, scaled and translated as the header says, written out here.
-Eigen::MatrixXd jointPoints(const Tensor& q, const Tensor& k, int64_t d, int64_t qHead,
+Eigen::MatrixXd qkJointPoints(const Tensor& q, const Tensor& k, int64_t d, int64_t qHead,
                             int64_t kHead, const std::vector<int>& rows) {
     Eigen::MatrixXd Q(rows.size(), d), K(rows.size(), d);
     for (std::size_t r = 0; r < rows.size(); ++r)
@@ -47,7 +47,7 @@ Eigen::MatrixXd jointPoints(const Tensor& q, const Tensor& k, int64_t d, int64_t
     return joint;
 }
 
-void compareWithSvd(const analysis::QueryKeyEmbedding& e, const Eigen::MatrixXd& joint,
+void qkCompareWithSvd(const analysis::QueryKeyEmbedding& e, const Eigen::MatrixXd& joint,
                     const std::vector<int>& rows) {
     const Eigen::MatrixXd centred = joint.rowwise() - joint.colwise().mean();
     const Eigen::JacobiSVD<Eigen::MatrixXd> svd(centred, Eigen::ComputeThinV);
@@ -75,14 +75,14 @@ private Q_SLOTS:
     // Grouped-query attention: 4 query heads read 2 key heads; query head 3 reads key head 1.
     void projectionIsTheTopTwoPrincipalSubspace() {
         const int64_t tokens = 23, d = 6;
-        const Tensor q = randomTensor(tokens, 4 * d, 7, 0.5f);
-        const Tensor k = randomTensor(tokens, 2 * d, 11, -2.0f);
+        const Tensor q = qkRandomTensor(tokens, 4 * d, 7, 0.5f);
+        const Tensor k = qkRandomTensor(tokens, 2 * d, 11, -2.0f);
         std::vector<int> rows(tokens);
         std::iota(rows.begin(), rows.end(), 0);
         for (int head = 0; head < 4; ++head) {
             const auto e = analysis::embedQueryKeyHead(q, k, 4, 2, head, {});
             QCOMPARE(e.tokens, int(tokens));
-            compareWithSvd(e, jointPoints(q, k, d, head, head / 2, rows), rows);
+            qkCompareWithSvd(e, qkJointPoints(q, k, d, head, head / 2, rows), rows);
             // The key and query centroids coincide in the plane (the key translation).
             for (int c = 0; c < 2; ++c) {
                 double queryMean = 0.0, keyMean = 0.0;
@@ -99,7 +99,7 @@ private Q_SLOTS:
     // Each component's largest-magnitude loading is positive: the same input gives the same
     // picture, and negating every query and key mirrors nothing but keeps the signs' rule.
     void signConventionIsDeterministic() {
-        const Tensor q = randomTensor(9, 8, 3, 0.0f), k = randomTensor(9, 8, 5, 1.0f);
+        const Tensor q = qkRandomTensor(9, 8, 3, 0.0f), k = qkRandomTensor(9, 8, 5, 1.0f);
         const auto a = analysis::embedQueryKeyHead(q, k, 1, 1, 0, {});
         const auto b = analysis::embedQueryKeyHead(q, k, 1, 1, 0, {});
         QCOMPARE(a.queries, b.queries);
@@ -116,18 +116,18 @@ private Q_SLOTS:
     }
 
     void paddingTakesNoPart() {
-        const Tensor q = randomTensor(10, 4, 13, 0.0f), k = randomTensor(10, 4, 17, 0.0f);
+        const Tensor q = qkRandomTensor(10, 4, 13, 0.0f), k = qkRandomTensor(10, 4, 17, 0.0f);
         std::vector<uint8_t> valid(10, 1);
         valid[8] = valid[9] = 0;
         const auto e = analysis::embedQueryKeyHead(q, k, 1, 1, 0, valid);
         QVERIFY(std::isnan(e.queries[16]) && std::isnan(e.keys[19]));
         std::vector<int> rows(8);
         std::iota(rows.begin(), rows.end(), 0);
-        compareWithSvd(e, jointPoints(q, k, 4, 0, 0, rows), rows);
+        qkCompareWithSvd(e, qkJointPoints(q, k, 4, 0, 0, rows), rows);
     }
 
     void refusesShapesThatDisagree() {
-        const Tensor q = randomTensor(5, 8, 1, 0.0f), k = randomTensor(5, 4, 2, 0.0f);
+        const Tensor q = qkRandomTensor(5, 8, 1, 0.0f), k = qkRandomTensor(5, 4, 2, 0.0f);
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
                                  analysis::embedQueryKeyHead(q, k, 2, 1, 2, {}));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
