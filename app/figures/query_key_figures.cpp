@@ -73,7 +73,7 @@ render::ScatterGridFigure layerGrid(const ForwardResult& r, const ViewState& s) 
 }
 
 QString distanceNote(const QueryKeyEmbedding& e) {
-    return QStringLiteral("corr(2-D distance, q·k) = %1").arg(e.distanceCorrelation, 0, 'f', 2);
+    return QStringLiteral("corr(distance, q·k) = %1").arg(e.distanceCorrelation, 0, 'f', 2);
 }
 } // namespace
 
@@ -87,8 +87,8 @@ render::PanelsFigure queryKeyFigure(const ForwardResult& r, const ViewState& s) 
                           .arg(s.layer)
                           .arg(s.head)
                           .arg(r.model ? r.model->name() : QString());
-    f.caption = QStringLiteral("PCA of queries ● and keys ▲ (PC1 + PC2: %1 of the variance); keys "
-                               "rescaled as in AttentionViz, so near means a high q·k · %2")
+    f.caption = QStringLiteral("PCA of queries ● and keys ▲ (%1 of variance); keys rescaled as in "
+                               "AttentionViz: near = high q·k · %2")
                     .arg(shareText(e.explained[0] + e.explained[1]), distanceNote(e));
     render::ScatterFigure byPosition = headScatter(r, s, s.layer, s.head);
     byPosition.title = QStringLiteral("Coloured by position");
@@ -100,7 +100,7 @@ render::PanelsFigure queryKeyFigure(const ForwardResult& r, const ViewState& s) 
         f.panels.push_back(std::move(byKind));
     }
     f.panels.push_back(layerGrid(r, s));
-    f.columns = int(f.panels.size());
+    f.columns = 2; // two scatters side by side, the layer's heads under them
     return f;
 }
 
