@@ -164,9 +164,9 @@ std::shared_ptr<ForwardResult> runText(std::shared_ptr<const LoadedModel> loaded
                                        const Request& request) {
     const bool output =
         request.view == ViewKind::LogitLens || request.view == ViewKind::VariantEffect;
-    auto result = runForwardPass(loaded, request.texts.front(), request.variant,
-                                 request.view == ViewKind::Sparsity, output, {},
-                                 showsQueryKey(request.view));
+    auto result =
+        runForwardPass(loaded, request.texts.front(), request.variant,
+                       request.view == ViewKind::Sparsity, output, {}, showsQueryKey(request.view));
     if (!result->error.isEmpty()) throw CliError(result->error.toStdString());
     if (result->tokenCount() == 0) throw CliError("the text produced no tokens");
     return result;

@@ -276,9 +276,9 @@ QString viewName(ViewKind kind) {
         return QStringLiteral("Logit lens");
     case ViewKind::VariantEffect:
         return QStringLiteral("Output effect");
-    case ViewKind::QueryKeyEmbedding:
+    case ViewKind::QkEmbedding:
         return QStringLiteral("Query-key embedding");
-    case ViewKind::QueryKeyGrid:
+    case ViewKind::QkGrid:
         return QStringLiteral("Query-key heads");
     }
     return {};
@@ -318,9 +318,9 @@ QString viewId(ViewKind kind) {
         return QStringLiteral("logit-lens");
     case ViewKind::VariantEffect:
         return QStringLiteral("variant-effect");
-    case ViewKind::QueryKeyEmbedding:
+    case ViewKind::QkEmbedding:
         return QStringLiteral("qk-embedding");
-    case ViewKind::QueryKeyGrid:
+    case ViewKind::QkGrid:
         return QStringLiteral("qk-embedding-grid");
     }
     return {};
@@ -362,10 +362,10 @@ QString viewSummary(ViewKind kind) {
     case ViewKind::VariantEffect:
         return QStringLiteral(
             "the variant vs exact attention: KL, top-1 and top-k flips, JSD per head");
-    case ViewKind::QueryKeyEmbedding:
+    case ViewKind::QkEmbedding:
         return QStringLiteral(
             "one head's queries and keys in one plane by PCA (AttentionViz; --layer, --head)");
-    case ViewKind::QueryKeyGrid:
+    case ViewKind::QkGrid:
         return QStringLiteral("every head's query-key embedding, layers × heads");
     }
     return {};
@@ -427,7 +427,7 @@ bool isPanelView(ViewKind kind) {
 }
 
 bool showsQueryKey(ViewKind kind) {
-    return kind == ViewKind::QueryKeyEmbedding || kind == ViewKind::QueryKeyGrid;
+    return kind == ViewKind::QkEmbedding || kind == ViewKind::QkGrid;
 }
 
 render::PanelsFigure buildPanels(ViewKind kind, const ForwardResult* result,
@@ -456,9 +456,9 @@ render::PanelsFigure buildPanels(ViewKind kind, const ForwardResult* result,
         return logitLensFigure(*result, state);
     case ViewKind::VariantEffect:
         return variantEffectFigure(*result, state);
-    case ViewKind::QueryKeyEmbedding:
+    case ViewKind::QkEmbedding:
         return queryKeyFigure(*result, state);
-    case ViewKind::QueryKeyGrid:
+    case ViewKind::QkGrid:
         return queryKeyGridFigure(*result, state);
     default:
         break;

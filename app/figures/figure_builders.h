@@ -28,8 +28,8 @@ enum class ViewKind {
     ActPonder,      // ACT halting probability per step and ponder count per token
     LogitLens,      // top next token per layer × position through the final norm and LM head
     VariantEffect,  // the variant against exact attention: KL, top-1 and top-k, JSD per head
-    QueryKeyEmbedding, // one head's queries and keys by PCA (AttentionViz), its layer's heads
-    QueryKeyGrid,      // every layer × head's query-key embedding
+    QkEmbedding,    // one head's queries and keys by PCA (AttentionViz), its layer's heads
+    QkGrid,         // every layer × head's query-key embedding
 };
 // The first kViewCount views are one render::Figure each (what `headlight export` writes); the
 // panel views after them combine several figures (render::PanelsFigure).

@@ -31,8 +31,7 @@ QStringList kindNames() {
 }
 
 // One head's points: each valid token's query and key, coloured by position (and its kind).
-render::ScatterFigure headScatter(const ForwardResult& r, const ViewState& s, int layer,
-                                  int head) {
+render::ScatterFigure headScatter(const ForwardResult& r, const ViewState& s, int layer, int head) {
     const QueryKeyEmbedding& e = r.queryKey->at(layer, head);
     const std::vector<analysis::TokenKind>& kinds = r.queryKey->kinds;
     render::ScatterFigure f;
@@ -51,8 +50,10 @@ render::ScatterFigure headScatter(const ForwardResult& r, const ViewState& s, in
 }
 
 QString cellTitle(const QueryKeyEmbedding& e, int layer, int head) {
-    return QStringLiteral("L%1 H%2 · %3").arg(layer).arg(head).arg(
-        shareText(e.explained[0] + e.explained[1]));
+    return QStringLiteral("L%1 H%2 · %3")
+        .arg(layer)
+        .arg(head)
+        .arg(shareText(e.explained[0] + e.explained[1]));
 }
 
 render::ScatterGridFigure layerGrid(const ForwardResult& r, const ViewState& s) {
@@ -135,10 +136,10 @@ render::PanelsFigure queryKeyGridFigure(const ForwardResult& r, const ViewState&
 }
 
 QString scatterReadout(const render::ScatterFigure& f, const render::ScatterPoint& p) {
-    QString text = QStringLiteral("%1 “%2” (#%3)")
-                       .arg(p.key ? QStringLiteral("Key") : QStringLiteral("Query"),
-                            f.labels.value(p.token))
-                       .arg(p.token);
+    QString text =
+        QStringLiteral("%1 “%2” (#%3)")
+            .arg(p.key ? QStringLiteral("Key") : QStringLiteral("Query"), f.labels.value(p.token))
+            .arg(p.token);
     if (p.category >= 0) text += QStringLiteral(", %1").arg(f.categories.value(p.category));
     return text + QStringLiteral(" · PC1 %1, PC2 %2").arg(p.x, 0, 'f', 2).arg(p.y, 0, 'f', 2);
 }

@@ -98,9 +98,9 @@ RenderedScene renderScenario(const io::Scenario& scenario, const QString& baseFo
     const auto model = loadModelNow(folder, scenario.backend, deviceSelector);
     checkSelection(scenario.selection, model->model->spec());
     const ViewKind view = viewKindFromId(scenario.view);
-    const auto result = runNow(model, scenario, view == ViewKind::Sparsity,
-                               view == ViewKind::LogitLens || view == ViewKind::VariantEffect,
-                               showsQueryKey(view));
+    const auto result =
+        runNow(model, scenario, view == ViewKind::Sparsity,
+               view == ViewKind::LogitLens || view == ViewKind::VariantEffect, showsQueryKey(view));
     const ViewState state = scenarioViewState(scenario, result->tokenCount());
     RenderedScene rendered;
     rendered.model = model;

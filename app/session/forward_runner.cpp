@@ -141,8 +141,8 @@ std::shared_ptr<ForwardResult> runForwardPass(const std::shared_ptr<const Loaded
                                               const variants::VariantSpec& variant,
                                               bool withVanilla, bool withOutput,
                                               const HeadKnockouts& knockouts, bool withQueryKey) {
-    return runPass(model, {text, variant, withVanilla, withOutput, 0, knockouts, nullptr,
-                           withQueryKey});
+    return runPass(model,
+                   {text, variant, withVanilla, withOutput, 0, knockouts, nullptr, withQueryKey});
 }
 
 ForwardRunner::ForwardRunner(QObject* parent)
@@ -220,8 +220,8 @@ void ForwardRunner::launch() {
     // Why not start now when busy: collect() launches the newest request when the pass ends.
     if (!model_ || paused_ || busy() || launched_ == requested_) return;
     launched_ = requested_;
-    const Request request{text_,      variant_, vanillaWanted_, outputWanted_, launched_,
-                          knockouts_, this,     queryKeyWanted_};
+    const Request request{text_,     variant_,   vanillaWanted_, outputWanted_,
+                          launched_, knockouts_, this,           queryKeyWanted_};
     watcher_->setFuture(QtConcurrent::run(runPass, model_, request));
     Q_EMIT busyChanged(true);
 }

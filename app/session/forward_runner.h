@@ -65,12 +65,10 @@ struct ForwardResult {
 // with `withOutput`, the logit lens and the variant's effect on the output (OutputAnalysis);
 // with `withQueryKey`, every head's query-key embedding (QueryKeyAnalysis).
 // A refusal comes back as the result's `error`.
-std::shared_ptr<ForwardResult> runForwardPass(const std::shared_ptr<const LoadedModel>& model,
-                                              const QString& text,
-                                              const variants::VariantSpec& variant,
-                                              bool withVanilla, bool withOutput = false,
-                                              const HeadKnockouts& knockouts = {},
-                                              bool withQueryKey = false);
+std::shared_ptr<ForwardResult>
+runForwardPass(const std::shared_ptr<const LoadedModel>& model, const QString& text,
+               const variants::VariantSpec& variant, bool withVanilla, bool withOutput = false,
+               const HeadKnockouts& knockouts = {}, bool withQueryKey = false);
 
 class ForwardRunner : public QObject {
     Q_OBJECT

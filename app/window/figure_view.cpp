@@ -65,9 +65,8 @@ void FigureView::updatePanelHover(QPointF point) {
     for (std::size_t i = 0; i < layout.cells.size(); ++i) {
         if (!layout.cells[i].contains(point)) continue;
         if (const auto* scatter = std::get_if<render::ScatterFigure>(&panels_->panels[i])) {
-            const auto hit =
-                render::scatterPointAt(render::layoutScatter(layout.cells[i], *scatter), *scatter,
-                                       point);
+            const auto hit = render::scatterPointAt(
+                render::layoutScatter(layout.cells[i], *scatter), *scatter, point);
             const QString text = hit ? scatterReadout(*scatter, scatter->points[*hit]) : QString();
             setReadout(text);
             if (text.isEmpty())

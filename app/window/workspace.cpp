@@ -163,7 +163,7 @@ void Workspace::createActions() {
     // Why no digit shortcuts here: Ctrl+1 … Ctrl+9 are taken by the figure views and the canvas.
     for (int i = kViewCount; i < kAllViewCount; ++i) {
         auto* action = new QAction(viewName(ViewKind(i)), this);
-        if (ViewKind(i) == ViewKind::QueryKeyEmbedding)
+        if (ViewKind(i) == ViewKind::QkEmbedding)
             action->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K));
         connect(action, &QAction::triggered, this, [this, i] { setView(ViewKind(i)); });
         viewActions_ << action;

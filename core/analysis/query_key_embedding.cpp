@@ -68,8 +68,8 @@ double distanceCorrelation(const Matrix& q, const Matrix& k, const Matrix& q2, c
 void checkShapes(const Tensor& queries, const Tensor& keys, int heads, int kvHeads, int head,
                  const std::vector<uint8_t>& valid) {
     const bool ranks = queries.shape().size() == 2 && keys.shape().size() == 2;
-    if (!ranks || heads <= 0 || kvHeads <= 0 || heads % kvHeads != 0 || head < 0 ||
-        head >= heads || queries.dim(0) != keys.dim(0) || queries.dim(1) % heads != 0 ||
+    if (!ranks || heads <= 0 || kvHeads <= 0 || heads % kvHeads != 0 || head < 0 || head >= heads ||
+        queries.dim(0) != keys.dim(0) || queries.dim(1) % heads != 0 ||
         keys.dim(1) != queries.dim(1) / heads * kvHeads ||
         (!valid.empty() && int64_t(valid.size()) != queries.dim(0)))
         throw std::invalid_argument("query-key embedding: queries, keys, heads and head disagree");
@@ -143,9 +143,8 @@ std::vector<TokenKind> classifyTokens(const std::u32string& text,
         const bool wordy = first < end && QChar::isLetterOrNumber(text[std::size_t(first)]);
         if (!wordy)
             kinds.push_back(TokenKind::Punctuation);
-        else if (begin == previousBegin ||
-                 (first == begin && first > 0 &&
-                  QChar::isLetterOrNumber(text[std::size_t(first - 1)])))
+        else if (begin == previousBegin || (first == begin && first > 0 &&
+                                            QChar::isLetterOrNumber(text[std::size_t(first - 1)])))
             kinds.push_back(TokenKind::Continuation);
         else
             kinds.push_back(TokenKind::WordStart);

@@ -29,10 +29,10 @@ namespace headlight::analysis {
 
 struct QueryKeyEmbedding {
     int tokens = 0;
-    std::vector<float> queries;     // [T, 2] (PC1, PC2) of each query; NaN for padding
-    std::vector<float> keys;        // [T, 2] of each key
+    std::vector<float> queries;        // [T, 2] (PC1, PC2) of each query; NaN for padding
+    std::vector<float> keys;           // [T, 2] of each key
     std::array<double, 2> explained{}; // share of the joint variance along PC1 and PC2
-    double scale = 1.0;             // c: queries × c, keys ÷ c (then translated)
+    double scale = 1.0;                // c: queries × c, keys ÷ c (then translated)
     // Pearson correlation between the 2-D distance of a query and a key and their logit q·k over
     // every pair of valid tokens: −1 when nearness in the picture is exactly attention.
     double distanceCorrelation = 0.0;

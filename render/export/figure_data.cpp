@@ -209,11 +209,10 @@ void addScatter(FigureData& data, const QString& panel, const std::string& name,
     std::vector<float> xy;
     for (const ScatterPoint& p : f.points) {
         if (!std::isfinite(p.x) || !std::isfinite(p.y)) continue;
-        data.table.rows.push_back(
-            {panel, p.key ? QStringLiteral("key") : QStringLiteral("query"),
-             QString::number(p.token), f.labels.value(p.token),
-             p.category >= 0 ? f.categories.value(p.category) : QString(), number(p.x),
-             number(p.y)});
+        data.table.rows.push_back({panel, p.key ? QStringLiteral("key") : QStringLiteral("query"),
+                                   QString::number(p.token), f.labels.value(p.token),
+                                   p.category >= 0 ? f.categories.value(p.category) : QString(),
+                                   number(p.x), number(p.y)});
         xy.insert(xy.end(), {float(p.x), float(p.y)});
     }
     data.tensors.push_back({name, {int64_t(xy.size() / 2), 2}, std::move(xy)});

@@ -44,9 +44,7 @@ void paintPanel(QPainter& painter, const QRectF& bounds, const Panel& panel) {
             paintCategoryGrid(painter, bounds, f);
         }
         void operator()(const ScatterFigure& f) const { paintScatter(painter, bounds, f); }
-        void operator()(const ScatterGridFigure& f) const {
-            paintScatterGrid(painter, bounds, f);
-        }
+        void operator()(const ScatterGridFigure& f) const { paintScatterGrid(painter, bounds, f); }
     };
     std::visit(Painter{painter, bounds}, panel);
 }

@@ -27,8 +27,8 @@ void fitRange(ScatterLayout& l, const std::vector<ScatterPoint>& points) {
         any = true;
     }
     const double span = std::max({x1 - x0, y1 - y0, 1e-9}) * (1.0 + 2.0 * kMargin);
-    const double perPixel = std::max(span / std::max(l.plot.width(), 1.0),
-                                     span / std::max(l.plot.height(), 1.0));
+    const double perPixel =
+        std::max(span / std::max(l.plot.width(), 1.0), span / std::max(l.plot.height(), 1.0));
     const double cx = 0.5 * (x0 + x1), cy = 0.5 * (y0 + y1);
     l.xLow = cx - 0.5 * perPixel * l.plot.width(), l.xHigh = cx + 0.5 * perPixel * l.plot.width();
     l.yLow = cy - 0.5 * perPixel * l.plot.height(), l.yHigh = cy + 0.5 * perPixel * l.plot.height();
@@ -73,7 +73,8 @@ void paintMarker(QPainter& painter, QPointF at, double r, bool key) {
         return;
     }
     const double s = 1.25 * r;
-    painter.drawPolygon(QPolygonF{QPointF(at.x(), at.y() - s), QPointF(at.x() + s, at.y() + 0.8 * s),
+    painter.drawPolygon(QPolygonF{QPointF(at.x(), at.y() - s),
+                                  QPointF(at.x() + s, at.y() + 0.8 * s),
                                   QPointF(at.x() - s, at.y() + 0.8 * s)});
 }
 
@@ -250,7 +251,9 @@ void paintScatterGrid(QPainter& painter, const QRectF& bounds, const ScatterGrid
     const int cols = std::max(f.cols, 1);
     for (int r = 0; r < f.rows && r < f.rowLabels.size(); ++r) {
         const QRectF cell = l.cells[std::size_t(r * cols)];
-        drawTextLine(painter, QRectF(cell.left() - l.rowLabelWidth, cell.top(), l.rowLabelWidth - kLabelGap, cell.height()),
+        drawTextLine(painter,
+                     QRectF(cell.left() - l.rowLabelWidth, cell.top(), l.rowLabelWidth - kLabelGap,
+                            cell.height()),
                      Qt::AlignRight, f.rowLabels[r]);
     }
     for (int c = 0; c < f.cols && c < f.colLabels.size() && !l.cells.empty(); ++c) {

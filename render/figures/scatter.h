@@ -18,8 +18,8 @@ namespace headlight::render {
 
 struct ScatterPoint {
     double x = 0.0, y = 0.0;
-    bool key = false;  // a key (triangle) or a query (circle)
-    int token = 0;     // its position in the text: labels[token]
+    bool key = false;   // a key (triangle) or a query (circle)
+    int token = 0;      // its position in the text: labels[token]
     double value = 0.0; // its colour on the colour bar
     int category = -1;  // its category (categories[category]), -1 for none
 };
@@ -28,10 +28,10 @@ struct ScatterFigure {
     QString title;
     QString xAxis, yAxis;
     std::vector<ScatterPoint> points;
-    QStringList labels;     // [T] the tokens, for hover read-outs
-    ColorBar colorBar;      // colours the points unless byCategory
-    QStringList categories; // the categories' names
-    bool byCategory = false; // colour by category (render/figures/category_grid.h's palette)
+    QStringList labels;       // [T] the tokens, for hover read-outs
+    ColorBar colorBar;        // colours the points unless byCategory
+    QStringList categories;   // the categories' names
+    bool byCategory = false;  // colour by category (render/figures/category_grid.h's palette)
     int emphasisedToken = -1; // this token's query and key are ringed
 };
 
@@ -58,7 +58,7 @@ struct ScatterGridFigure {
     ColorBar colorBar;                // as the cells', for the legend
     QStringList categories;           // the legend's, when the cells colour by category
     std::vector<std::pair<int, int>> cellHeads; // [rows · cols] the (layer, head) a cell draws
-    int selected = -1; // the cell outlined, -1 for none
+    int selected = -1;                          // the cell outlined, -1 for none
 };
 
 struct ScatterGridLayout {

@@ -48,7 +48,8 @@ double qkCoordinateError(const std::vector<float>& ours, const Tensor& expected,
     double error = 0.0;
     for (std::size_t i = 0; i < n; ++i) {
         if (std::isnan(reference[i]) != std::isnan(ours[i])) return INFINITY;
-        if (!std::isnan(reference[i])) error = std::max(error, double(std::abs(reference[i] - ours[i])));
+        if (!std::isnan(reference[i]))
+            error = std::max(error, double(std::abs(reference[i] - ours[i])));
     }
     return error;
 }
@@ -110,9 +111,10 @@ private Q_SLOTS:
             QVERIFY2(qkCoordinateError(e.queries, queryXy, h) <= tolerance,
                      qPrintable(where + QString(": queries off by %1")
                                             .arg(qkCoordinateError(e.queries, queryXy, h))));
-            QVERIFY2(qkCoordinateError(e.keys, keyXy, h) <= tolerance,
-                     qPrintable(where + QString(": keys off by %1")
-                                            .arg(qkCoordinateError(e.keys, keyXy, h))));
+            QVERIFY2(
+                qkCoordinateError(e.keys, keyXy, h) <= tolerance,
+                qPrintable(where +
+                           QString(": keys off by %1").arg(qkCoordinateError(e.keys, keyXy, h))));
             for (int c = 0; c < 2; ++c)
                 QVERIFY(std::abs(e.explained[std::size_t(c)] - explained.data()[2 * h + c]) <=
                         test::kGoldenTolerance);

@@ -22,7 +22,8 @@
 using namespace headlight;
 
 namespace {
-constexpr int kQueryKeyWaitMs = 60000; // a generous ceiling for a loaded CI machine, not a measurement
+constexpr int kQueryKeyWaitMs =
+    60000; // a generous ceiling for a loaded CI machine, not a measurement
 
 void openGpt2ForQueryKey(app::MainWindow& window, const QString& text) {
     QSignalSpy shown(window.workspace(), &app::Workspace::resultShown);
@@ -61,7 +62,7 @@ private Q_SLOTS:
         window.show();
         openGpt2ForQueryKey(window, "the cat sat on the mat");
         app::Workspace* workspace = window.workspace();
-        workspace->setView(app::ViewKind::QueryKeyEmbedding);
+        workspace->setView(app::ViewKind::QkEmbedding);
         const render::PanelsFigure* panels = qkPanels(workspace);
         QVERIFY(panels);
         QCOMPARE(int(panels->panels.size()), 3); // by position, by token kind, the layer's heads
@@ -74,10 +75,9 @@ private Q_SLOTS:
         const int last = workspace->tokenCount() - 1;
         const QRectF cell = qkPanelCell(view, 0);
         const render::ScatterLayout layout = render::layoutScatter(cell, scatter);
-        const auto point = std::find_if(scatter.points.begin(), scatter.points.end(),
-                                        [last](const render::ScatterPoint& p) {
-                                            return !p.key && p.token == last;
-                                        });
+        const auto point = std::find_if(
+            scatter.points.begin(), scatter.points.end(),
+            [last](const render::ScatterPoint& p) { return !p.key && p.token == last; });
         const QPoint at = render::scatterPosition(layout, point->x, point->y).toPoint();
         const auto hit = render::scatterPointAt(layout, scatter, at);
         QVERIFY(hit);
@@ -98,8 +98,7 @@ private Q_SLOTS:
         QTest::mouseClick(view, Qt::LeftButton, {}, at);
         QCOMPARE(workspace->state().query, token);
         QCOMPARE(workspace->tokenStrip()->selected(), token);
-        QCOMPARE(std::get<render::ScatterFigure>(view->panels()->panels[0]).emphasisedToken,
-                 token);
+        QCOMPARE(std::get<render::ScatterFigure>(view->panels()->panels[0]).emphasisedToken, token);
 
         // A cell of the layer's head grid focuses its head.
         const auto grid = std::get<render::ScatterGridFigure>(view->panels()->panels[2]);
@@ -119,10 +118,10 @@ private Q_SLOTS:
         app::Workspace* workspace = window.workspace();
         QAction* open = nullptr;
         for (QAction* action : workspace->viewActions())
-            if (action->text() == app::viewName(app::ViewKind::QueryKeyEmbedding)) open = action;
+            if (action->text() == app::viewName(app::ViewKind::QkEmbedding)) open = action;
         QVERIFY(open);
         QCOMPARE(open->shortcut(), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K));
-        workspace->setView(app::ViewKind::QueryKeyGrid);
+        workspace->setView(app::ViewKind::QkGrid);
         const render::PanelsFigure* panels = qkPanels(workspace);
         QVERIFY(panels);
         const auto grid = std::get<render::ScatterGridFigure>(panels->panels.at(0));

@@ -49,8 +49,11 @@ std::vector<QStringList> qkCsvRows(const QString& path) {
 }
 
 QStringList qkExportArgs(const QString& view, const QString& out) {
-    return {"export", "--model", test::goldenRoot() + "/gpt2", "--text", kQueryKeyText, "--view", view,
-            "--layer", "1", "--head", "2", "--out", out};
+    return {"export", "--model",     test::goldenRoot() + "/gpt2",
+            "--text", kQueryKeyText, "--view",
+            view,     "--layer",     "1",
+            "--head", "2",           "--out",
+            out};
 }
 } // namespace
 
@@ -74,8 +77,8 @@ private Q_SLOTS:
         CaptureRequest capture;
         capture.queriesKeys = true;
         const Trace trace = model->forward(prepared.input, capture);
-        const auto e = analysis::embedQueryKeyHead(trace.layers[1].queries, trace.layers[1].keys,
-                                                   4, 4, 2, trace.valid);
+        const auto e = analysis::embedQueryKeyHead(trace.layers[1].queries, trace.layers[1].keys, 4,
+                                                   4, 2, trace.valid);
         const int tokens = int(prepared.labels.size());
         QCOMPARE(int(rows.size()), 1 + 2 * tokens);
         for (std::size_t r = 1; r < rows.size(); ++r) {

@@ -28,7 +28,7 @@ Tensor qkRandomTensor(int64_t rows, int64_t cols, unsigned seed, float shift) {
 
 // The embedding's points, scaled and translated as the header says, written out here.
 Eigen::MatrixXd qkJointPoints(const Tensor& q, const Tensor& k, int64_t d, int64_t qHead,
-                            int64_t kHead, const std::vector<int>& rows) {
+                              int64_t kHead, const std::vector<int>& rows) {
     Eigen::MatrixXd Q(rows.size(), d), K(rows.size(), d);
     for (std::size_t r = 0; r < rows.size(); ++r)
         for (int64_t j = 0; j < d; ++j) {
@@ -48,7 +48,7 @@ Eigen::MatrixXd qkJointPoints(const Tensor& q, const Tensor& k, int64_t d, int64
 }
 
 void qkCompareWithSvd(const analysis::QueryKeyEmbedding& e, const Eigen::MatrixXd& joint,
-                    const std::vector<int>& rows) {
+                      const std::vector<int>& rows) {
     const Eigen::MatrixXd centred = joint.rowwise() - joint.colwise().mean();
     const Eigen::JacobiSVD<Eigen::MatrixXd> svd(centred, Eigen::ComputeThinV);
     const Eigen::VectorXd s2 = svd.singularValues().array().square();
@@ -140,14 +140,14 @@ private Q_SLOTS:
     // word after a space, byte-fallback pieces sharing a start, a piece after letters.
     void tokenKindsFromOffsets() {
         const std::u32string text = U"Hello, world! It's x2";
-        const std::vector<std::pair<int, int>> offsets = {
-            {0, 0}, {0, 5}, {5, 6}, {6, 12}, {12, 13}, {13, 16}, {16, 18}, {18, 20}, {18, 20},
-            {20, 21}};
-        const std::vector<TokenKind> expected = {
-            TokenKind::Special,      TokenKind::WordStart,   TokenKind::Punctuation,
-            TokenKind::WordStart,    TokenKind::Punctuation, TokenKind::WordStart,
-            TokenKind::Punctuation,  TokenKind::WordStart,   TokenKind::Continuation,
-            TokenKind::Continuation};
+        const std::vector<std::pair<int, int>> offsets = {{0, 0},   {0, 5},   {5, 6},   {6, 12},
+                                                          {12, 13}, {13, 16}, {16, 18}, {18, 20},
+                                                          {18, 20}, {20, 21}};
+        const std::vector<TokenKind> expected = {TokenKind::Special,      TokenKind::WordStart,
+                                                 TokenKind::Punctuation,  TokenKind::WordStart,
+                                                 TokenKind::Punctuation,  TokenKind::WordStart,
+                                                 TokenKind::Punctuation,  TokenKind::WordStart,
+                                                 TokenKind::Continuation, TokenKind::Continuation};
         QVERIFY(analysis::classifyTokens(text, offsets) == expected);
         QCOMPARE(QString(analysis::tokenKindName(TokenKind::Continuation)),
                  QString("word continuation"));
