@@ -54,11 +54,15 @@ double pearson(const std::vector<double>& a, const std::vector<double>& b) {
     return norm > 0.0 ? dx.dot(dy) / norm : 0.0;
 }
 
-// Correlation of the 2-D distance with the dot product of the normalised vectors over all pairs.
+// Correlation of the 2-D distance with the dot product of the normalised vectors over all pairs,
+// or over every step-th query and key when there are more than kPairSide of each.
+constexpr Eigen::Index kPairSide = 512;
+
 double distanceCorrelation(const Matrix& q, const Matrix& k, const Matrix& q2, const Matrix& k2) {
+    const Eigen::Index step = (q.rows() + kPairSide - 1) / kPairSide;
     std::vector<double> distance, dot;
-    for (Eigen::Index i = 0; i < q.rows(); ++i)
-        for (Eigen::Index j = 0; j < k.rows(); ++j) {
+    for (Eigen::Index i = 0; i < q.rows(); i += step)
+        for (Eigen::Index j = 0; j < k.rows(); j += step) {
             distance.push_back((q2.row(i) - k2.row(j)).norm());
             dot.push_back(q.row(i).dot(k.row(j)));
         }

@@ -33,8 +33,10 @@ struct QueryKeyEmbedding {
     std::vector<float> keys;           // [T, 2] of each key
     std::array<double, 2> explained{}; // share of the joint variance along PC1 and PC2
     double scale = 1.0;                // c: queries × c, keys ÷ c (then translated)
-    // Pearson correlation between the 2-D distance of a query and a key and their logit q·k over
-    // every pair of valid tokens: −1 when nearness in the picture is exactly attention.
+    // Pearson correlation between the 2-D distance of a query and a key and their dot product
+    // after the scaling and translation (the logit up to a per-query constant) over every pair of
+    // valid tokens (past 512 tokens, every pair of a regular subsample of at most 512 of them):
+    // −1 when nearness in the picture is exactly attention.
     double distanceCorrelation = 0.0;
 
     float queryX(int t) const { return queries[std::size_t(2 * t)]; }

@@ -115,6 +115,30 @@ private Q_SLOTS:
             QVERIFY(std::abs(a.queries[i] + c.queries[i]) < 1e-4);
     }
 
+    // Past 512 tokens the correlation reads every step-th query and key (step 3 for 1100).
+    void longTextsCorrelateASubsample() {
+        const int tokens = 1100, step = 3;
+        const Tensor q = qkRandomTensor(tokens, 4, 19, 0.0f),
+                     k = qkRandomTensor(tokens, 4, 23, 1.0f);
+        const auto e = analysis::embedQueryKeyHead(q, k, 1, 1, 0, {});
+        std::vector<int> rows(tokens);
+        std::iota(rows.begin(), rows.end(), 0);
+        const Eigen::MatrixXd joint = qkJointPoints(q, k, 4, 0, 0, rows);
+        Eigen::VectorXd distance((tokens + step - 1) / step * ((tokens + step - 1) / step));
+        Eigen::VectorXd dot(distance.size());
+        Eigen::Index at = 0;
+        for (int i = 0; i < tokens; i += step)
+            for (int j = 0; j < tokens; j += step, ++at) {
+                distance(at) = std::hypot(e.queryX(i) - e.keyX(j), e.queryY(i) - e.keyY(j));
+                dot(at) = joint.row(i).dot(joint.row(tokens + j));
+            }
+        const Eigen::VectorXd dd = distance.array() - distance.mean(),
+                              dk = dot.array() - dot.mean();
+        const double expected = dd.dot(dk) / (dd.norm() * dk.norm());
+        QVERIFY2(std::abs(e.distanceCorrelation - expected) < 1e-4,
+                 qPrintable(QString("%1 against %2").arg(e.distanceCorrelation).arg(expected)));
+    }
+
     void paddingTakesNoPart() {
         const Tensor q = qkRandomTensor(10, 4, 13, 0.0f), k = qkRandomTensor(10, 4, 17, 0.0f);
         std::vector<uint8_t> valid(10, 1);
