@@ -193,7 +193,8 @@ std::shared_ptr<ForwardResult> runText(std::shared_ptr<const LoadedModel> loaded
         int64_t(prepareText(loaded->tokenizer.get(), request.texts.front()).input.ids.size());
     const PassControl control = interruptiblePass("headlight export", tokens);
     auto result = runForwardPass(loaded, request.texts.front(), request.variant,
-                                 request.view == ViewKind::Sparsity, output, {}, control);
+                                 request.view == ViewKind::Sparsity, output, {}, control, nullptr,
+                                 showsQueryKey(request.view));
     if (!result->error.isEmpty()) throw CliError(result->error.toStdString());
     if (result->tokenCount() == 0) throw CliError("the text produced no tokens");
     return result;

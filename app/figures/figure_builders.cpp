@@ -5,6 +5,7 @@
 #include "knn_figure.h"
 #include "output_figures.h"
 #include "position_figure.h"
+#include "query_key_figures.h"
 #include "routing_figures.h"
 #include "sparsity_figure.h"
 
@@ -278,6 +279,10 @@ QString viewName(ViewKind kind) {
         return QStringLiteral("Output effect");
     case ViewKind::KnnNeighbours:
         return QStringLiteral("kNN-LM");
+    case ViewKind::QkEmbedding:
+        return QStringLiteral("Query-key embedding");
+    case ViewKind::QkGrid:
+        return QStringLiteral("Query-key heads");
     }
     return {};
 }
@@ -318,6 +323,10 @@ QString viewId(ViewKind kind) {
         return QStringLiteral("variant-effect");
     case ViewKind::KnnNeighbours:
         return QStringLiteral("knn-neighbours");
+    case ViewKind::QkEmbedding:
+        return QStringLiteral("qk-embedding");
+    case ViewKind::QkGrid:
+        return QStringLiteral("qk-embedding-grid");
     }
     return {};
 }
@@ -361,6 +370,11 @@ QString viewSummary(ViewKind kind) {
     case ViewKind::KnnNeighbours:
         return QStringLiteral("kNN-LM: each position's datastore neighbours, p_LM, p_kNN, p_mix "
                               "(--lambda re-mixes)");
+    case ViewKind::QkEmbedding:
+        return QStringLiteral(
+            "one head's queries and keys in one plane by PCA (AttentionViz; --layer, --head)");
+    case ViewKind::QkGrid:
+        return QStringLiteral("every head's query-key embedding, layers × heads");
     }
     return {};
 }
@@ -420,6 +434,10 @@ bool isPanelView(ViewKind kind) {
     return int(kind) >= kViewCount;
 }
 
+bool showsQueryKey(ViewKind kind) {
+    return kind == ViewKind::QkEmbedding || kind == ViewKind::QkGrid;
+}
+
 render::PanelsFigure buildPanels(ViewKind kind, const ForwardResult* result,
                                  const ViewState& state) {
     if (!result || result->tokenCount() == 0)
@@ -448,6 +466,10 @@ render::PanelsFigure buildPanels(ViewKind kind, const ForwardResult* result,
         return variantEffectFigure(*result, state);
     case ViewKind::KnnNeighbours:
         return knnNeighboursFigure(*result, state);
+    case ViewKind::QkEmbedding:
+        return queryKeyFigure(*result, state);
+    case ViewKind::QkGrid:
+        return queryKeyGridFigure(*result, state);
     default:
         break;
     }

@@ -29,12 +29,16 @@ enum class ViewKind {
     LogitLens,      // top next token per layer × position through the final norm and LM head
     VariantEffect,  // the variant against exact attention: KL, top-1 and top-k, JSD per head
     KnnNeighbours,  // kNN-LM: each position's neighbours in the datastore, p_LM, p_kNN, p_mix
+    QkEmbedding,    // one head's queries and keys by PCA (AttentionViz), its layer's heads
+    QkGrid,         // every layer × head's query-key embedding
 };
 // The first kViewCount views are one render::Figure each (what `headlight export` writes); the
 // panel views after them combine several figures (render::PanelsFigure).
 constexpr int kViewCount = 8;
-constexpr int kAllViewCount = 17;
+constexpr int kAllViewCount = 19;
 bool isPanelView(ViewKind kind);
+// Whether the view draws the query-key embedding (ForwardResult::queryKey, a second pass).
+bool showsQueryKey(ViewKind kind);
 
 struct ViewState {
     int layer = 0;

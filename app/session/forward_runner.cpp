@@ -19,6 +19,7 @@ struct Request {
     QPointer<ForwardRunner> runner; // told the plan of a long pass; null for runForwardPass
     PassControl control;
     std::shared_ptr<KnnStoreCache> knnCache;
+    bool withQueryKey = false;
 };
 
 // The knockouts as the plan takes them, replace ones filled from the source text's pass and
@@ -120,6 +121,9 @@ std::shared_ptr<ForwardResult> runPass(const std::shared_ptr<const LoadedModel>&
             result->output = std::make_shared<const OutputAnalysis>(
                 analyseOutput(*model, prepared.input, trace, request.variant));
         if (knocksOut) compareOutputs(*model, request, prepared.input, trace, *result);
+        if (request.withQueryKey)
+            result->queryKey = std::make_shared<const QueryKeyAnalysis>(analyseQueriesKeys(
+                *model, prepared.input, request.variant, intervention, prepared.kinds));
         result->attention = trace.stackedProbabilities();
         result->valid = trace.valid;
         result->stats = analyseAttention(result->attention, result->valid);
@@ -162,10 +166,10 @@ std::shared_ptr<ForwardResult>
 runForwardPass(const std::shared_ptr<const LoadedModel>& model, const QString& text,
                const variants::VariantSpec& variant, bool withVanilla, bool withOutput,
                const HeadKnockouts& knockouts, const PassControl& control,
-               std::shared_ptr<KnnStoreCache> knnCache) {
+               std::shared_ptr<KnnStoreCache> knnCache, bool withQueryKey) {
     if (!knnCache) knnCache = std::make_shared<KnnStoreCache>();
     return runPass(model, {text, variant, withVanilla, withOutput, 0, knockouts, nullptr, control,
-                           std::move(knnCache)});
+                           std::move(knnCache), withQueryKey});
 }
 
 ForwardRunner::ForwardRunner(QObject* parent)
@@ -234,6 +238,12 @@ void ForwardRunner::setOutputWanted(bool wanted) {
     if (wanted) runNow(text_);
 }
 
+void ForwardRunner::setQueryKeyWanted(bool wanted) {
+    if (wanted == queryKeyWanted_) return;
+    queryKeyWanted_ = wanted;
+    if (wanted) runNow(text_);
+}
+
 void ForwardRunner::setPaused(bool paused) {
     paused_ = paused;
     if (!paused) launch();
@@ -249,7 +259,7 @@ void ForwardRunner::launch() {
     launched_ = requested_;
     Request request{text_,     variant_,   vanillaWanted_, outputWanted_,
                     launched_, knockouts_, this,           {},
-                    knnCache_};
+                    knnCache_, queryKeyWanted_};
     // Why between layers: a newer request (or cancel) stops this pass instead of queueing behind
     // it.
     request.control.cancelled = [newest = newest_, serial = launched_] {

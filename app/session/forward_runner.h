@@ -13,6 +13,7 @@
 #include "knn_store.h"
 #include "model_session.h"
 #include "output_analysis.h"
+#include "query_key_analysis.h"
 
 #include <QFutureWatcher>
 #include <QObject>
@@ -48,6 +49,8 @@ struct ForwardResult {
     Tensor vanillaAttention; // [L, H, T, T] of the vanilla pass; empty unless asked for
     // The logit lens and the variant's effect on the output; null unless asked for (withOutput)
     std::shared_ptr<const OutputAnalysis> output;
+    // Every head's query-key embedding; null unless asked for (withQueryKey)
+    std::shared_ptr<const QueryKeyAnalysis> queryKey;
     HeadKnockouts knockouts; // the heads the pass knocked out
     // With knockouts: per position, the output against the same pass without them; empty when
     // the model has no tied LM head (outputNote says so).
@@ -70,7 +73,8 @@ MemoryPlan planPass(const LoadedModel& model, int64_t tokens, const CaptureReque
 
 // One pass as the runner makes it, on the calling thread: attention, statistics, internals and,
 // when asked and the variant is not vanilla, the vanilla pass too (`headlight export` uses it);
-// with `withOutput`, the logit lens and the variant's effect on the output (OutputAnalysis).
+// with `withOutput`, the logit lens and the variant's effect on the output (OutputAnalysis);
+// with `withQueryKey`, every head's query-key embedding (QueryKeyAnalysis).
 // A refusal comes back as the result's `error`; a pass `control` cancels, as an error with
 // `cancelled` set. A kNN-LM variant takes its datastore from `knnCache` (built there when it
 // holds none that fits; a fresh cache when null).
@@ -78,7 +82,7 @@ std::shared_ptr<ForwardResult>
 runForwardPass(const std::shared_ptr<const LoadedModel>& model, const QString& text,
                const variants::VariantSpec& variant, bool withVanilla, bool withOutput = false,
                const HeadKnockouts& knockouts = {}, const PassControl& control = {},
-               std::shared_ptr<KnnStoreCache> knnCache = nullptr);
+               std::shared_ptr<KnnStoreCache> knnCache = nullptr, bool withQueryKey = false);
 
 class ForwardRunner : public QObject {
     Q_OBJECT
@@ -104,6 +108,9 @@ public:
     // Whether passes also compute the logit lens and the variant's effect on the output (the
     // LM-head views); turning it on re-runs the current text.
     void setOutputWanted(bool wanted);
+    // Whether passes also compute the query-key embedding of every head (a second pass that keeps
+    // queries and keys); turning it on re-runs the current text.
+    void setQueryKeyWanted(bool wanted);
     // While paused nothing launches (the corpus uses the backend); resuming runs what is pending.
     void setPaused(bool paused);
     void waitForIdle();
@@ -141,6 +148,7 @@ private:
     std::shared_ptr<KnnStoreCache> knnCache_ = std::make_shared<KnnStoreCache>();
     bool vanillaWanted_ = false;
     bool outputWanted_ = false;
+    bool queryKeyWanted_ = false;
     bool paused_ = false;
     quint64 requested_ = 0; // serial of the newest request
     quint64 launched_ = 0;  // serial of the pass in flight or last run

@@ -58,6 +58,10 @@ PreparedText prepareText(const tokenize::Tokenizer* tokenizer, const QString& te
         prepared.labels << labelOf(encoding, i, codePoints);
     }
     prepared.input.tokenTypes.assign(encoding.typeIds.begin(), encoding.typeIds.end());
+    prepared.kinds = analysis::classifyTokens(
+        std::u32string(reinterpret_cast<const char32_t*>(codePoints.data()),
+                       std::size_t(codePoints.size())),
+        encoding.offsets);
     return prepared;
 }
 } // namespace headlight::app

@@ -5,6 +5,7 @@
 // tokens such as [CLS]. A checkpoint without tokenizer files takes the text as token ids
 // ("101 7592 102" or "101, 7592, 102").
 
+#include "analysis/query_key_embedding.h"
 #include "model/transformer.h"
 #include "tokenize/tokenizer.h"
 
@@ -16,6 +17,7 @@ namespace headlight::app {
 struct PreparedText {
     ModelInput input;
     QStringList labels; // [T]
+    std::vector<analysis::TokenKind> kinds; // [T] with a tokenizer, else empty
 };
 
 // Throws tokenize::TokenizerError or std::invalid_argument (ids that do not parse).

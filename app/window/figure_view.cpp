@@ -1,7 +1,10 @@
 #include "figure_view.h"
 
+#include "query_key_figures.h"
+
 #include <QMouseEvent>
 #include <QPainter>
+#include <QToolTip>
 
 namespace headlight::app {
 
@@ -60,6 +63,26 @@ void FigureView::leaveEvent(QEvent*) {
 void FigureView::updatePanelHover(QPointF point) {
     const render::PanelsLayout layout = render::layoutPanels(rect(), *panels_);
     for (std::size_t i = 0; i < layout.cells.size(); ++i) {
+        if (!layout.cells[i].contains(point)) continue;
+        if (const auto* scatter = std::get_if<render::ScatterFigure>(&panels_->panels[i])) {
+            const auto hit = render::scatterPointAt(
+                render::layoutScatter(layout.cells[i], *scatter), *scatter, point);
+            const QString text = hit ? scatterReadout(*scatter, scatter->points[*hit]) : QString();
+            setReadout(text);
+            if (text.isEmpty())
+                QToolTip::hideText();
+            else
+                QToolTip::showText(mapToGlobal(point.toPoint()), text, this);
+            return;
+        }
+        if (const auto* grid = std::get_if<render::ScatterGridFigure>(&panels_->panels[i])) {
+            const auto cell =
+                render::scatterGridCellAt(render::layoutScatterGrid(layout.cells[i], *grid), point);
+            setReadout(cell && std::size_t(*cell) < grid->cells.size()
+                           ? tr("%1: click to focus this head").arg(grid->cells[*cell].title)
+                           : QString());
+            return;
+        }
         const auto* heatmap = std::get_if<render::HeatmapFigure>(&panels_->panels[i]);
         if (!heatmap || !layout.cells[i].contains(point)) continue;
         const auto cell = render::heatmapCellAt(render::layoutHeatmap(layout.cells[i], *heatmap),
@@ -91,8 +114,32 @@ void FigureView::updateHover(QPointF point) {
     }
 }
 
+// A scatter point selects its token as the query; a scatter-grid cell focuses its head.
+void FigureView::pressPanel(QPointF point) {
+    const render::PanelsLayout layout = render::layoutPanels(rect(), *panels_);
+    for (std::size_t i = 0; i < layout.cells.size(); ++i) {
+        if (!layout.cells[i].contains(point)) continue;
+        if (const auto* scatter = std::get_if<render::ScatterFigure>(&panels_->panels[i])) {
+            const auto hit = render::scatterPointAt(
+                render::layoutScatter(layout.cells[i], *scatter), *scatter, point);
+            if (hit) Q_EMIT tokenClicked(scatter->points[*hit].token);
+        } else if (const auto* grid = std::get_if<render::ScatterGridFigure>(&panels_->panels[i])) {
+            const auto cell =
+                render::scatterGridCellAt(render::layoutScatterGrid(layout.cells[i], *grid), point);
+            if (cell && std::size_t(*cell) < grid->cellHeads.size())
+                Q_EMIT headClicked(grid->cellHeads[std::size_t(*cell)].first,
+                                   grid->cellHeads[std::size_t(*cell)].second);
+        }
+        return;
+    }
+}
+
 void FigureView::mousePressEvent(QMouseEvent* event) {
-    if (event->button() != Qt::LeftButton || panels_) return;
+    if (event->button() != Qt::LeftButton) return;
+    if (panels_) {
+        pressPanel(event->position());
+        return;
+    }
     if (const auto* heatmap = std::get_if<render::HeatmapFigure>(&figure_)) {
         const auto cell = render::heatmapCellAt(render::layoutHeatmap(rect(), *heatmap), *heatmap,
                                                 event->position());

@@ -3,7 +3,9 @@
 // the mouse into figure terms: the heatmap cell under the pointer (read out as query token, key
 // token and weight), a click on a heatmap row (select that query) or on a model-grid cell (focus
 // that head). It shows either one figure or a panels figure (several figures side by side, whose
-// heatmap panels read out the same way).
+// heatmap panels read out the same way; a scatter point reads out its token, also as a tooltip,
+// and a click on it selects that token as the query; a click on a scatter-grid cell focuses the
+// head it draws).
 
 #include "figures/figure.h"
 #include "figures/panels.h"
@@ -28,6 +30,7 @@ public:
 Q_SIGNALS:
     void readoutChanged(const QString& text);
     void heatmapRowClicked(int row);
+    void tokenClicked(int token); // a scatter point's token
     void headClicked(int layer, int head);
 
 protected:
@@ -40,6 +43,7 @@ private:
     void setReadout(const QString& text);
     void updateHover(QPointF point);
     void updatePanelHover(QPointF point);
+    void pressPanel(QPointF point);
 
     render::Figure figure_;
     std::optional<render::PanelsFigure> panels_;

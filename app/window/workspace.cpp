@@ -106,6 +106,7 @@ Workspace::Workspace(QWidget* canvasPage, QWidget* parent)
                 tr("Token #%1: “%2”").arg(index).arg(tokenStrip_->tokens().value(index)));
     });
     connect(figureView_, &FigureView::headClicked, this, &Workspace::selectHead);
+    connect(figureView_, &FigureView::tokenClicked, this, &Workspace::selectQuery);
     connect(figureView_, &FigureView::heatmapRowClicked, this, [this](int row) {
         if (view_ != ViewKind::JsdMatrix) selectQuery(row);
     });
@@ -229,6 +230,8 @@ void Workspace::createActions() {
     // Why no digit shortcuts here: Ctrl+1 … Ctrl+9 are taken by the figure views and the canvas.
     for (int i = kViewCount; i < kAllViewCount; ++i) {
         auto* action = new QAction(viewName(ViewKind(i)), this);
+        if (ViewKind(i) == ViewKind::QkEmbedding)
+            action->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K));
         connect(action, &QAction::triggered, this, [this, i] { setView(ViewKind(i)); });
         viewActions_ << action;
     }
@@ -337,6 +340,7 @@ void Workspace::onTabChanged(int index) {
     runner_->setVanillaWanted(view_ == ViewKind::Sparsity && figureShown);
     runner_->setOutputWanted((view_ == ViewKind::LogitLens || view_ == ViewKind::VariantEffect) &&
                              figureShown);
+    runner_->setQueryKeyWanted(showsQueryKey(view_) && figureShown);
     shareBackend();
     refresh();
 }

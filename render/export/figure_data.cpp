@@ -5,6 +5,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <algorithm>
+#include <cmath>
 
 namespace headlight::render {
 namespace {
@@ -166,6 +167,9 @@ struct PanelRows {
                 add(f.rowLabels.value(r), f.colLabels.value(c, QString::number(c)),
                     QString::number(f.categories[std::size_t(r * f.cols + c)]));
     }
+    // Scatter panels have a table of their own (scatterPanelsData).
+    void operator()(const ScatterFigure&) const {}
+    void operator()(const ScatterGridFigure&) const {}
     void add(const QString& row, const QString& col, const QString& value) const {
         table.rows.push_back({name, row, col, value});
     }
@@ -198,7 +202,56 @@ QString panelTitle(const Panel& panel, std::size_t i) {
     return title.isEmpty() ? QStringLiteral("panel %1").arg(i) : title;
 }
 
+// A scatter's drawn points as rows (panel, role, position, token, kind, x, y) and as a tensor
+// [N, 2] of their coordinates.
+void addScatter(FigureData& data, const QString& panel, const std::string& name,
+                const ScatterFigure& f) {
+    std::vector<float> xy;
+    for (const ScatterPoint& p : f.points) {
+        if (!std::isfinite(p.x) || !std::isfinite(p.y)) continue;
+        data.table.rows.push_back({panel, p.key ? QStringLiteral("key") : QStringLiteral("query"),
+                                   QString::number(p.token), f.labels.value(p.token),
+                                   p.category >= 0 ? f.categories.value(p.category) : QString(),
+                                   number(p.x), number(p.y)});
+        xy.insert(xy.end(), {float(p.x), float(p.y)});
+    }
+    data.tensors.push_back({name, {int64_t(xy.size() / 2), 2}, std::move(xy)});
+}
+
+// A view of scatters: its first scatter panel (a second one draws the same points coloured
+// another way, a grid beside it the overview), or, without one, every cell of its scatter grids,
+// named by their titles.
+FigureData scatterPanelsData(const PanelsFigure& f) {
+    FigureData data;
+    data.table.header = QStringList{"panel", "role", "position", "token", "kind", "x", "y"};
+    for (std::size_t i = 0; i < f.panels.size(); ++i)
+        if (const auto* s = std::get_if<ScatterFigure>(&f.panels[i])) {
+            addScatter(data, s->title, "panel" + std::to_string(i), *s);
+            data.metadata["title"] = f.title.toStdString();
+            data.metadata["caption"] = f.caption.toStdString();
+            return data;
+        }
+    for (std::size_t i = 0; i < f.panels.size(); ++i) {
+        const std::string name = "panel" + std::to_string(i);
+        if (const auto* g = std::get_if<ScatterGridFigure>(&f.panels[i])) {
+            for (std::size_t c = 0; c < g->cells.size(); ++c)
+                addScatter(data, g->cells[c].title, name + "." + std::to_string(c), g->cells[c]);
+        }
+    }
+    data.metadata["title"] = f.title.toStdString();
+    data.metadata["caption"] = f.caption.toStdString();
+    return data;
+}
+
+bool hasScatter(const PanelsFigure& f) {
+    return std::any_of(f.panels.begin(), f.panels.end(), [](const Panel& p) {
+        return std::holds_alternative<ScatterFigure>(p) ||
+               std::holds_alternative<ScatterGridFigure>(p);
+    });
+}
+
 FigureData panelsData(const PanelsFigure& f) {
+    if (hasScatter(f)) return scatterPanelsData(f);
     FigureData data;
     data.table.header = QStringList{"panel", "row", "column", "value"};
     for (std::size_t i = 0; i < f.panels.size(); ++i) {

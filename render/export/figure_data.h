@@ -14,6 +14,10 @@
 //                "density" [panels, heads, G] and "grid" [G]
 //   panels       table: panel, row, column, value (long form; a bar chart's column is empty, a
 //                category grid's value its category); tensor "panel{i}" [rows, cols] or [N]
+//   scatters     (panels with a scatter or scatter grid) table: panel, role (query | key),
+//                position, token, kind, x, y, one row per drawn point of the first scatter
+//                panel, or, with none, of every grid cell ("panel": its title, "L0 H3 · 52%");
+//                tensors "panel{i}" and "panel{i}.{cell}" [N, 2]
 //
 // CSV: UTF-8, comma-separated, "\n" line ends, fields quoted as RFC 4180 says (commas, quotes
 // and line breaks in token labels), numbers with 9 significant digits (a float round-trips).

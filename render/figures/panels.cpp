@@ -43,6 +43,8 @@ void paintPanel(QPainter& painter, const QRectF& bounds, const Panel& panel) {
         void operator()(const CategoryGridFigure& f) const {
             paintCategoryGrid(painter, bounds, f);
         }
+        void operator()(const ScatterFigure& f) const { paintScatter(painter, bounds, f); }
+        void operator()(const ScatterGridFigure& f) const { paintScatterGrid(painter, bounds, f); }
     };
     std::visit(Painter{painter, bounds}, panel);
 }

@@ -7,6 +7,7 @@
 #include "figures/bar_chart.h"
 #include "figures/category_grid.h"
 #include "figures/heatmap.h"
+#include "figures/scatter.h"
 
 #include <QPainter>
 #include <QRectF>
@@ -19,7 +20,8 @@ struct NotePanel {
     QString message; // a panel that explains why it has no data
 };
 
-using Panel = std::variant<NotePanel, HeatmapFigure, BarChartFigure, CategoryGridFigure>;
+using Panel = std::variant<NotePanel, HeatmapFigure, BarChartFigure, CategoryGridFigure,
+                           ScatterFigure, ScatterGridFigure>;
 
 struct PanelsFigure {
     QString title;
