@@ -18,6 +18,9 @@
 // slower than registers. Workgroup x walks M and y walks N, so that consecutive workgroups reuse
 // the same columns of w from cache. [[unroll]] keeps every array index constant, i.e. in registers.
 // Without TRANS_B the values of w along k are ldw apart, so VEC4 then loads only x as vec4.
+// W_DTYPE: w holds f32 values, or F16 / BF16 weights in 16 bits (stored_weight.glsl); every read
+// of w goes through wAt and wQuad, and offsets into w count its elements whatever their size.
+#extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_EXT_control_flow_attributes : require
@@ -28,13 +31,17 @@ layout(constant_id = 2) const uint TN = 4;        // columns per invocation
 layout(constant_id = 3) const uint SG = 8;        // lanes loading x together: ≤ the smallest subgroup
 layout(constant_id = 4) const bool VEC4 = false;  // K % 4 == 0 and aligned bases: vec4 loads
 layout(constant_id = 5) const bool TRANS_B = true; // w is [n, k] (k contiguous)
+layout(constant_id = 6) const uint W_DTYPE = 0;    // DTYPE_F32, DTYPE_F16 or DTYPE_BF16
 layout(local_size_x_id = 0) in;
+
+#include "stored_weight.glsl"
 
 // The vec4 views alias the float views (same binding) so that one pipeline layout serves both.
 layout(std430, binding = 0) readonly buffer X { float x[]; };
 layout(std430, binding = 0) readonly buffer X4 { vec4 x4[]; };
 layout(std430, binding = 1) readonly buffer W { float w[]; };
 layout(std430, binding = 1) readonly buffer W4 { vec4 w4[]; };
+layout(std430, binding = 1) readonly buffer W16 { uint wPairs[]; }; // 16-bit w, two per uint
 layout(std430, binding = 2) readonly buffer Bias { float bias[]; };
 layout(std430, binding = 3) writeonly buffer Out { float outValues[]; };
 
@@ -56,6 +63,11 @@ uint colBase[TN]; // element offset of each w column (clamped likewise)
 // Element of w at (k, column n of this invocation).
 uint wIndex(uint n, uint k) { return TRANS_B ? colBase[n] + k : colBase[n] + k * p.ldw; }
 
+// The f32 value of element `index` of w.
+float wAt(uint index) {
+    return W_DTYPE == DTYPE_F32 ? w[index] : WIDEN_ELEMENT(wPairs, index, W_DTYPE);
+}
+
 // One k step: the x values come from lane `j`'s registers.
 void step(float xs[TM], uint j, float wv[TN]) {
     [[unroll]] for (uint m = 0; m < TM; ++m) {
@@ -71,7 +83,7 @@ void scalarLoop(uint lane, uint kFull) {
         [[unroll]] for (uint m = 0; m < TM; ++m) xs[m] = x[rowBase[m] + k0 + lane % SG];
         [[unroll]] for (uint j = 0; j < SG; ++j) {
             float wv[TN];
-            [[unroll]] for (uint n = 0; n < TN; ++n) wv[n] = w[wIndex(n, k0 + j)];
+            [[unroll]] for (uint n = 0; n < TN; ++n) wv[n] = wAt(wIndex(n, k0 + j));
             step(xs, j, wv);
         }
     }
@@ -79,9 +91,14 @@ void scalarLoop(uint lane, uint kFull) {
 
 // Four consecutive k of w for column n, from k = 4 · k4.
 vec4 wQuad(uint n, uint k4) {
-    if (TRANS_B) return w4[colBase[n] / 4 + k4];
+    if (TRANS_B && W_DTYPE == DTYPE_F32) return w4[colBase[n] / 4 + k4];
+    if (TRANS_B) { // colBase[n] is a multiple of 4 (VEC4): two whole uints
+        const uint word = (colBase[n] + 4 * k4) / 2;
+        return vec4(widenPair(wPairs[word], W_DTYPE), widenPair(wPairs[word + 1], W_DTYPE));
+    }
     const uint k = 4 * k4;
-    return vec4(w[wIndex(n, k)], w[wIndex(n, k + 1)], w[wIndex(n, k + 2)], w[wIndex(n, k + 3)]);
+    return vec4(wAt(wIndex(n, k)), wAt(wIndex(n, k + 1)), wAt(wIndex(n, k + 2)),
+                wAt(wIndex(n, k + 3)));
 }
 
 // vec4 path: 4 · SG values of k per cooperative load; k0 counts vec4s.
@@ -108,7 +125,7 @@ void tailLoop(uint kFrom) {
         [[unroll]] for (uint m = 0; m < TM; ++m) {
             const float xv = x[rowBase[m] + k];
             [[unroll]] for (uint n = 0; n < TN; ++n)
-                acc[m * TN + n] = fma(xv, w[wIndex(n, k)], acc[m * TN + n]);
+                acc[m * TN + n] = fma(xv, wAt(wIndex(n, k)), acc[m * TN + n]);
         }
     }
 }

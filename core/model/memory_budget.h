@@ -94,8 +94,8 @@ void checkForwardBudget(const ModelSpec& spec, int64_t tokens, const CaptureRequ
 // pass allocates. Its free memory is a number the backend reports (vk::Context::memoryBudget);
 // these functions only compare, so they need no device.
 
-// The weights as f32 (the Vulkan backend widens f16 and bf16 on upload) plus one staging copy of
-// the largest tensor, alive while it is uploaded.
+// The weights as f32 (an upper bound where the Vulkan backend keeps F16 and BF16 weights in 16
+// bits) plus one staging copy of the largest tensor, alive while it is uploaded.
 double deviceLoadBytes(const io::Checkpoint& checkpoint);
 
 struct DeviceForwardEstimate {

@@ -1,5 +1,6 @@
 // Checkpoints stored in BF16 and F16 run with their weights left in the mapped file (the CPU
-// widens panels inside the GEMM and reads embedding rows in place; Vulkan widens on upload).
+// widens panels inside the GEMM and reads embedding rows in place; Vulkan keeps them in 16 bits
+// where the device can, test_vulkan_weights_16bit checks that path and its f32 fallback).
 // Widening is exact, so a pass must give what the f32 path gives on the same values: each
 // golden checkpoint's weights are rounded to the dtype and written twice, once in that dtype and
 // once as f32, and the two passes agree within 1e-4 (attentions, every hidden state) on the
@@ -9,72 +10,14 @@
 #include "io/checkpoint.h"
 #include "io/safetensors.h"
 #include "model/transformer.h"
+#include "rounded_twins.h"
 #include "temp_files.h"
 
-#include <Eigen/Core>
-#include <QFile>
 #include <QTest>
 
 using namespace headlight;
 
 namespace {
-
-// A float rounded to `dtype` (round to nearest even), as its stored bytes and as the f32 it
-// widens to.
-struct Rounded {
-    uint16_t bits;
-    float value;
-};
-
-Rounded roundTo(io::DType dtype, float value) {
-    if (dtype == io::DType::BF16) {
-        const Eigen::bfloat16 b(value);
-        return {Eigen::numext::bit_cast<uint16_t>(b), float(b)};
-    }
-    const Eigen::half h(value);
-    return {Eigen::numext::bit_cast<uint16_t>(h), float(h)};
-}
-
-bool isFloat(io::DType dtype) {
-    return dtype == io::DType::F32 || dtype == io::DType::F16 || dtype == io::DType::BF16 ||
-           dtype == io::DType::F64;
-}
-
-// Writes `golden`'s tensors rounded to `dtype` into two new folders with its config.json: one
-// stored in `dtype`, one holding the same values as F32. Returns {stored, f32}.
-std::pair<QString, QString> writeRoundedTwins(const QString& golden, io::DType dtype,
-                                              test::ScratchDir& scratch) {
-    const io::Checkpoint checkpoint(golden.toStdString());
-    std::vector<io::TensorToWrite> stored, widened;
-    for (const std::string& name : checkpoint.names()) {
-        const io::TensorInfo& info = checkpoint.info(name);
-        if (!isFloat(info.dtype)) {
-            const io::TensorToWrite same{name, info.shape, {},
-                                         {},   info.dtype, checkpoint.storedBytes(name)};
-            stored.push_back(same);
-            widened.push_back(same);
-            continue;
-        }
-        const Tensor values = checkpoint.loadF32(name);
-        io::TensorToWrite inDtype{name, info.shape, {}, {}, dtype, {}};
-        io::TensorToWrite asF32{name, info.shape, {}, {}, std::nullopt, {}};
-        inDtype.stored.resize(values.size() * sizeof(uint16_t));
-        for (std::size_t i = 0; i < values.size(); ++i) {
-            const Rounded r = roundTo(dtype, values.values()[i]);
-            std::memcpy(inDtype.stored.data() + i * sizeof r.bits, &r.bits, sizeof r.bits);
-            asF32.f32.push_back(r.value);
-        }
-        stored.push_back(std::move(inDtype));
-        widened.push_back(std::move(asF32));
-    }
-    const QString storedFolder = scratch.freshFolder(), f32Folder = scratch.freshFolder();
-    for (const auto& [folder, tensors] :
-         {std::pair{storedFolder, &stored}, {f32Folder, &widened}}) {
-        io::writeSafetensors((folder + "/model.safetensors").toStdString(), *tensors);
-        QFile::copy(golden + "/config.json", folder + "/config.json");
-    }
-    return {storedFolder, f32Folder};
-}
 
 Trace runOn(const QString& folder, Backend& backend, const ModelInput& input) {
     const auto model = loadModel(folder.toStdString(), backend);
@@ -119,7 +62,7 @@ private Q_SLOTS:
         const ModelInput input = test::goldenInput(expected);
 
         const auto [storedFolder, f32Folder] =
-            writeRoundedTwins(golden.folder, io::DType(dtype), scratch_);
+            test::writeRoundedTwins(golden.folder, io::DType(dtype), scratch_);
         // Every linear weight of the stored twin is one the load leaves in the mapped file.
         const io::Checkpoint storedCheckpoint(storedFolder.toStdString());
         int mapped = 0;

@@ -21,5 +21,6 @@ struct MatmulDispatch {
     MatmulPush push;
     bool transposeB = true; // w is [n, k], as an nn.Linear weight
     uint32_t batches = 1;   // workgroups in z, one per batch
+    uint32_t wDType = 0;    // vk::StoredDType of w: linear's weight may be held in 16 bits
 };
 } // namespace headlight::vk

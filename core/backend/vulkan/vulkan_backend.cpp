@@ -4,6 +4,7 @@
 
 #include "buffer.h"
 #include "context.h"
+#include "io/stored_matrix.h"
 #include "pipeline.h"
 #include "vk_error.h"
 #include "vulkan_storage.h"
@@ -16,6 +17,7 @@ namespace headlight::vk {
 VulkanBackend::VulkanBackend(std::shared_ptr<Context> context, const VulkanBackendOptions& options)
     : context_(std::move(context))
     , guardRows_(options.guardRows)
+    , weights16Bit_(context_->info().storageBuffer16Bit && !options.widenStoredWeights)
     , recorder_(*context_) {
     const DeviceInfo& info = context_->info();
     if (!info.subgroupArithmetic || !info.subgroupShuffle)
@@ -46,6 +48,21 @@ DeviceTensor VulkanBackend::allocate(std::vector<int64_t> shape) {
     return DeviceTensor(std::move(shape), storage);
 }
 
+DeviceTensor VulkanBackend::uploadStored(const io::StoredMatrix& matrix) {
+    const bool is16Bit = matrix.dtype == io::DType::F16 || matrix.dtype == io::DType::BF16;
+    if (!weights16Bit_ || !is16Bit) {
+        DeviceTensor widened = Backend::uploadStored(matrix);
+        storedWeightBytes_ += storageOf(widened).deviceBytes();
+        return widened;
+    }
+    const StoredDType dtype = matrix.dtype == io::DType::F16 ? StoredDType::F16 : StoredDType::BF16;
+    auto storage =
+        std::make_shared<VulkanStorage>(context_, matrix.shape(), maxBindingBytes_, 0, dtype);
+    storage->writeStored({matrix.bytes, std::size_t(matrix.storedBytes())});
+    storedWeightBytes_ += storage->deviceBytes();
+    return DeviceTensor(matrix.shape(), storage);
+}
+
 Tensor VulkanBackend::download(const DeviceTensor& tensor) {
     finish();
     Tensor host(tensor.shape());
@@ -68,6 +85,13 @@ const ComputePipeline& VulkanBackend::pipeline(const std::string& shader,
 }
 
 const VulkanStorage& VulkanBackend::use(const DeviceTensor& tensor) {
+    if (storageOf(tensor).dtype() != StoredDType::F32)
+        throw std::logic_error(
+            "a weight kept in 16 bits reached an op other than linear or gatherRows");
+    return useWeight(tensor);
+}
+
+const VulkanStorage& VulkanBackend::useWeight(const DeviceTensor& tensor) {
     VulkanStorage& storage = storageOf(tensor);
     recorder_.keepAlive(storage.shared_from_this());
     return storage;

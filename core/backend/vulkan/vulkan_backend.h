@@ -10,7 +10,9 @@
 // context alone exceed one binding; the split-storage cases listed in docs/vulkan-backend.md
 // (a repeating operand, an untransposed matmul batch of b or a causal-linear-attention batch
 // across buffers; views whose rows straddle buffers); norms, gather, rope and attention on views
-// whose rows differ from their storage's. f16 weights are widened to f32 on load.
+// whose rows differ from their storage's. F16 / BF16 weights (uploadStored) stay in 16 bits on a
+// device with storageBuffer16BitAccess, read by linear and gatherRows; elsewhere they are widened
+// to f32 on load.
 //
 // Index: VulkanBackendOptions · VulkanBackend (memory, ops, internals) · makeVulkanBackend
 
@@ -39,6 +41,9 @@ struct VulkanBackendOptions {
     // Rows of sentinel values around every buffer's contents (VulkanStorage::guardsIntact), so
     // that tests catch a kernel writing out of bounds; 0 outside tests.
     int64_t guardRows = 0;
+    // Widen F16 / BF16 weights to f32 on upload even where the device could keep them in 16 bits
+    // (tests compare the two paths).
+    bool widenStoredWeights = false;
 };
 
 class VulkanBackend final : public Backend {
@@ -55,6 +60,7 @@ public:
     // [SECTION] memory
     DeviceTensor upload(const Tensor& host) override;
     DeviceTensor allocate(std::vector<int64_t> shape) override;
+    DeviceTensor uploadStored(const io::StoredMatrix& matrix) override;
     Tensor download(const DeviceTensor& tensor) override;
     void finish() override;
 
@@ -97,13 +103,20 @@ public:
                          DeviceTensor* weights) override;
 
     std::size_t maxBindingBytes() const { return maxBindingBytes_; }
+    // Whether uploadStored keeps F16 / BF16 weights in 16 bits on this device.
+    bool keepsWeights16Bit() const { return weights16Bit_; }
+    // Device bytes taken by the weights uploadStored has made so far (tests compare the paths).
+    std::size_t storedWeightBytes() const { return storedWeightBytes_; }
 
 private:
     // [SECTION] internals
     const ComputePipeline& pipeline(const std::string& shader,
                                     std::vector<uint32_t> specialization);
-    // The storage of `tensor`, kept alive until the pending commands have run.
+    // The storage of `tensor`, kept alive until the pending commands have run; f32 only (a 16-bit
+    // weight reaching another op than linear or gatherRows is a logic error).
     const VulkanStorage& use(const DeviceTensor& tensor);
+    // The same for linear's w and gatherRows' table, which may hold 16-bit weights.
+    const VulkanStorage& useWeight(const DeviceTensor& tensor);
     // A small buffer holding `words` for the pending commands (ids, masks, tables).
     const Buffer& transient(std::span<const std::byte> bytes);
     // [T, rotaryDim/2] of (cos, sin), cached for the positions, width and theta last asked for.
@@ -115,6 +128,8 @@ private:
     std::shared_ptr<Context> context_;
     std::size_t maxBindingBytes_;
     int64_t guardRows_;
+    bool weights16Bit_;
+    std::size_t storedWeightBytes_ = 0;
     KernelConfig config_;
     Recorder recorder_;
     std::map<std::string, std::unique_ptr<ComputePipeline>> pipelines_;

@@ -23,7 +23,8 @@ void VulkanBackend::linear(const DeviceTensor& x, const DeviceTensor& w, const D
     requireShape("linear", "out", out, {M, N});
     if (bias) requireShape("linear", "bias", *bias, {N});
     if (M == 0 || N == 0) return;
-    const RowView xv(use(x), K, "linear"), wv(use(w), K, "linear"), ov(use(out), N, "linear");
+    const VulkanStorage& ws = useWeight(w);
+    const RowView xv(use(x), K, "linear"), wv(ws, K, "linear"), ov(use(out), N, "linear");
     const auto bp =
         bias ? RowView(use(*bias), N, "linear").at(0) : RowView::At{placeholder_.get(), 0};
     const int64_t maxRows = int64_t(65535) * matmulTileMFor(config_, M);
@@ -42,7 +43,12 @@ void VulkanBackend::linear(const DeviceTensor& x, const DeviceTensor& w, const D
                                   .outBase = op.element,
                                   .hasBias = bias != nullptr,
                                   .biasBase = bp.element};
-            dispatchMatmul({xp.buffer, wp.buffer, bp.buffer, op.buffer, push});
+            dispatchMatmul({.x = xp.buffer,
+                            .w = wp.buffer,
+                            .bias = bp.buffer,
+                            .out = op.buffer,
+                            .push = push,
+                            .wDType = uint32_t(ws.dtype())});
         }
     }
 }
@@ -53,8 +59,9 @@ void VulkanBackend::dispatchMatmul(const MatmulDispatch& d) {
     const uint32_t columnsPerGroup = config_.matmulWorkgroup * config_.matmulTileN;
     // vec4 loads need every vec4 that a row starts at to be aligned, in x and (transposed) in w.
     const bool vec4 = p.K % 4 == 0 && p.xBase % 4 == 0 && (!d.transposeB || p.wBase % 4 == 0);
-    const auto& shader = pipeline("matmul", {config_.matmulWorkgroup, tileM, config_.matmulTileN,
-                                             config_.matmulLoadLanes, vec4, d.transposeB});
+    const auto& shader =
+        pipeline("matmul", {config_.matmulWorkgroup, tileM, config_.matmulTileN,
+                            config_.matmulLoadLanes, vec4, d.transposeB, d.wDType});
     const std::array<Binding, 4> bindings{{{d.x}, {d.w}, {d.bias}, {d.out, true}}};
     // x: blocks of rows, y: blocks of columns, z: batches (see matmul.comp).
     recorder_.dispatch(shader, bindings, p, (p.M + tileM - 1) / tileM,

@@ -45,9 +45,10 @@ void VulkanBackend::gatherRows(const DeviceTensor& table, std::span<const int32_
         if (id < 0 || id >= V)
             throw std::out_of_range("gatherRows: id " + std::to_string(id) + " out of range");
     if (ids.empty() || D == 0) return;
-    const VulkanStorage &ts = use(table), &os = use(out);
+    const VulkanStorage &ts = useWeight(table), &os = use(out);
     const Buffer& idBuffer = transient(std::as_bytes(ids));
-    const auto& shader = pipeline("gather_rows", {config_.elementwiseWorkgroup});
+    const auto& shader =
+        pipeline("gather_rows", {config_.elementwiseWorkgroup, uint32_t(ts.dtype())});
     for (const RowSegment& s : rowSegments(int64_t(ids.size()), {{&os}}))
         for (std::size_t c = 0; c < ts.chunkCount(); ++c) {
             const auto op = os.locate(s.begin);

@@ -11,6 +11,11 @@
 // [SECTION] Guards (tests): with guardRows > 0 every buffer also holds that many rows before and
 // after its own, filled with a sentinel bit pattern; kernels address every operand through row
 // offsets (locate), so an out-of-bounds write by a kernel shows as a changed guard.
+//
+// [SECTION] Stored 16-bit weights: a weight uploaded by VulkanBackend::uploadStored on a device
+// with storageBuffer16BitAccess keeps its F16 or BF16 bits (half the memory of f32); only
+// linear's w and gatherRows' table read it (shaders/stored_weight.glsl). Offsets still count
+// elements; such storage has no guard rows (kernels never write it).
 
 #include "backend/backend.h"
 #include "backend/vulkan/buffer.h"
@@ -25,16 +30,22 @@ namespace headlight::vk {
 
 class Context;
 
+// The element format of a VulkanStorage, numbered as shaders/stored_weight.glsl's DTYPE_*.
+enum class StoredDType : uint32_t { F32 = 0, F16 = 1, BF16 = 2 };
+
 class VulkanStorage final : public DeviceStorage,
                             public std::enable_shared_from_this<VulkanStorage> {
 public:
     // Throws VulkanError when one row (plus guards) alone exceeds `maxBindingBytes`, or memory runs
     // out.
     VulkanStorage(std::shared_ptr<Context> context, const std::vector<int64_t>& shape,
-                  std::size_t maxBindingBytes, int64_t guardRows = 0);
+                  std::size_t maxBindingBytes, int64_t guardRows = 0,
+                  StoredDType dtype = StoredDType::F32);
 
     int64_t rows() const { return rows_; }
     int64_t rowLength() const { return rowLength_; }
+    StoredDType dtype() const { return dtype_; }
+    std::size_t deviceBytes() const; // all buffers together
     int64_t rowsPerChunk() const { return rowsPerChunk_; }
     std::size_t chunkCount() const { return chunks_.size(); }
     bool singleChunk() const { return chunks_.size() <= 1; }
@@ -49,8 +60,9 @@ public:
     Location chunkStart(std::size_t index) const; // where chunk `index`'s first row lives
     bool guardsIntact() const;                    // true when there are no guards
 
-    void write(std::span<const float> values);
-    void read(std::span<float> values) const;
+    void write(std::span<const float> values);         // F32 storage
+    void writeStored(std::span<const std::byte> bits); // 16-bit storage: the stored elements
+    void read(std::span<float> values) const;          // widened to f32 whatever the dtype
 
 private:
     std::shared_ptr<Context> context_; // outlives the buffers
@@ -58,7 +70,10 @@ private:
     int64_t rowLength_ = 0;
     int64_t rowsPerChunk_ = 1;
     int64_t guardRows_ = 0;
+    StoredDType dtype_ = StoredDType::F32;
     std::vector<Buffer> chunks_;
+
+    std::size_t elementBytes() const { return dtype_ == StoredDType::F32 ? 4 : 2; }
 };
 
 // The Vulkan storage behind a DeviceTensor; throws std::logic_error for another backend's.
