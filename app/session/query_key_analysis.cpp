@@ -1,5 +1,7 @@
 #include "query_key_analysis.h"
 
+#include "analysis/atlas_variant.h"
+
 namespace headlight::app {
 
 QueryKeyAnalysis analyseQueriesKeys(const LoadedModel& model, const ModelInput& input,
@@ -17,6 +19,10 @@ QueryKeyAnalysis analyseQueriesKeys(const LoadedModel& model, const ModelInput& 
     Trace trace;
     try {
         trace = model.model->forward(input, capture, variant, intervention);
+        // Why refuse a kernel the atlas rebuilds (sparse, LSH, linearized): its weights are not
+        // a softmax of q·k over the keys, so the picture's distance would not read as attention.
+        if (analysis::atlasInputOf(trace.layers.front(), spec, trace.valid, variant, 0).variant)
+            throw ModelError("the variant's kernel changes attention");
     } catch (const ModelError&) {
         // The only refusal the main pass did not already make (same input, variant and
         // intervention); why not its message: it speaks of the atlas, which is not what is open.

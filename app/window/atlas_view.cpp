@@ -42,7 +42,7 @@ AtlasView::AtlasView(QWidget* parent)
     , overviewLoader_(new AtlasTileLoader(this)) {
     setObjectName(QStringLiteral("atlasView"));
     setFocusPolicy(Qt::StrongFocus);
-    setMinimumSize(480, 420);
+    setMinimumSize(320, 240); // as the figure view: the window fits a 1366 × 768 screen
     setAutoFillBackground(false);
     connect(loader_, &AtlasTileLoader::loaded, this, &AtlasView::onPicture);
     connect(overviewLoader_, &AtlasTileLoader::loaded, this,
