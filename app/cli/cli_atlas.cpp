@@ -111,6 +111,20 @@ QString exportText(const CliArgs& args) {
     return args.value("--text");
 }
 
+io::Scenario atlasExportScenario(const CliArgs& args) {
+    io::Scenario scenario;
+    scenario.model = sceneModelName(args.required("--model"));
+    scenario.view = "atlas";
+    scenario.text = exportText(args).toStdString(); // whole, so that reproduce runs the same text
+    scenario.selection.layer = args.has("--layer") ? args.value("--layer").toInt() : 0;
+    scenario.selection.average = args.value("--head") == QLatin1String("mean");
+    scenario.selection.head =
+        scenario.selection.average || !args.has("--head") ? 0 : args.value("--head").toInt();
+    if (args.has("--variant")) scenario.variant = loadVariantFile(args.value("--variant")).json;
+    if (args.has("--backend")) scenario.backend = args.backend();
+    return scenario;
+}
+
 int runAtlasExport(const CliArgs& args, render::ExportOptions options,
                    const QStringList& regenerationCommand) {
     for (const char* flag : {"--texts", "--scene", "--scenario"})
@@ -169,9 +183,7 @@ int runAtlasExport(const CliArgs& args, render::ExportOptions options,
     std::optional<analysis::MaskOverlayTiles> masked;
     if (args.has("--overlay")) masked = addMaskOverlay(atlas, tiles, heatmap);
     const render::PageContent figure = heatmap;
-    io::Scenario scenario = atlasScenario(*loaded, exportText(args), layer, head);
-    if (args.has("--backend")) scenario.backend = args.backend();
-    scenario.variant = variant.json;
+    const io::Scenario scenario = atlasExportScenario(args);
     options.caption = atlasCaption(*loaded, exportText(args), tokens);
     if (args.has("--variant"))
         options.caption.variant = QFileInfo(args.value("--variant")).completeBaseName();

@@ -405,6 +405,7 @@ int runExport(const CliArgs& args) {
 
 io::Scenario exportScenario(const QStringList& rawArgs) {
     const CliArgs args(rawArgs, exportCommand());
+    if (args.value("--view") == QLatin1String("atlas")) return atlasExportScenario(args);
     return args.has("--scene") || args.has("--scenario") ? sceneOf(args)
                                                          : parseRequest(args).scenario;
 }

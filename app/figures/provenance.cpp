@@ -65,7 +65,11 @@ private:
 io::Scenario scenarioFrom(const QJsonObject& json) {
     try {
         io::SceneFields fields(json, "provenance", "scenario");
-        io::Scenario scenario = io::scenarioFromJson(fields, sceneVocabulary());
+        // Why atlas here and not in scenes: an atlas figure records its scenario, but scenes
+        // and lessons cannot show it (it is drawn by `export --view atlas` and the Atlas tab).
+        io::SceneVocabulary vocabulary = sceneVocabulary();
+        vocabulary.views.push_back("atlas");
+        io::Scenario scenario = io::scenarioFromJson(fields, vocabulary);
         fields.finish();
         return scenario;
     } catch (const io::SceneError& error) {

@@ -167,6 +167,31 @@ private Q_SLOTS:
         QCOMPARE(rows.last().count(','), 256);
     }
 
+    // `headlight reproduce` re-runs an atlas figure's command and finds it identical; an edited
+    // variant file changes the scenario the command describes, and reproduce says so.
+    void reproduceRedrawsAnAtlasFigure() {
+        const test::GoldenCase golden = punctuationCase("mistral");
+        test::ScratchDir dir;
+        const QString variant = dir.filePath("window.json");
+        test::writeFile(variant, R"({"mask": {"preset": "longformer", "window": 2}})");
+        for (const char* name : {"atlas.png", "atlas.csv"}) {
+            const QString out = dir.filePath(name);
+            const test::CliResult made = test::runHeadlight(
+                {"export", "--model", golden.folder, "--backend", "cpu", "--text",
+                 golden.json["text"].toString(), "--view", "atlas", "--layer", "1", "--head",
+                 "mean", "--variant", variant, "--out", out});
+            QVERIFY2(made.exitCode == 0, qPrintable(made.err));
+            const test::CliResult again = test::runHeadlight({"reproduce", out});
+            QVERIFY2(again.exitCode == 0, qPrintable(again.err));
+            QCOMPARE(again.out.trimmed(), QStringLiteral("identical: ") + out);
+        }
+        test::writeFile(variant, R"({"mask": {"preset": "longformer", "window": 3}})");
+        const test::CliResult edited = test::runHeadlight({"reproduce", dir.filePath("atlas.png")});
+        QCOMPARE(edited.exitCode, 1);
+        QVERIFY2(edited.err.contains("the command now describes another scenario"),
+                 qPrintable(edited.err));
+    }
+
     void otherViewsRefuseAtlasOptions() {
         const test::GoldenCase golden = punctuationCase("mistral");
         test::ScratchDir dir;
