@@ -216,12 +216,22 @@ private Q_SLOTS:
         app::Workspace* workspace = window.workspace();
         workspace->showAtlas();
         app::AtlasPage* page = workspace->atlasPage();
+        // Why wait first: the window's own pass, ending after the tab opened, redraws the atlas
+        // for the window's text; the requests below must come after that one.
+        const auto settled = [&] {
+            return page->result() && !page->runner().busy() && !workspace->runner().busy();
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(settled(), kAtlasWaitMs);
+        QTest::qWait(100);
+        QTRY_VERIFY_WITH_TIMEOUT(settled(), kAtlasWaitMs);
         QSignalSpy finished(&page->runner(), &app::AtlasRunner::finished);
         const QString newest = longText().left(300);
         page->show(longText(), 0, 0);
         page->show(longText(), 1, analysis::AttentionAtlas::kAllHeads);
         page->show(newest, 1, 3);
-        QTRY_VERIFY_WITH_TIMEOUT(page->result() && !page->runner().busy(), kAtlasWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(page->result() && page->result()->text == newest &&
+                                     !page->runner().busy(),
+                                 kAtlasWaitMs);
         QTest::qWait(50); // a stale result, were one delivered, would arrive by now
         for (const QList<QVariant>& args : finished) {
             const auto result = args.at(0).value<std::shared_ptr<const app::AtlasResult>>();
