@@ -127,9 +127,8 @@ void AtlasView::panBy(double queries, double keys) {
 
 void AtlasView::zoomAbout(double factor, QPointF anchor) {
     const QRectF map = areas().map;
-    const double perPixel = span_ / map.width();
-    const double q = top() + (anchor.y() - map.top()) * perPixel;
-    const double k = left() + (anchor.x() - map.left()) * perPixel;
+    const double q = top() + (anchor.y() - map.top()) * span_ / map.height();
+    const double k = left() + (anchor.x() - map.left()) * span_ / map.width();
     span_ /= factor;
     const double scale = 1.0 / factor;
     centreQ_ = q + (centreQ_ - q) * scale;
@@ -201,20 +200,23 @@ AtlasView::Areas AtlasView::areas() const {
     const QFont tick = pixelFont(14);
     const double barWidth = render::colorBarWidth(tick) + 12.0;
     const double below = kLabelBand + kGap + kStripHeight + kGap + kProfileHeight + 24.0;
-    const double side =
-        std::max(40.0, std::min(width() - kLabelBand - barWidth - kGap, height() - 12.0 - below));
+    const double wide = std::max(40.0, width() - kLabelBand - barWidth - kGap);
+    const double tall = std::max(40.0, height() - 12.0 - below);
+    // Why not always square: on a 768-pixel screen the height left under the bands would make
+    // the map a thumbnail; cells may stretch up to 2:1 to use the width.
+    const double across = std::min(wide, 2.0 * tall), down = std::min(tall, across);
     Areas a;
-    a.map = QRectF(kLabelBand, 12.0, side, side);
-    a.strip = QRectF(a.map.left(), a.map.bottom() + kLabelBand + kGap, side, kStripHeight);
-    a.profile = QRectF(a.map.left(), a.strip.bottom() + kGap + 18.0, side, kProfileHeight);
-    a.colorBar = QRectF(a.map.right() + kGap, a.map.top(), barWidth, side);
+    a.map = QRectF(kLabelBand, 12.0, across, down);
+    a.strip = QRectF(a.map.left(), a.map.bottom() + kLabelBand + kGap, across, kStripHeight);
+    a.profile = QRectF(a.map.left(), a.strip.bottom() + kGap + 18.0, across, kProfileHeight);
+    a.colorBar = QRectF(a.map.right() + kGap, a.map.top(), barWidth, down);
     return a;
 }
 
 QRectF AtlasView::tokenRect(double q0, double q1, double k0, double k1, const QRectF& map) const {
-    const double perToken = map.width() / span_;
-    return QRectF(map.left() + (k0 - left()) * perToken, map.top() + (q0 - top()) * perToken,
-                  (k1 - k0) * perToken, (q1 - q0) * perToken);
+    const double perKey = map.width() / span_, perQuery = map.height() / span_;
+    return QRectF(map.left() + (k0 - left()) * perKey, map.top() + (q0 - top()) * perQuery,
+                  (k1 - k0) * perKey, (q1 - q0) * perQuery);
 }
 
 QRectF AtlasView::cellRect(int64_t query, int64_t key) const {
@@ -244,7 +246,8 @@ void AtlasView::paintEvent(QPaintEvent*) {
     painter.setPen(render::style::kMutedInk);
     painter.drawRect(a.map);
     const bool exact = pictureCoversView() && detail_->tiles.tile == 1 &&
-                       a.map.width() / span_ >= render::fontHeight(pixelFont(13)) + 1.0;
+                       std::min(a.map.width(), a.map.height()) / span_ >=
+                           render::fontHeight(pixelFont(13)) + 1.0;
     if (exact)
         paintTokenLabels(painter, a.map);
     else
@@ -265,7 +268,7 @@ void AtlasView::paintPicture(QPainter& painter, const AtlasPicture& picture,
 }
 
 void AtlasView::paintMarks(QPainter& painter, const QRectF& map) const {
-    const double perToken = map.width() / span_;
+    const double perToken = std::min(map.width(), map.height()) / span_;
     painter.setBrush(Qt::NoBrush);
     if (query_ >= 0) {
         QRectF row =
@@ -302,8 +305,8 @@ void AtlasView::paintTokenLabels(QPainter& painter, const QRectF& map) const {
 }
 
 void AtlasView::paintPositionTicks(QPainter& painter, const QRectF& map) const {
-    const double perToken = map.width() / span_;
-    const int64_t step = niceStep(kMinTickSpacing / perToken);
+    const double perToken = map.width() / span_, perRow = map.height() / span_;
+    const int64_t step = niceStep(kMinTickSpacing / std::min(perToken, perRow));
     const QFont font = pixelFont(14);
     painter.setFont(font);
     painter.setPen(render::style::kInk);
@@ -316,7 +319,7 @@ void AtlasView::paintPositionTicks(QPainter& painter, const QRectF& map) const {
     }
     const int64_t firstRow = int64_t(std::ceil(std::max(0.0, top()) / double(step))) * step;
     for (int64_t t = firstRow; double(t) <= top() + span_; t += step) {
-        const double y = map.top() + (double(t) - top()) * perToken;
+        const double y = map.top() + (double(t) - top()) * perRow;
         painter.drawLine(QPointF(map.left() - 5, y), QPointF(map.left(), y));
         painter.drawText(QRectF(0, y - 10, map.left() - 8, 20), Qt::AlignRight | Qt::AlignVCenter,
                          QString::number(t));
@@ -407,9 +410,9 @@ void AtlasView::mouseMoveEvent(QMouseEvent* event) {
     const QPoint delta = event->position().toPoint() - pressed_;
     if (delta.manhattanLength() > kDragSlop) dragging_ = true;
     if (!dragging_) return;
-    const double perPixel = span_ / areas().map.width();
-    centreQ_ = pressedQ_ - delta.y() * perPixel;
-    centreK_ = pressedK_ - delta.x() * perPixel;
+    const QRectF map = areas().map;
+    centreQ_ = pressedQ_ - delta.y() * span_ / map.height();
+    centreK_ = pressedK_ - delta.x() * span_ / map.width();
     viewChanged();
 }
 
