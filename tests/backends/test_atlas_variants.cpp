@@ -15,7 +15,6 @@
 
 #include <QTest>
 #include <algorithm>
-#include <random>
 
 using namespace headlight;
 using namespace headlight::analysis;
@@ -70,19 +69,6 @@ std::vector<std::pair<const char*, VariantCase>> variantCases() {
     };
 }
 
-ModelInput variantInput(const ModelSpec& spec, const VariantCase& c) {
-    std::mt19937 random(11);
-    std::uniform_int_distribution<int32_t> token(5, int32_t(spec.vocabSize) - 1);
-    ModelInput input;
-    for (int t = 0; t < c.tokens; ++t)
-        input.ids.push_back(token(random));
-    if (c.paddedTail > 0) {
-        input.attentionMask.assign(std::size_t(c.tokens), 1);
-        std::fill(input.attentionMask.end() - c.paddedTail, input.attentionMask.end(), 0);
-    }
-    return input;
-}
-
 } // namespace
 
 class TestAtlasVariants : public QObject {
@@ -116,7 +102,7 @@ private Q_SLOTS:
         CaptureRequest capture;
         capture.queriesKeys = true;
         capture.layers = {c.layer};
-        const ModelInput input = variantInput(loaded->spec(), c);
+        const ModelInput input = test::randomAtlasInput(loaded->spec(), c.tokens, c.paddedTail, 11);
         const Trace trace = loaded->forward(input, capture, variant);
         const LayerTrace& layer = trace.layers[std::size_t(c.layer)];
         const AtlasInput atlasInput =
@@ -180,7 +166,7 @@ private Q_SLOTS:
         capture.queriesKeys = true;
         capture.probabilities = false;
         try {
-            loaded->forward(variantInput(loaded->spec(), {ropeFolder(), {}, 32}), capture,
+            loaded->forward(test::randomAtlasInput(loaded->spec(), 32, 0, 11), capture,
                             variants::parseVariantSpec(variant.toStdString()));
             QFAIL("the pass kept queries and keys for a variant the atlas cannot rebuild");
         } catch (const std::exception& error) {

@@ -7,12 +7,12 @@
 // (grouped-query, causal, sliding window 4), the Gemma 2 golden's windowed layer (scores
 // soft-capped at 5) and the BERT golden with padded keys.
 #include "analysis/attention_atlas.h"
+#include "atlas_dense.h"
 #include "backend_fixture.h"
 #include "model/transformer.h"
 
 #include <QTest>
 #include <algorithm>
-#include <random>
 
 using namespace headlight;
 using namespace headlight::analysis;
@@ -31,40 +31,6 @@ AtlasCase caseNamed(const QString& name) {
     if (name == "mistral") return {HEADLIGHT_TEST_DATA "/models/mistral", 500, 1, 0};
     if (name == "gemma2") return {HEADLIGHT_TEST_DATA "/models/gemma2", 260, 0, 0};
     return {HEADLIGHT_TEST_DATA "/models/bert", 300, 0, 37};
-}
-
-ModelInput randomInput(const ModelSpec& spec, const AtlasCase& c) {
-    std::mt19937 random(7);
-    std::uniform_int_distribution<int32_t> token(5, int32_t(spec.vocabSize) - 1);
-    ModelInput input;
-    for (int t = 0; t < c.tokens; ++t)
-        input.ids.push_back(token(random));
-    if (c.paddedTail > 0) {
-        input.attentionMask.assign(std::size_t(c.tokens), 1);
-        std::fill(input.attentionMask.end() - c.paddedTail, input.attentionMask.end(), 0);
-    }
-    return input;
-}
-
-// [T, T]: one head of [H, T, T], or the heads' mean.
-Tensor denseMap(const Tensor& probabilities, int head) {
-    const int64_t heads = probabilities.dim(0), tokens = probabilities.dim(1);
-    Tensor map({tokens, tokens});
-    for (int64_t h = 0; h < heads; ++h) {
-        if (head != AttentionAtlas::kAllHeads && h != head) continue;
-        const float weight = head == AttentionAtlas::kAllHeads ? 1.0f / float(heads) : 1.0f;
-        for (int64_t i = 0; i < tokens * tokens; ++i)
-            map.data()[i] += weight * probabilities.data()[h * tokens * tokens + i];
-    }
-    return map;
-}
-
-float largestDifference(const AtlasTiles& a, const AtlasTiles& b) {
-    if (a.rows != b.rows || a.cols != b.cols) return 1e9f;
-    float largest = 0.0f;
-    for (std::size_t i = 0; i < a.values.size(); ++i)
-        largest = std::max(largest, std::abs(a.values[i] - b.values[i]));
-    return largest;
 }
 } // namespace
 
@@ -97,7 +63,7 @@ private Q_SLOTS:
         CaptureRequest capture;
         capture.queriesKeys = true;
         capture.layers = {c.layer};
-        const ModelInput input = randomInput(loaded->spec(), c);
+        const ModelInput input = test::randomAtlasInput(loaded->spec(), c.tokens, c.paddedTail, 7);
         const Trace trace = loaded->forward(input, capture);
         const LayerTrace& layer = trace.layers[std::size_t(c.layer)];
         QCOMPARE(layer.queries.dim(0), int64_t(c.tokens));
@@ -111,7 +77,7 @@ private Q_SLOTS:
         QVERIFY(progressCalls >= 2);
         QCOMPARE(atlas.cachedTile(), int64_t(c.tokens > 512 ? 4 : c.tokens > 256 ? 2 : 1));
 
-        const Tensor dense = denseMap(layer.probabilities, head);
+        const Tensor dense = test::denseHeadMap(layer.probabilities, head);
         const int64_t t = c.tokens;
         const std::vector<AtlasRegion> regions = {
             {0, t, 0, t}, {0, t / 2, t / 4, t}, {37, t - 11, 5, t / 3 + 1}, {2, t - 2, 4, t}};
@@ -119,8 +85,8 @@ private Q_SLOTS:
             for (const int64_t tile : {1, 2, 4, 8, 16, 64, 512})
                 for (const TilePooling pooling : {TilePooling::Mean, TilePooling::Max}) {
                     const float difference =
-                        largestDifference(atlas.tiles(region, tile, pooling),
-                                          poolDense(dense, region, tile, pooling));
+                        test::largestTileDifference(atlas.tiles(region, tile, pooling),
+                                                    poolDense(dense, region, tile, pooling));
                     QVERIFY2(difference <= 1e-6f,
                              qPrintable(QString("tile %1, region %2:%3,%4:%5, %6: %7")
                                             .arg(tile)
@@ -164,7 +130,8 @@ private Q_SLOTS:
         CaptureRequest capture;
         capture.queriesKeys = true;
         capture.probabilities = false;
-        const Trace trace = loaded->forward(randomInput(loaded->spec(), {{}, 64, 0, 0}), capture);
+        const Trace trace =
+            loaded->forward(test::randomAtlasInput(loaded->spec(), 64, 0, 7), capture);
         const LayerTrace& layer = trace.layers[0];
         QVERIFY(layer.probabilities.empty());
         const AtlasInput input = atlasInputOf(layer, loaded->spec(), {});

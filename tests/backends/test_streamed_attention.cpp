@@ -8,12 +8,12 @@
 #include "analysis/divergence.h"
 #include "analysis/rollout.h"
 #include "analysis/streamed_attention.h"
+#include "atlas_dense.h"
 #include "backend_fixture.h"
 #include "model/transformer.h"
 
 #include <QTest>
 #include <algorithm>
-#include <random>
 
 using namespace headlight;
 using namespace headlight::analysis;
@@ -33,19 +33,6 @@ StreamCase streamCaseNamed(const QString& name) {
     if (name == "mistral") return {HEADLIGHT_TEST_DATA "/models/mistral", 300, 0};
     if (name == "gemma2") return {HEADLIGHT_TEST_DATA "/models/gemma2", 200, 0};
     return {HEADLIGHT_TEST_DATA "/models/bert", 257, 31};
-}
-
-ModelInput streamInput(const ModelSpec& spec, const StreamCase& c) {
-    std::mt19937 random(11);
-    std::uniform_int_distribution<int32_t> token(5, int32_t(spec.vocabSize) - 1);
-    ModelInput input;
-    for (int t = 0; t < c.tokens; ++t)
-        input.ids.push_back(token(random));
-    if (c.paddedTail > 0) {
-        input.attentionMask.assign(std::size_t(c.tokens), 1);
-        std::fill(input.attentionMask.end() - c.paddedTail, input.attentionMask.end(), 0);
-    }
-    return input;
 }
 
 double largestGap(const Tensor& a, const Tensor& b) {
@@ -81,7 +68,8 @@ private Q_SLOTS:
         const auto loaded = loadModel(c.folder.toStdString(), fixture_.backend());
         CaptureRequest capture;
         capture.queriesKeys = true;
-        const Trace trace = loaded->forward(streamInput(loaded->spec(), c), capture);
+        const Trace trace = loaded->forward(
+            test::randomAtlasInput(loaded->spec(), c.tokens, c.paddedTail, 11), capture);
         const Tensor dense = trace.stackedProbabilities();
         std::vector<AtlasInput> layers;
         for (const LayerTrace& layer : trace.layers)
@@ -129,7 +117,8 @@ private Q_SLOTS:
         CaptureRequest capture;
         capture.probabilities = false;
         capture.queriesKeys = true;
-        const Trace trace = loaded->forward(streamInput(loaded->spec(), {{}, 40, 0}), capture);
+        const Trace trace =
+            loaded->forward(test::randomAtlasInput(loaded->spec(), 40, 0, 11), capture);
         const std::vector<AtlasInput> layers{atlasInputOf(trace.layers[0], loaded->spec(), {})};
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, streamedStatistics({}, trace.valid));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument,

@@ -1,12 +1,32 @@
 #pragma once
-// What the atlas tests compare with: one head (or the heads' mean) of a captured [H, T, T] map,
-// and the largest difference between two tilings of a region.
+// What the atlas tests run and compare with: a seeded random text (padded at its end if asked),
+// one head (or the heads' mean) of a captured [H, T, T] map, and the largest difference between
+// two tilings of a region.
 #include "analysis/attention_atlas.h"
+#include "model/transformer.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <random>
 
 namespace headlight::test {
+
+// `tokens` ids drawn from the vocabulary (past its first 5, the special ids) with `seed`; the
+// last `paddedTail` of them masked as padding.
+inline ModelInput randomAtlasInput(const ModelSpec& spec, int tokens, int paddedTail,
+                                   unsigned seed) {
+    std::mt19937 random(seed);
+    std::uniform_int_distribution<int32_t> token(5, int32_t(spec.vocabSize) - 1);
+    ModelInput input;
+    for (int t = 0; t < tokens; ++t)
+        input.ids.push_back(token(random));
+    if (paddedTail > 0) {
+        input.attentionMask.assign(std::size_t(tokens), 1);
+        std::fill(input.attentionMask.end() - paddedTail, input.attentionMask.end(), 0);
+    }
+    return input;
+}
 
 // [T, T]: one head of [H, T, T], or the heads' mean (head = AttentionAtlas::kAllHeads).
 inline Tensor denseHeadMap(const Tensor& probabilities, int head) {
