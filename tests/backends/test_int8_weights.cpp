@@ -85,9 +85,7 @@ private Q_SLOTS:
     void cleanupTestCase() { fixture_.close(); }
 
     void int8PassIsTheDequantisedPass() {
-        test::GoldenCase golden;
-        for (const test::GoldenCase& c : test::goldenCases())
-            if (c.model == "llama") golden = c;
+        const test::GoldenCase golden = test::goldenCaseOf("llama");
         const io::SafetensorsFile expected(golden.tensorsPath().toStdString());
         const ModelInput input = test::goldenInput(expected);
         const QString dequantised = scratch_.freshFolder();

@@ -40,23 +40,12 @@ private Q_SLOTS:
     void initTestCase() { fixture_.open(); }
     void cleanupTestCase() { fixture_.close(); }
 
-    void storedDtypeMatchesF32_data() {
-        QTest::addColumn<QString>("model");
-        QTest::addColumn<int>("dtype");
-        // Llama keeps its embedding table mapped too; BERT widens its embeddings and maps the
-        // linear layers; Qwen3 adds the per-head q/k norms.
-        for (const char* model : {"llama", "qwen3", "bert"})
-            for (const io::DType dtype : {io::DType::BF16, io::DType::F16})
-                QTest::newRow(qPrintable(QString("%1/%2").arg(model, io::dtypeName(dtype))))
-                    << QString(model) << int(dtype);
-    }
+    void storedDtypeMatchesF32_data() { test::addRoundedTwinRows(); }
 
     void storedDtypeMatchesF32() {
         QFETCH(QString, model);
         QFETCH(int, dtype);
-        test::GoldenCase golden;
-        for (const test::GoldenCase& c : test::goldenCases())
-            if (c.model == model) golden = c;
+        const test::GoldenCase golden = test::goldenCaseOf(model);
         QVERIFY2(!golden.folder.isEmpty(), qPrintable("no golden case for " + model));
         const io::SafetensorsFile expected(golden.tensorsPath().toStdString());
         const ModelInput input = test::goldenInput(expected);

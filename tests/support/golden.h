@@ -76,6 +76,14 @@ inline std::vector<GoldenCase> goldenCases() {
     return cases;
 }
 
+// The last case of golden model `model`; an empty folder when there is none.
+inline GoldenCase goldenCaseOf(const QString& model) {
+    GoldenCase golden;
+    for (const GoldenCase& c : goldenCases())
+        if (c.model == model) golden = c;
+    return golden;
+}
+
 // Largest |a - b| over the elements where `include(index)` holds; shapes must match.
 template <typename Include>
 double maxAbsDiff(const Tensor& a, const Tensor& b, Include include, QString* where = nullptr) {

@@ -10,11 +10,24 @@
 #include <Eigen/Core>
 #include <QFile>
 #include <QString>
+#include <QTest>
 #include <cstring>
 #include <utility>
 #include <vector>
 
 namespace headlight::test {
+
+// The data rows both tests run: a QString "model" (Llama keeps its embedding table mapped too;
+// BERT widens its embeddings and maps the linear layers; Qwen3 adds the per-head q/k norms) and
+// an int "dtype" (BF16, F16).
+inline void addRoundedTwinRows() {
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<int>("dtype");
+    for (const char* model : {"llama", "qwen3", "bert"})
+        for (const io::DType dtype : {io::DType::BF16, io::DType::F16})
+            QTest::newRow(qPrintable(QString("%1/%2").arg(model, io::dtypeName(dtype))))
+                << QString(model) << int(dtype);
+}
 
 // A float rounded to `dtype` (round to nearest even), as its stored bytes and as the f32 it
 // widens to.

@@ -212,21 +212,12 @@ private Q_SLOTS:
                                  sixteen_->activation(weight, Activation::Relu, out));
     }
 
-    void goldenTwinsMatchTheirF32Twins_data() {
-        QTest::addColumn<QString>("model");
-        QTest::addColumn<int>("dtype");
-        for (const char* model : {"llama", "qwen3", "bert"})
-            for (const io::DType dtype : {io::DType::BF16, io::DType::F16})
-                QTest::newRow(qPrintable(QString("%1/%2").arg(model, io::dtypeName(dtype))))
-                    << QString(model) << int(dtype);
-    }
+    void goldenTwinsMatchTheirF32Twins_data() { test::addRoundedTwinRows(); }
 
     void goldenTwinsMatchTheirF32Twins() {
         QFETCH(QString, model);
         QFETCH(int, dtype);
-        test::GoldenCase golden;
-        for (const test::GoldenCase& c : test::goldenCases())
-            if (c.model == model) golden = c;
+        const test::GoldenCase golden = test::goldenCaseOf(model);
         QVERIFY2(!golden.folder.isEmpty(), qPrintable("no golden case for " + model));
         const io::SafetensorsFile expected(golden.tensorsPath().toStdString());
         const ModelInput input = test::goldenInput(expected);
