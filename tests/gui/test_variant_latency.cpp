@@ -3,6 +3,7 @@
 // the zoo's pre_ln at its 64-token context and a BERT-base-sized model with random weights
 // (12 × 12 heads, hidden 768, T = 128), and printed as p50 / p95. It asserts only that every
 // toggle arrives: timings depend on the machine.
+#include "../bench/bert_base.h"
 #include "backend/backend.h"
 #include "figure_view.h"
 #include "golden.h"
@@ -26,59 +27,9 @@ namespace {
 constexpr int kWaitMs = 120000; // a ceiling for a loaded CI machine, not a measurement
 constexpr int kMask = 1;        // optionGroups() index of the sparse mask
 
-ModelSpec bertBaseSpec() {
-    ModelSpec s;
-    s.architecture = Architecture::Bert;
-    s.modelType = "bert";
-    s.vocabSize = 30522;
-    s.hidden = 768;
-    s.layers = 12;
-    s.heads = 12;
-    s.kvHeads = 12;
-    s.headDim = 64;
-    s.intermediate = 3072;
-    s.maxPositions = 512;
-    s.typeVocabSize = 2;
-    s.attentionBias = true;
-    return s;
-}
-
-Tensor randomTensor(std::vector<int64_t> shape, std::mt19937& rng) {
-    Tensor t(std::move(shape));
-    std::normal_distribution<float> normal(0.0f, 0.02f);
-    for (float& v : t.values())
-        v = normal(rng);
-    return t;
-}
-
-HostLinear randomLinear(int64_t out, int64_t in, std::mt19937& rng) {
-    return {randomTensor({out, in}, rng), randomTensor({out}, rng)};
-}
-
-HostNorm unitNorm(int64_t d) {
-    return {Tensor({d}, 1.0f), Tensor({d}, 0.0f)};
-}
-
 std::shared_ptr<const app::LoadedModel> randomBertBase() {
-    const ModelSpec s = bertBaseSpec();
-    std::mt19937 rng(42);
-    HostWeights w;
-    w.tokenEmbedding = randomTensor({s.vocabSize, s.hidden}, rng);
-    w.positionEmbedding = randomTensor({s.maxPositions, s.hidden}, rng);
-    w.tokenTypeEmbedding = randomTensor({s.typeVocabSize, s.hidden}, rng);
-    w.embeddingNorm = unitNorm(s.hidden);
-    for (int l = 0; l < s.layers; ++l) {
-        HostLayer layer;
-        layer.query = randomLinear(s.hidden, s.hidden, rng);
-        layer.key = randomLinear(s.hidden, s.hidden, rng);
-        layer.value = randomLinear(s.hidden, s.hidden, rng);
-        layer.output = randomLinear(s.hidden, s.hidden, rng);
-        layer.attentionNorm = unitNorm(s.hidden);
-        layer.up = randomLinear(s.intermediate, s.hidden, rng);
-        layer.down = randomLinear(s.hidden, s.intermediate, rng);
-        layer.ffnNorm = unitNorm(s.hidden);
-        w.layers.push_back(std::move(layer));
-    }
+    const ModelSpec s = bench::bertBase();
+    const HostWeights w = bench::randomBertWeights(s);
     auto model = std::make_shared<app::LoadedModel>();
     model->folder = QStringLiteral("random-bert-base");
     model->backend = makeCpuBackend();
