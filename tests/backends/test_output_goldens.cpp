@@ -16,33 +16,6 @@
 using namespace headlight;
 
 namespace {
-struct OutputCase {
-    QJsonObject json;
-    QString name() const { return json["name"].toString(); }
-    std::string folder() const {
-        return (test::goldenRoot() + "/" + json["model"].toString()).toStdString();
-    }
-    ModelInput input() const {
-        ModelInput in;
-        for (const QJsonValue& v : json["ids"].toArray())
-            in.ids.push_back(v.toInt());
-        for (const QJsonValue& v : json["token_type_ids"].toArray())
-            in.tokenTypes.push_back(v.toInt());
-        for (const QJsonValue& v : json["attention_mask"].toArray())
-            in.attentionMask.push_back(v.toInt() != 0);
-        return in;
-    }
-};
-
-std::vector<OutputCase> outputCases() {
-    QFile file(QStringLiteral(HEADLIGHT_TEST_DATA "/output/golden.json"));
-    if (!file.open(QIODevice::ReadOnly)) return {};
-    std::vector<OutputCase> cases;
-    for (const QJsonValue& c : QJsonDocument::fromJson(file.readAll()).object()["cases"].toArray())
-        cases.push_back({c.toObject()});
-    return cases;
-}
-
 Tensor floats(const std::vector<float>& values, const Tensor& like) {
     return Tensor(like.shape(), values);
 }
@@ -74,7 +47,7 @@ private Q_SLOTS:
 
     void lensMatchesPyTorch_data() {
         QTest::addColumn<int>("index");
-        const auto cases = outputCases();
+        const auto cases = test::goldenSetCases("output");
         QVERIFY2(cases.size() >= 4, "expected the cases of tools/golden/make_output_goldens.py");
         for (std::size_t i = 0; i < cases.size(); ++i)
             QTest::newRow(qPrintable(cases[i].name())) << int(i);
@@ -82,7 +55,7 @@ private Q_SLOTS:
 
     void lensMatchesPyTorch() {
         QFETCH(int, index);
-        const OutputCase golden = outputCases()[std::size_t(index)];
+        const test::GoldenSetCase golden = test::goldenSetCases("output")[std::size_t(index)];
         const auto model = loadModel(golden.folder(), fixture_.backend());
         const io::SafetensorsFile expected(
             (QStringLiteral(HEADLIGHT_TEST_DATA "/output/") + golden.name() + ".safetensors")
@@ -114,7 +87,7 @@ private Q_SLOTS:
     void lensLastRowIsTheModelsLogits() {
         const auto model =
             loadModel((test::goldenRoot() + "/bert_mlm").toStdString(), fixture_.backend());
-        const OutputCase golden = outputCases().back();
+        const test::GoldenSetCase golden = test::goldenSetCases("output").back();
         QCOMPARE(golden.json["model"].toString(), QString("bert_mlm"));
         const Trace trace = runPass(*model, golden.input(), {});
         QString where;
@@ -133,7 +106,7 @@ private Q_SLOTS:
 
     void effectMatchesPyTorch_data() {
         QTest::addColumn<int>("index");
-        const auto cases = outputCases();
+        const auto cases = test::goldenSetCases("output");
         for (std::size_t i = 0; i < cases.size(); ++i)
             if (cases[i].json["spec"].isObject())
                 QTest::newRow(qPrintable(cases[i].name())) << int(i);
@@ -141,7 +114,7 @@ private Q_SLOTS:
 
     void effectMatchesPyTorch() {
         QFETCH(int, index);
-        const OutputCase golden = outputCases()[std::size_t(index)];
+        const test::GoldenSetCase golden = test::goldenSetCases("output")[std::size_t(index)];
         const auto model = loadModel(golden.folder(), fixture_.backend());
         const io::SafetensorsFile expected(
             (QStringLiteral(HEADLIGHT_TEST_DATA "/output/") + golden.name() + ".safetensors")

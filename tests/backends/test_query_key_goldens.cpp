@@ -15,31 +15,6 @@
 using namespace headlight;
 
 namespace {
-struct QueryKeyCase {
-    QJsonObject json;
-    QString name() const { return json["name"].toString(); }
-    std::string folder() const {
-        return (test::goldenRoot() + "/" + json["model"].toString()).toStdString();
-    }
-    ModelInput input() const {
-        ModelInput in;
-        for (const QJsonValue& v : json["ids"].toArray())
-            in.ids.push_back(v.toInt());
-        for (const QJsonValue& v : json["attention_mask"].toArray())
-            in.attentionMask.push_back(v.toInt() != 0);
-        return in;
-    }
-};
-
-std::vector<QueryKeyCase> queryKeyCases() {
-    QFile file(QStringLiteral(HEADLIGHT_TEST_DATA "/query_key/golden.json"));
-    if (!file.open(QIODevice::ReadOnly)) return {};
-    std::vector<QueryKeyCase> cases;
-    for (const QJsonValue& c : QJsonDocument::fromJson(file.readAll()).object()["cases"].toArray())
-        cases.push_back({c.toObject()});
-    return cases;
-}
-
 // Largest difference between `ours` [T, 2] and the reference's head `head` of [H, T, 2], with NaN
 // required in the same places; +inf when a NaN is out of place.
 double qkCoordinateError(const std::vector<float>& ours, const Tensor& expected, int head) {
@@ -76,7 +51,7 @@ private Q_SLOTS:
 
     void embeddingMatchesPyTorch_data() {
         QTest::addColumn<int>("index");
-        const auto cases = queryKeyCases();
+        const auto cases = test::goldenSetCases("query_key");
         QVERIFY2(cases.size() >= 3, "expected the cases of tools/golden/make_query_key_goldens.py");
         for (std::size_t i = 0; i < cases.size(); ++i)
             QTest::newRow(qPrintable(cases[i].name())) << int(i);
@@ -84,7 +59,7 @@ private Q_SLOTS:
 
     void embeddingMatchesPyTorch() {
         QFETCH(int, index);
-        const QueryKeyCase golden = queryKeyCases()[std::size_t(index)];
+        const test::GoldenSetCase golden = test::goldenSetCases("query_key")[std::size_t(index)];
         const auto model = loadModel(golden.folder(), fixture_.backend());
         const io::SafetensorsFile expected(
             (QStringLiteral(HEADLIGHT_TEST_DATA "/query_key/") + golden.name() + ".safetensors")

@@ -76,6 +76,36 @@ inline std::vector<GoldenCase> goldenCases() {
     return cases;
 }
 
+// A case of a golden set kept beside the models (tests/data/SET/golden.json, e.g. output,
+// query_key): the golden model it runs and its ids, token types and attention mask.
+struct GoldenSetCase {
+    QJsonObject json;
+    QString name() const { return json["name"].toString(); }
+    std::string folder() const {
+        return (goldenRoot() + "/" + json["model"].toString()).toStdString();
+    }
+    ModelInput input() const {
+        ModelInput in;
+        for (const QJsonValue& v : json["ids"].toArray())
+            in.ids.push_back(v.toInt());
+        for (const QJsonValue& v : json["token_type_ids"].toArray())
+            in.tokenTypes.push_back(v.toInt());
+        for (const QJsonValue& v : json["attention_mask"].toArray())
+            in.attentionMask.push_back(v.toInt() != 0);
+        return in;
+    }
+};
+
+// Every case of tests/data/SET/golden.json; none when the file is missing.
+inline std::vector<GoldenSetCase> goldenSetCases(const QString& set) {
+    QFile file(QStringLiteral(HEADLIGHT_TEST_DATA "/") + set + QStringLiteral("/golden.json"));
+    if (!file.open(QIODevice::ReadOnly)) return {};
+    std::vector<GoldenSetCase> cases;
+    for (const QJsonValue& c : QJsonDocument::fromJson(file.readAll()).object()["cases"].toArray())
+        cases.push_back({c.toObject()});
+    return cases;
+}
+
 // The last case of golden model `model`; an empty folder when there is none.
 inline GoldenCase goldenCaseOf(const QString& model) {
     GoldenCase golden;
