@@ -63,7 +63,8 @@ struct Trace {
     std::map<std::string, Tensor> internals; // model-level variant internals (nominal mask, exits, ...)
     double forwardMs = 0.0;             // wall time of the forward pass, capture included
     int layersRun = 0; // layers the depth loop ran (fewer than the model's when it stopped early;
-                       // then lastHiddenState is empty)
+                       // then lastHiddenState is empty, and a last layer captured for its
+                       // queries and keys alone ran only as far as them)
 
     // Probabilities of every layer stacked to [L, H, T, T]; throws when a layer was not captured.
     // A funnel's pooled maps [H, T_q, T_k] enter at token resolution (tokenResolution).

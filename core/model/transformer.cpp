@@ -338,13 +338,33 @@ DeviceTensor TransformerModel::attend(const Layer& layer, int index, const Devic
                                       Pass& pass, PendingCapture& capture) const {
     if (pass.plan.attention == variants::AttentionRoute::Segmented)
         return attendSegment(layer, index, x, pass, capture);
-    const int64_t tokens = x.dim(0), heads = spec_.heads, d = spec_.headDim;
-    DeviceTensor q = backend_.allocate({tokens, heads * d});
+    const auto [q, k] = queriesKeys(layer, index, x, pass, capture);
+    DeviceTensor v = backend_.allocate({x.dim(0), spec_.kvHeads * spec_.headDim});
+    project(layer.value, x, v);
+    const bool windowed = !global(index);
+    DeviceTensor context;
+    if (pass.prefixFrom)
+        context = attendAfterPrefix(index, q, k, v, windowed, pass, capture);
+    else if (pass.plan.attention == variants::AttentionRoute::Composed)
+        context = attendComposed(layer, index, q, k, v, pass, capture);
+    else
+        context = attendFused(q, k, v, windowed, pass, capture);
+    if (pass.kept && !pass.prefixFrom) keepKeysValues(index, k, v, pass);
+    interveneOnHeads(index, pass, capture, context);
+    DeviceTensor out = backend_.allocate({x.dim(0), spec_.hidden});
+    project(layer.output, context, out);
+    return out;
+}
+
+std::pair<DeviceTensor, DeviceTensor> TransformerModel::queriesKeys(const Layer& layer, int index,
+                                                                    const DeviceTensor& x,
+                                                                    const Pass& pass,
+                                                                    PendingCapture& capture) const {
+    const int64_t tokens = x.dim(0), d = spec_.headDim;
+    DeviceTensor q = backend_.allocate({tokens, spec_.heads * d});
     DeviceTensor k = backend_.allocate({tokens, spec_.kvHeads * d});
-    DeviceTensor v = backend_.allocate({tokens, spec_.kvHeads * d});
     project(layer.query, x, q);
     project(layer.key, x, k);
-    project(layer.value, x, v);
     normalizeHeads(layer.queryNorm, q);
     normalizeHeads(layer.keyNorm, k);
     const bool windowed = !global(index);
@@ -365,18 +385,16 @@ DeviceTensor TransformerModel::attend(const Layer& layer, int index, const Devic
         capture.rule = {attentionScale(), windowed ? spec_.slidingWindow.value_or(0) : 0,
                         spec_.attentionSoftcap};
     }
-    DeviceTensor context;
-    if (pass.prefixFrom)
-        context = attendAfterPrefix(index, q, k, v, windowed, pass, capture);
-    else if (pass.plan.attention == variants::AttentionRoute::Composed)
-        context = attendComposed(layer, index, q, k, v, pass, capture);
-    else
-        context = attendFused(q, k, v, windowed, pass, capture);
-    if (pass.kept && !pass.prefixFrom) keepKeysValues(index, k, v, pass);
-    interveneOnHeads(index, pass, capture, context);
-    DeviceTensor out = backend_.allocate({tokens, spec_.hidden});
-    project(layer.output, context, out);
-    return out;
+    return {q, k};
+}
+
+// Why the fused route only, and never while a cache is filled: a composed kernel's step may
+// update the pass's attention plan and memory, and a cached pass keeps every layer's values.
+bool TransformerModel::wantsOnlyQueriesKeys(const CaptureRequest& capture,
+                                            const variants::ForwardPlan& plan) {
+    return capture.queriesKeys && !capture.probabilities && !capture.scores &&
+           !capture.headOutputs && !capture.internals &&
+           plan.attention == variants::AttentionRoute::Fused;
 }
 
 DeviceTensor TransformerModel::attendFused(const DeviceTensor& q, const DeviceTensor& k,
@@ -516,6 +534,7 @@ Trace TransformerModel::runPass(const ModelInput& input, const CaptureRequest& c
     trace.layers.resize(std::size_t(capturedLayers()));
     Pass pass{input, variant, plan, positionIds(input), {}, {}, {}};
     pass.lastLayer = lastLayerNeeded(capture, plan);
+    pass.queriesKeysOnly = pass.lastLayer >= 0 && !from && wantsOnlyQueriesKeys(capture, plan);
     pass.wants.internals = capture.internals;
     pass.control = &control;
     if (from) {
@@ -546,7 +565,8 @@ Trace TransformerModel::runPass(const ModelInput& input, const CaptureRequest& c
     x = runDepth(x, pass, pending, capture.hiddenStates ? &hidden : nullptr, exits, trace);
     trace.layersRun =
         plan.depth == variants::DepthLoop::Stack ? pass.layersRun : int(trace.layers.size());
-    const bool stoppedEarly = pass.lastLayer >= 0 && pass.lastLayer + 1 < int(layers_.size());
+    const bool stoppedEarly = pass.queriesKeysOnly ||
+                              (pass.lastLayer >= 0 && pass.lastLayer + 1 < int(layers_.size()));
     const bool pre = block_.placement == variants::BlockSpec::Placement::Pre;
     // Why: like HF, pre-norm models report the last layer's state only after the final norm.
     if (capture.hiddenStates && pre && hidden.size() > 1 && finalNormApplies()) hidden.pop_back();

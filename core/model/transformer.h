@@ -34,6 +34,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace headlight {
@@ -139,6 +140,9 @@ private:
         variants::AttentionWants wants;
         variants::Segments* segments = nullptr; // the segment loop's (AttentionRoute::Segmented)
         int lastLayer = -1; // the plain stack stops after this layer; -1: it runs every layer
+        // The last layer is wanted for its queries and keys alone: the stack stops once they
+        // are captured, before that layer's attention and FFN (the atlas of a deep layer).
+        bool queriesKeysOnly = false;
         int layersRun = 0;  // layers the plain stack finished
         const PassControl* control = nullptr;
         // Reuse of a cached pass (model/kv_cache.h; transformer_cached.cpp): `kept` receives
@@ -209,6 +213,12 @@ private:
     DeviceTensor embed(const Pass& pass) const;
     DeviceTensor attend(const Layer& layer, int index, const DeviceTensor& x, Pass& pass,
                         PendingCapture& capture) const;
+    // Layer `index`'s queries and keys of x (projected, head-normed, rotated), captured where asked.
+    std::pair<DeviceTensor, DeviceTensor> queriesKeys(const Layer& layer, int index,
+                                                      const DeviceTensor& x, const Pass& pass,
+                                                      PendingCapture& capture) const;
+    // Whether the pass only needs `capture`'s queries and keys of its last layer.
+    static bool wantsOnlyQueriesKeys(const CaptureRequest& capture, const variants::ForwardPlan& plan);
     void validateLearnedProjections(int64_t tokens, const variants::VariantSpec& variant) const;
     void checkTrainedPositions(const variants::VariantSpec& variant) const;
     void checkCapture(const ModelInput& input, const CaptureRequest& capture) const;
@@ -240,6 +250,8 @@ private:
                                   const DeviceTensor& x, Pass& pass, PendingCapture& capture) const;
     bool normsSublayerInput() const; // pre placement (and GTrXL): F reads N(x)
     const Norm& sublayerNorm(const Sublayer& sublayer) const;
+    // What the sub-layer's function reads of x: N(x) where the block norms its input, else x.
+    DeviceTensor sublayerInput(const Sublayer& sublayer, const DeviceTensor& x) const;
     DeviceTensor sublayerFunction(const Sublayer& sublayer, const DeviceTensor& x, Pass& pass,
                                   PendingCapture& capture) const;
     void normalize(const Norm& norm, const DeviceTensor& x, DeviceTensor& out) const;

@@ -51,6 +51,13 @@ DeviceTensor TransformerModel::runStack(DeviceTensor x, Pass& pass,
             layerInput = x;
         }
         PendingCapture& capture = pending[std::size_t(sublayer.layer)];
+        if (pass.queriesKeysOnly && sublayer.layer == pass.lastLayer &&
+            sublayer.kind == SublayerKind::Attention) {
+            queriesKeys(layers_[std::size_t(sublayer.layer)], sublayer.layer,
+                        sublayerInput(sublayer, x), pass, capture);
+            ++pass.layersRun;
+            break;
+        }
         x = spec_.parallelResidual && sublayer.kind == SublayerKind::Ffn
                 ? applyParallelFfn(sublayer, layerInput, x, pass, capture)
                 : applySublayer(sublayer, x, pass, capture);
@@ -138,11 +145,7 @@ DeviceTensor TransformerModel::runFunnel(const DeviceTensor& x, Pass& pass,
         const variants::CrossAttentionLayer cross =
             crossAttention(layers_[std::size_t(layer)], false);
         return residual(sublayer, pooled, [&](const DeviceTensor& queries) {
-            DeviceTensor keys = input;
-            if (normsSublayerInput()) {
-                keys = backend_.allocate(input.shape());
-                normalize(sublayerNorm(sublayer), input, keys);
-            }
+            const DeviceTensor keys = sublayerInput(sublayer, input);
             return variants::poolingAttention(
                 backend_, cross, queries, keys, capture.wantScores ? &capture.scores : nullptr,
                 capture.wantProbabilities ? &capture.probabilities : nullptr);

@@ -106,6 +106,13 @@ DeviceTensor TransformerModel::applyParallelFfn(const Sublayer& sublayer,
     return out;
 }
 
+DeviceTensor TransformerModel::sublayerInput(const Sublayer& sublayer, const DeviceTensor& x) const {
+    if (!normsSublayerInput()) return x;
+    DeviceTensor normed = backend_.allocate(x.shape());
+    normalize(sublayerNorm(sublayer), x, normed);
+    return normed;
+}
+
 bool TransformerModel::normsSublayerInput() const {
     return block_.residual != BlockSpec::Residual::ReZero &&
            block_.placement == BlockSpec::Placement::Pre;

@@ -3,7 +3,9 @@
 // pass's exactly), while a pass whose loop carries state across the depth (ACT, early exit) or
 // that needs the final state still runs every layer; and the test suite's guard
 // (HEADLIGHT_MAP_CAPTURE_TOKENS, model/capture_limit.h) refuses whole maps past its length while
-// queries and keys of the same text pass.
+// queries and keys of the same text pass. A pass that wants the last layer's queries and keys
+// alone stops once they are made, and they equal a full pass's on every block wiring (post-norm,
+// pre-norm, ReZero, windowed).
 #include "backend_fixture.h"
 #include "golden.h"
 #include "model/capture_limit.h"
@@ -75,6 +77,40 @@ private Q_SLOTS:
         QCOMPARE(test::maxAbsDiff(got.keys, want.keys), 0.0);
         for (std::size_t l = std::size_t(layer) + 1; l < part.layers.size(); ++l)
             QVERIFY(part.layers[l].probabilities.empty());
+    }
+
+    void stopsAtTheQueriesAndKeysOfTheLastLayer_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("layer");
+        const QString zoo = HEADLIGHT_SOURCE_DIR "/resources/models/";
+        QTest::addRow("bert layer 1") << test::goldenRoot() + "/bert" << 1;
+        QTest::addRow("llama layer 1") << test::goldenRoot() + "/llama" << 1;
+        QTest::addRow("mistral layer 2") << test::goldenRoot() + "/mistral" << 2;
+        QTest::addRow("zoo rezero layer 1") << zoo + "rezero" << 1;
+        QTest::addRow("zoo post_ln layer 0") << zoo + "post_ln" << 0;
+    }
+
+    void stopsAtTheQueriesAndKeysOfTheLastLayer() {
+        QFETCH(QString, model);
+        QFETCH(int, layer);
+        const auto loaded = loadModel(model.toStdString(), fixture_.backend());
+        const ModelInput input = countingInput(11, loaded->spec().vocabSize);
+        CaptureRequest everything;
+        everything.queriesKeys = true;
+        const Trace full = loaded->forward(input, everything);
+        CaptureRequest alone = onlyLayers({layer});
+        alone.scores = false;
+        alone.probabilities = false;
+        const Trace part = loaded->forward(input, alone);
+        QCOMPARE(part.layersRun, layer + 1);
+        QVERIFY(part.lastHiddenState.empty());
+        const LayerTrace& got = part.layers[std::size_t(layer)];
+        const LayerTrace& want = full.layers[std::size_t(layer)];
+        QVERIFY(got.probabilities.empty());
+        QCOMPARE(test::maxAbsDiff(got.queries, want.queries), 0.0);
+        QCOMPARE(test::maxAbsDiff(got.keys, want.keys), 0.0);
+        QCOMPARE(got.attentionRule.scale, want.attentionRule.scale);
+        QCOMPARE(got.attentionRule.slidingWindow, want.attentionRule.slidingWindow);
     }
 
     // The final state, logits or hidden states need the last layer: the pass runs them all.
