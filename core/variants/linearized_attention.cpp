@@ -22,6 +22,7 @@
 // Outputs: probabilities = the row-normalised φ(Q)φ(K)ᵀ, masked (causal, padding); no scores
 // (the kernel has no logits). Internals: "features" [m, d] (Favor, Rfa).
 #include "variants/composed_attention.h"
+#include "variants/kernel_rows.h"
 #include "variants/seeded_random.h"
 
 #include <cmath>
@@ -196,18 +197,6 @@ void dropPaddingKeys(Backend& backend, const AttentionShape& shape, DeviceTensor
     for (int64_t t = 0; t < tokens; ++t)
         std::fill_n(valid.values().begin() + t * f, f, shape.keyMask().valid(t) ? 1.0f : 0.0f);
     backend.binary(phiK, backend.upload(valid), BinaryOp::Mul, phiK);
-}
-
-// x [Hkv, T, n] repeated to [H, T, n] (grouped-query heads read their kv head).
-DeviceTensor perQueryHead(Backend& backend, const DeviceTensor& x, int64_t heads) {
-    const int64_t kvHeads = x.dim(0), rows = x.dim(1);
-    if (kvHeads == heads) return x;
-    DeviceTensor out = backend.allocate({heads, rows, x.dim(2)});
-    const DeviceTensor flat = x.reshaped({kvHeads * rows, x.dim(2)});
-    DeviceTensor outFlat = out.reshaped({heads * rows, x.dim(2)});
-    for (int64_t h = 0; h < heads; ++h)
-        backend.copyRows(flat, (h / (heads / kvHeads)) * rows, rows, outFlat, h * rows);
-    return out;
 }
 
 // xᵀ per batch, x [B, M, N] → [B, N, M], as I_N · xᵀ (the op set has no transpose).

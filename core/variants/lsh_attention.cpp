@@ -23,6 +23,7 @@
 // "lsh_buckets" [H, T] (query bucket as float), "lsh_order" [H, T] (sorted positions), and for
 // sharedQk = false "lsh_key_buckets" [H, T]; rounds r ≥ 1 add the same names suffixed ".r".
 #include "variants/composed_attention.h"
+#include "variants/kernel_rows.h"
 #include "variants/seeded_random.h"
 
 #include <algorithm>
@@ -172,13 +173,6 @@ Tensor windowMask(const Round& r, const Geometry& g, const AttentionShape& shape
             if (count == 0) row[self] = 1.0f;
         }
     return mask;
-}
-
-DeviceTensor gathered(Backend& backend, const DeviceTensor& table, const std::vector<int32_t>& ids,
-                      std::vector<int64_t> shape) {
-    DeviceTensor rows = backend.allocate({int64_t(ids.size()), table.shape().back()});
-    backend.gatherRows(table, ids, rows);
-    return rows.reshaped(std::move(shape));
 }
 
 // Rows of x [B, T, d] divided by their norms (Reformer's shared-QK keys).

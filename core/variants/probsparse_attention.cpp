@@ -15,6 +15,7 @@
 // Outputs: probabilities = active rows exact, lazy rows uniform over allowed keys; no scores.
 // Internals: "active_queries" [H, T] (1 active, 0 lazy), "sparsity_measure" [H, T] (M̄).
 #include "variants/composed_attention.h"
+#include "variants/kernel_rows.h"
 #include "variants/seeded_random.h"
 
 #include <algorithm>
@@ -46,14 +47,6 @@ std::vector<int32_t> sampledKeys(const VariantSpec& spec, int layer, int64_t tok
     for (int32_t& key : keys)
         key = int32_t(random.below(uint64_t(tokens)));
     return keys;
-}
-
-// Rows `ids` of table [R, N], shaped `shape`.
-DeviceTensor gathered(Backend& backend, const DeviceTensor& table, const std::vector<int32_t>& ids,
-                      std::vector<int64_t> shape) {
-    DeviceTensor rows = backend.allocate({int64_t(ids.size()), table.shape().back()});
-    backend.gatherRows(table, ids, rows);
-    return rows.reshaped(std::move(shape));
 }
 
 // M̄ [H·T, 1] from the scores against the sampled keys, masked per query.
@@ -109,18 +102,6 @@ std::vector<int32_t> activeRows(const Tensor& measure, int64_t heads, int64_t to
             rows.push_back(int32_t(h * tokens + order[std::size_t(i)]));
     }
     return rows;
-}
-
-// x [Hkv, T, n] repeated to [H, T, n] (grouped-query heads read their kv head).
-DeviceTensor perQueryHead(Backend& backend, const DeviceTensor& x, int64_t heads) {
-    const int64_t kvHeads = x.dim(0), rows = x.dim(1);
-    if (kvHeads == heads) return x;
-    DeviceTensor out = backend.allocate({heads, rows, x.dim(2)});
-    const DeviceTensor flat = x.reshaped({kvHeads * rows, x.dim(2)});
-    DeviceTensor outFlat = out.reshaped({heads * rows, x.dim(2)});
-    for (int64_t h = 0; h < heads; ++h)
-        backend.copyRows(flat, (h / (heads / kvHeads)) * rows, rows, outFlat, h * rows);
-    return out;
 }
 
 // Every query's lazy output [H, T, d]: the mean of the valid values, cumulative when causal

@@ -3,9 +3,9 @@
 // 1e-4, with no validation error. The same checkpoints against PyTorch's golden tensors, on each
 // backend: tests/backends/test_golden_models.cpp.
 #include "backend/backend.h"
+#include "backend_fixture.h"
 #include "golden.h"
 #include "model/transformer.h"
-#include "vulkan_fixture.h"
 
 #include <QTest>
 
@@ -20,19 +20,16 @@ bool finiteScore(float a) {
 
 class TestVulkanModels : public QObject {
     Q_OBJECT
-    std::shared_ptr<vk::Context> context_;
-    std::unique_ptr<Backend> vulkan_;
-    std::unique_ptr<Backend> cpu_;
+    test::BackendFixture vulkan_{BackendKind::Vulkan}, cpu_{BackendKind::Cpu};
 
 private Q_SLOTS:
     void initTestCase() {
-        context_ = test::makeContext();
-        vulkan_ = makeVulkanBackend(context_);
-        cpu_ = makeCpuBackend();
+        vulkan_.open();
+        cpu_.open();
     }
     void cleanupTestCase() {
-        vulkan_.reset();
-        test::verifyNoValidationErrors(*context_);
+        vulkan_.close();
+        cpu_.close();
     }
 
     void nodeByNodeParity_data() {
@@ -52,8 +49,8 @@ private Q_SLOTS:
         capture.hiddenStates = true;
         capture.scores = true;
 
-        const auto onGpu = loadModel(golden.folder.toStdString(), *vulkan_);
-        const auto onCpu = loadModel(golden.folder.toStdString(), *cpu_);
+        const auto onGpu = loadModel(golden.folder.toStdString(), vulkan_.backend());
+        const auto onCpu = loadModel(golden.folder.toStdString(), cpu_.backend());
         const Trace gpu = onGpu->forward(input, capture), cpu = onCpu->forward(input, capture);
 
         QString where;
@@ -77,7 +74,7 @@ private Q_SLOTS:
 
     void selectiveCaptureReadsBackOnlyWhatWasAsked() {
         const QString folder = test::goldenRoot() + "/llama";
-        const auto model = loadModel(folder.toStdString(), *vulkan_);
+        const auto model = loadModel(folder.toStdString(), vulkan_.backend());
         CaptureRequest capture;
         capture.layers = {1};
         const Trace trace = model->forward({{1, 5, 9, 13}, {}, {}}, capture);

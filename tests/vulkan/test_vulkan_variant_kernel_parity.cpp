@@ -3,9 +3,9 @@
 // (lavapipe in CI) against the CPU backend: the probabilities of every layer, the variant
 // internals and the last hidden state, with no validation error.
 #include "backend/backend.h"
+#include "backend_fixture.h"
 #include "model/transformer.h"
 #include "variants/variant_spec.h"
-#include "vulkan_fixture.h"
 
 #include <QTest>
 
@@ -39,19 +39,16 @@ ModelInput modelInput(int64_t tokens, bool padded) {
 
 class TestVulkanVariantKernelParity : public QObject {
     Q_OBJECT
-    std::shared_ptr<vk::Context> context_;
-    std::unique_ptr<Backend> vulkan_;
-    std::unique_ptr<Backend> cpu_;
+    test::BackendFixture vulkan_{BackendKind::Vulkan}, cpu_{BackendKind::Cpu};
 
 private Q_SLOTS:
     void initTestCase() {
-        context_ = test::makeContext();
-        vulkan_ = makeVulkanBackend(context_);
-        cpu_ = makeCpuBackend();
+        vulkan_.open();
+        cpu_.open();
     }
     void cleanupTestCase() {
-        vulkan_.reset();
-        test::verifyNoValidationErrors(*context_);
+        vulkan_.close();
+        cpu_.close();
     }
 
     void cpuVulkanParity_data() {
@@ -94,8 +91,8 @@ private Q_SLOTS:
         CaptureRequest capture;
         capture.internals = true;
         capture.scores = true;
-        const Trace gpu = loadModel(folder, *vulkan_)->forward(input, capture, spec);
-        const Trace cpu = loadModel(folder, *cpu_)->forward(input, capture, spec);
+        const Trace gpu = loadModel(folder, vulkan_.backend())->forward(input, capture, spec);
+        const Trace cpu = loadModel(folder, cpu_.backend())->forward(input, capture, spec);
         QCOMPARE(gpu.layers.size(), cpu.layers.size());
         for (std::size_t l = 0; l < cpu.layers.size(); ++l) {
             const LayerTrace &g = gpu.layers[l], &c = cpu.layers[l];
@@ -123,8 +120,10 @@ private Q_SLOTS:
         CaptureRequest capture;
         capture.internals = true;
         capture.scores = true;
-        const Trace gpu = loadModel(folder, *vulkan_)->forward(modelInput(36, false), capture, spec);
-        const Trace cpu = loadModel(folder, *cpu_)->forward(modelInput(36, false), capture, spec);
+        const Trace gpu =
+            loadModel(folder, vulkan_.backend())->forward(modelInput(36, false), capture, spec);
+        const Trace cpu =
+            loadModel(folder, cpu_.backend())->forward(modelInput(36, false), capture, spec);
         QCOMPARE(gpu.layers.size(), cpu.layers.size());
         for (std::size_t l = 0; l < cpu.layers.size(); ++l) {
             QVERIFY(maxAbsDiff(gpu.layers[l].probabilities, cpu.layers[l].probabilities) <= 1e-4f);

@@ -82,8 +82,8 @@ def llama_qk(cfg, W, x, layer):
     q = M.linear(h, W[p + "self_attn.q_proj.weight"]).reshape(T, H, d)
     k = M.linear(h, W[p + "self_attn.k_proj.weight"]).reshape(T, KV, d)
     cos, sin = M.rope_cos_sin(T, d, cfg["rope_theta"])
-    q = q * cos[:, None] + M.rotate_half(q) * sin[:, None]
-    k = k * cos[:, None] + M.rotate_half(k) * sin[:, None]
+    q = M.apply_rope(q, cos[:, None], sin[:, None])
+    k = M.apply_rope(k, cos[:, None], sin[:, None])
     return q.reshape(T, H * d), k.reshape(T, KV * d), H, KV
 
 

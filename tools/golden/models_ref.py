@@ -85,6 +85,14 @@ def _key_mask(attention_mask, T):
     return np.broadcast_to(m[None, :], (T, T))
 
 
+def causal_mask(attention_mask, T, window=None):
+    """[T, T] bool (query i, key j): causal AND key padding; with a window also
+    i - window < j (masking_utils.sliding_window_overlay: kv_idx > q_idx - sliding_window)."""
+    qi, kj = np.arange(T)[:, None], np.arange(T)[None, :]
+    allowed = (kj <= qi) & _key_mask(attention_mask, T)
+    return allowed if window is None else allowed & (kj > qi - window)
+
+
 # ------------------------------------------------------------------------------------------
 # BERT / RoBERTa  (modeling_bert.py BertEmbeddings, BertSelfAttention, BertLayer;
 #                  modeling_roberta.py RobertaEmbeddings, create_position_ids_from_input_ids)
@@ -173,7 +181,7 @@ def gpt2_forward(W, cfg, input_ids, attention_mask, prefix=""):
     eps = cfg["layer_norm_epsilon"]
     pos = np.arange(T)
     x = g("wte.weight")[ids] + g("wpe.weight")[pos]
-    allowed = np.tril(np.ones((T, T), dtype=bool)) & _key_mask(attention_mask, T)
+    allowed = causal_mask(attention_mask, T)
     act = ACT[cfg["activation_function"]]
     hs, atts = [], []
     for i in range(cfg["n_layer"]):
@@ -205,9 +213,14 @@ def gpt2_forward(W, cfg, input_ids, attention_mask, prefix=""):
 # ------------------------------------------------------------------------------------------
 
 
-def rope_cos_sin(T, d, theta):
+def rope_angles(T, d, theta):
+    """[T, d / 2] position * inv_freq, inv_freq = theta^(-2i/d) over the d rotated features."""
     inv_freq = 1.0 / (theta ** (np.arange(0, d, 2, dtype=np.float64) / d))
-    freqs = np.arange(T, dtype=np.float64)[:, None] * inv_freq[None, :]
+    return np.arange(T, dtype=np.float64)[:, None] * inv_freq[None, :]
+
+
+def rope_cos_sin(T, d, theta):
+    freqs = rope_angles(T, d, theta)
     emb = np.concatenate([freqs, freqs], axis=-1)
     return np.cos(emb), np.sin(emb)
 
@@ -215,6 +228,14 @@ def rope_cos_sin(T, d, theta):
 def rotate_half(x):
     h = x.shape[-1] // 2
     return np.concatenate([-x[..., h:], x[..., :h]], axis=-1)
+
+
+def apply_rope(t, cos, sin, rotate=rotate_half):
+    """t * cos + rotate(t) * sin on the first cos.shape[-1] features of t; the rest pass.
+    cos and sin must broadcast against t's rotated part (cos[None] for t [heads, T, d])."""
+    rd = cos.shape[-1]
+    r = t[..., :rd]
+    return np.concatenate([r * cos + rotate(r) * sin, t[..., rd:]], axis=-1)
 
 
 def llama_forward(W, cfg, input_ids, attention_mask):
@@ -228,8 +249,6 @@ def llama_forward(W, cfg, input_ids, attention_mask):
     qk_norm = cfg["model_type"] == "qwen3"
     pos = np.arange(T)
     cos, sin = rope_cos_sin(T, d, cfg["rope_theta"])
-    qi, kj = np.arange(T)[:, None], np.arange(T)[None, :]
-    allowed = (kj <= qi) & _key_mask(attention_mask, T)
     window = None
     if cfg["model_type"] == "mistral":
         window = cfg.get("sliding_window")  # null = full causal attention
@@ -237,8 +256,7 @@ def llama_forward(W, cfg, input_ids, attention_mask):
         # Qwen2Config keeps sliding_window only when use_sliding_window is true, and then only
         # for layers >= max_window_layers; the goldens never enable it.
         raise NotImplementedError("Qwen2 use_sliding_window=true")
-    if window is not None:
-        allowed = allowed & (kj > qi - window)
+    allowed = causal_mask(attention_mask, T, window)
     act = ACT[cfg["hidden_act"]]
     x = W["model.embed_tokens.weight"][ids]
     hs, atts = [], []
@@ -257,8 +275,7 @@ def llama_forward(W, cfg, input_ids, attention_mask):
             k = rms_norm(k, W[a + "k_norm.weight"], eps)
         q, k = q.transpose(1, 0, 2), k.transpose(1, 0, 2)
         v = linear(h, W[a + "v_proj.weight"], bv).reshape(T, KV, d).transpose(1, 0, 2)
-        q = q * cos[None] + rotate_half(q) * sin[None]
-        k = k * cos[None] + rotate_half(k) * sin[None]
+        q, k = apply_rope(q, cos[None], sin[None]), apply_rope(k, cos[None], sin[None])
         rep = H // KV
         k = np.repeat(k, rep, axis=0)  # repeat_kv == repeat_interleave on the head axis
         v = np.repeat(v, rep, axis=0)
@@ -296,8 +313,7 @@ def opt_forward(W, cfg, input_ids, attention_mask, prefix="model.decoder."):
     mask = np.asarray(attention_mask, dtype=np.int64)
     pos = np.cumsum(mask) * mask - 1 + 2
     x = g("embed_tokens.weight")[ids] + g("embed_positions.weight")[pos]
-    qi, kj = np.arange(T)[:, None], np.arange(T)[None, :]
-    allowed = (kj <= qi) & _key_mask(attention_mask, T)
+    allowed = causal_mask(attention_mask, T)
     act = ACT[cfg["activation_function"]]
     ln = lambda v, n: layer_norm(v, g(n + ".weight"), g(n + ".bias"), eps)  # noqa: E731
     hs, atts = [], []
@@ -349,14 +365,9 @@ def gpt_neox_forward(W, cfg, input_ids, attention_mask, prefix="gpt_neox."):
     bias = cfg.get("attention_bias", True)
     pos = np.arange(T)
     cos, sin = rope_cos_sin(T, rd, cfg["rotary_emb_base"])
-    qi, kj = np.arange(T)[:, None], np.arange(T)[None, :]
-    allowed = (kj <= qi) & _key_mask(attention_mask, T)
+    allowed = causal_mask(attention_mask, T)
     act = ACT[cfg["hidden_act"]]
     ln = lambda v, n: layer_norm(v, g(n + ".weight"), g(n + ".bias"), eps)  # noqa: E731
-
-    def rotate(t):  # t [H, T, d]: RoPE on [..., :rd], the rest passes
-        r = t[..., :rd]
-        return np.concatenate([r * cos[None] + rotate_half(r) * sin[None], t[..., rd:]], axis=-1)
 
     def mlp(v, p):
         h = act(linear(v, g(p + "mlp.dense_h_to_4h.weight"), g(p + "mlp.dense_h_to_4h.bias")))
@@ -371,7 +382,7 @@ def gpt_neox_forward(W, cfg, input_ids, attention_mask, prefix="gpt_neox."):
         qkv = linear(ln(x, p + "input_layernorm"), g(a + "query_key_value.weight"),
                      g(a + "query_key_value.bias") if bias else None).reshape(T, H, 3 * d)
         q, k, v = (qkv[..., j * d:(j + 1) * d].transpose(1, 0, 2) for j in range(3))
-        q, k = rotate(q), rotate(k)
+        q, k = apply_rope(q, cos[None], sin[None]), apply_rope(k, cos[None], sin[None])
         probs = softmax_masked(q @ k.transpose(0, 2, 1) * d ** -0.5, allowed)
         ctx = (probs @ v).transpose(1, 0, 2).reshape(T, D)
         attn = linear(ctx, g(a + "dense.weight"), g(a + "dense.bias") if bias else None)
@@ -408,18 +419,11 @@ def gptj_forward(W, cfg, input_ids, attention_mask, prefix="transformer."):
     rd = cfg["rotary_dim"]
     eps = cfg["layer_norm_epsilon"]
     pos = np.arange(T)
-    inv_freq = 1.0 / (10000 ** (np.arange(0, rd, 2, dtype=np.float64) / rd))
-    angle = pos[:, None].astype(np.float64) * inv_freq[None, :]
+    angle = rope_angles(T, rd, 10000)
     sin = np.repeat(np.sin(angle), 2, axis=-1)  # repeat_interleave(sin, 2)
     cos = np.repeat(np.cos(angle), 2, axis=-1)
-    qi, kj = np.arange(T)[:, None], np.arange(T)[None, :]
-    allowed = (kj <= qi) & _key_mask(attention_mask, T)
+    allowed = causal_mask(attention_mask, T)
     act = ACT[cfg["activation_function"]]
-
-    def rotate(t):  # t [H, T, d]
-        r = t[..., :rd]
-        return np.concatenate([r * cos[None] + rotate_every_two(r) * sin[None], t[..., rd:]], -1)
-
     x = g("wte.weight")[ids]
     hs, atts = [], []
     for i in range(cfg["n_layer"]):
@@ -428,7 +432,8 @@ def gptj_forward(W, cfg, input_ids, attention_mask, prefix="transformer."):
         h = layer_norm(x, g(p + "ln_1.weight"), g(p + "ln_1.bias"), eps)
         q, k, v = (linear(h, g(p + f"attn.{n}_proj.weight")).reshape(T, H, d).transpose(1, 0, 2)
                    for n in ("q", "k", "v"))
-        q, k = rotate(q), rotate(k)
+        q = apply_rope(q, cos[None], sin[None], rotate_every_two)
+        k = apply_rope(k, cos[None], sin[None], rotate_every_two)
         probs = softmax_masked(q @ k.transpose(0, 2, 1) / math.sqrt(d), allowed)
         ctx = (probs @ v).transpose(1, 0, 2).reshape(T, D)
         attn = linear(ctx, g(p + "attn.out_proj.weight"))
@@ -462,16 +467,8 @@ def phi3_forward(W, cfg, input_ids, attention_mask):
     eps = cfg["rms_norm_eps"]
     pos = np.arange(T)
     cos, sin = rope_cos_sin(T, rd, cfg["rope_theta"])
-    qi, kj = np.arange(T)[:, None], np.arange(T)[None, :]
-    allowed = (kj <= qi) & _key_mask(attention_mask, T)
-    if cfg.get("sliding_window") is not None:
-        allowed = allowed & (kj > qi - cfg["sliding_window"])
+    allowed = causal_mask(attention_mask, T, cfg.get("sliding_window"))
     act = ACT[cfg["hidden_act"]]
-
-    def rotate(t):  # t [heads, T, d]
-        r = t[..., :rd]
-        return np.concatenate([r * cos[None] + rotate_half(r) * sin[None], t[..., rd:]], axis=-1)
-
     x = W["model.embed_tokens.weight"][ids]
     hs, atts = [], []
     for i in range(cfg["num_hidden_layers"]):
@@ -482,7 +479,7 @@ def phi3_forward(W, cfg, input_ids, attention_mask):
         q = qkv[:, :H * d].reshape(T, H, d).transpose(1, 0, 2)
         k = qkv[:, H * d:(H + KV) * d].reshape(T, KV, d).transpose(1, 0, 2)
         v = qkv[:, (H + KV) * d:].reshape(T, KV, d).transpose(1, 0, 2)
-        q, k = rotate(q), rotate(k)
+        q, k = apply_rope(q, cos[None], sin[None]), apply_rope(k, cos[None], sin[None])
         k, v = np.repeat(k, H // KV, axis=0), np.repeat(v, H // KV, axis=0)
         probs = softmax_masked(q @ k.transpose(0, 2, 1) * d ** -0.5, allowed)
         ctx = (probs @ v).transpose(1, 0, 2).reshape(T, H * d)
@@ -531,9 +528,8 @@ def gemma_forward(W, cfg, input_ids, attention_mask):
     gemma3 = cfg["model_type"] == "gemma3_text"
     soft = cfg.get("attn_logit_softcapping")
     final_soft = cfg.get("final_logit_softcapping")
-    qi, kj = np.arange(T)[:, None], np.arange(T)[None, :]
-    full = (kj <= qi) & _key_mask(attention_mask, T)
-    windowed = full & (kj > qi - cfg["sliding_window"])
+    full = causal_mask(attention_mask, T)
+    windowed = causal_mask(attention_mask, T, cfg["sliding_window"])
     rope_global = rope_cos_sin(T, d, cfg["rope_theta"])
     rope_local = rope_cos_sin(T, d, cfg.get("rope_local_base_freq", cfg["rope_theta"]))
     act = ACT[cfg["hidden_activation"]]
@@ -552,8 +548,7 @@ def gemma_forward(W, cfg, input_ids, attention_mask):
             k = gemma_rms_norm(k, W[a + "k_norm.weight"], eps)
         q, k = q.transpose(1, 0, 2), k.transpose(1, 0, 2)
         cos, sin = rope_local if (gemma3 and sliding) else rope_global
-        q = q * cos[None] + rotate_half(q) * sin[None]
-        k = k * cos[None] + rotate_half(k) * sin[None]
+        q, k = apply_rope(q, cos[None], sin[None]), apply_rope(k, cos[None], sin[None])
         k = np.repeat(k, H // KV, axis=0)
         v = np.repeat(v, H // KV, axis=0)
         s = q @ k.transpose(0, 2, 1) * cfg["query_pre_attn_scalar"] ** -0.5

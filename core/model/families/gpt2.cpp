@@ -7,9 +7,9 @@
 #include "model/unexpected_tensors.h"
 
 namespace headlight {
-namespace {
+namespace families {
 
-void readConfig(const ConfigReader& config, ModelSpec& spec) {
+void readGpt2Config(const ConfigReader& config, ModelSpec& spec) {
     spec.vocabSize = config.requiredInt("vocab_size", 1, kMaxVocab);
     spec.hidden = config.requiredInt("n_embd", 1, kMaxHidden);
     spec.layers = config.requiredInt("n_layer", 1, kMaxLayers);
@@ -20,6 +20,14 @@ void readConfig(const ConfigReader& config, ModelSpec& spec) {
     spec.activation = readActivation(config, "activation_function", "gelu_new");
     spec.causal = true;
     spec.preNorm = true;
+}
+
+} // namespace families
+
+namespace {
+
+void readConfig(const ConfigReader& config, ModelSpec& spec) {
+    families::readGpt2Config(config, spec);
     spec.tieEmbeddings = config.boolOr("tie_word_embeddings", true);
     spec.attentionBias = true;
     spec.scaleAttnWeights = config.boolOr("scale_attn_weights", true);

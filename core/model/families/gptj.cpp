@@ -13,16 +13,7 @@ namespace headlight {
 namespace {
 
 void readConfig(const ConfigReader& config, ModelSpec& spec) {
-    spec.vocabSize = config.requiredInt("vocab_size", 1, kMaxVocab);
-    spec.hidden = config.requiredInt("n_embd", 1, kMaxHidden);
-    spec.layers = config.requiredInt("n_layer", 1, kMaxLayers);
-    spec.heads = config.requiredInt("n_head", 1, kMaxHeads);
-    spec.intermediate = config.intOr("n_inner", 4 * spec.hidden, 1, kMaxIntermediate);
-    spec.maxPositions = config.requiredInt("n_positions", 1, kMaxPositions);
-    spec.normEps = config.positiveFloatOr("layer_norm_epsilon", 1e-5);
-    spec.activation = readActivation(config, "activation_function", "gelu_new");
-    spec.causal = true;
-    spec.preNorm = true;
+    families::readGpt2Config(config, spec);
     spec.positions = PositionsKind::Rotary;
     spec.rotaryInterleaved = true;
     spec.parallelResidual = true;

@@ -1,7 +1,7 @@
 #pragma once
-// Config readers and load rules that several families share: BERT's keys (BERT, RoBERTa), the
-// Llama keys (Llama, Mistral, Qwen2, Qwen3) and the rotary buffers old Llama-style checkpoints
-// saved.
+// Config readers and load rules that several families share: BERT's keys (BERT, RoBERTa), GPT-2's
+// (GPT-2, GPT-J), the Llama keys (Llama, Mistral, Qwen2, Qwen3) and the rotary buffers old
+// Llama-style checkpoints saved.
 
 #include "model/config_reader.h"
 
@@ -13,6 +13,9 @@ namespace headlight::families {
 
 // BertConfig's keys (bert.cpp); RoBERTa's position ids start after its padding index.
 void readBertConfig(const ConfigReader& config, ModelSpec& spec, bool roberta);
+// GPT2Config's keys (n_embd, n_layer, n_head, n_inner, ...), which GPTJConfig repeats with the
+// same defaults: a causal pre-LN decoder (gpt2.cpp).
+void readGpt2Config(const ConfigReader& config, ModelSpec& spec);
 // LlamaConfig's keys, pre-RMSNorm rotary wiring (llama.cpp).
 void readLlamaConfig(const ConfigReader& config, ModelSpec& spec, int defaultPositions);
 // Qwen2 and Qwen3 apply sliding_window only with use_sliding_window, and only to layers from
