@@ -161,12 +161,17 @@ void MapPipeline::releaseBuffer() {
 }
 
 void MapPipeline::upload(const CanvasMap& map) {
+    upload(map.values, map.rows, map.cols, map.low, map.high, map.colormap);
+}
+
+void MapPipeline::upload(const std::vector<float>& values, int rows, int cols, float low,
+                         float high, Colormap colormap) {
     vk_->vkDeviceWaitIdle(device_); // the old buffer may still be read by a frame in flight
     releaseBuffer();
-    if (map.empty()) return;
-    std::vector<uint32_t> words = colourTable(map.colormap);
+    if (rows == 0 || cols == 0) return;
+    std::vector<uint32_t> words = colourTable(colormap);
     const std::size_t tableBytes = words.size() * sizeof(uint32_t);
-    const VkDeviceSize bytes = tableBytes + map.values.size() * sizeof(float);
+    const VkDeviceSize bytes = tableBytes + values.size() * sizeof(float);
     VkBufferCreateInfo bufferInfo{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
     bufferInfo.size = bytes;
     bufferInfo.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
@@ -183,8 +188,8 @@ void MapPipeline::upload(const CanvasMap& map) {
     void* mapped = nullptr;
     check(vk_->vkMapMemory(device_, memory_, 0, VK_WHOLE_SIZE, 0, &mapped), "a mapping");
     std::memcpy(mapped, words.data(), tableBytes);
-    std::memcpy(static_cast<char*>(mapped) + tableBytes, map.values.data(),
-                map.values.size() * sizeof(float));
+    std::memcpy(static_cast<char*>(mapped) + tableBytes, values.data(),
+                values.size() * sizeof(float));
     const VkMappedMemoryRange range{VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, nullptr, memory_, 0,
                                     VK_WHOLE_SIZE};
     vk_->vkFlushMappedMemoryRanges(device_, 1, &range);
@@ -196,26 +201,38 @@ void MapPipeline::upload(const CanvasMap& map) {
     write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     write.pBufferInfo = &described;
     vk_->vkUpdateDescriptorSets(device_, 1, &write, 0, nullptr);
-    rows_ = uint32_t(map.rows);
-    cols_ = uint32_t(map.cols);
-    low_ = map.low;
-    high_ = map.high;
+    rows_ = uint32_t(rows);
+    cols_ = uint32_t(cols);
+    low_ = low;
+    high_ = high;
 }
 
 void MapPipeline::record(VkCommandBuffer cmd, const MapView& view, QSize framebuffer,
                          double dpr) const {
+    record(cmd, view.origin(), view.cellSize(),
+           QRectF(0.0, 0.0, framebuffer.width() / dpr, framebuffer.height() / dpr), framebuffer,
+           dpr);
+}
+
+void MapPipeline::record(VkCommandBuffer cmd, QPointF origin, double cellSize, const QRectF& clip,
+                         QSize framebuffer, double dpr) const {
     if (!hasMap()) return;
     const VkViewport viewport{0.0f, 0.0f, float(framebuffer.width()), float(framebuffer.height()),
                               0.0f, 1.0f};
-    const VkRect2D scissor{{0, 0}, {uint32_t(framebuffer.width()), uint32_t(framebuffer.height())}};
+    const QRect pixels = QRectF(clip.topLeft() * dpr, clip.bottomRight() * dpr)
+                             .toAlignedRect()
+                             .intersected(QRect(QPoint(0, 0), framebuffer));
+    if (pixels.isEmpty()) return;
+    const VkRect2D scissor{{pixels.x(), pixels.y()},
+                           {uint32_t(pixels.width()), uint32_t(pixels.height())}};
     vk_->vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_);
     vk_->vkCmdSetViewport(cmd, 0, 1, &viewport);
     vk_->vkCmdSetScissor(cmd, 0, 1, &scissor);
     vk_->vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, layout_, 0, 1, &set_, 0,
                                  nullptr);
-    const MapPush push{float(view.origin().x()),
-                       float(view.origin().y()),
-                       float(view.cellSize()),
+    const MapPush push{float(origin.x()),
+                       float(origin.y()),
+                       float(cellSize),
                        float(dpr),
                        rows_,
                        cols_,
