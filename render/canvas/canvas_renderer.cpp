@@ -173,6 +173,8 @@ void CanvasRenderer::drawTitle(const QString& title) {
 
 // Token labels beside the rows and above the columns in view, once a cell is tall enough for a
 // line of text (so a 2,048-token map shows labels only when zoomed in, and never draws 2,048).
+// Once the map's first column or row is scrolled out of the window (always, deep in an atlas),
+// the labels stay at the window's left and top edges on a band over the cells.
 void CanvasRenderer::drawMapLabels(const QStringList& rowLabels, const QStringList& colLabels,
                                    int rows, int cols) {
     const MapView& view = window_->view();
@@ -181,29 +183,44 @@ void CanvasRenderer::drawMapLabels(const QStringList& rowLabels, const QStringLi
     const ImVec2 display = ImGui::GetIO().DisplaySize;
     ImDrawList* draw = ImGui::GetBackgroundDrawList();
     const ImU32 colour = IM_COL32(220, 220, 220, 255);
+    const ImU32 band = IM_COL32(28, 31, 36, 255); // the canvas background
     const auto visible = [&](double start, int count, float extent) {
         const int first = std::max(0, int(std::floor(-start / view.cellSize())));
         const int last = std::min(count, int(std::ceil((extent - start) / view.cellSize())));
         return std::pair{first, last};
     };
+    const QPointF mapEnd = view.cellCorner(rows, cols);
     const auto [row0, row1] = visible(view.origin().y(), rows, display.y);
+    float widest = 0.0f;
+    for (int r = row0; r < row1 && r < rowLabels.size(); ++r)
+        widest = std::max(widest, ImGui::CalcTextSize(rowLabels[r].toUtf8().constData()).x);
+    const float rowEdge = std::max(float(view.origin().x()), widest + 12.0f);
+    if (rowEdge > float(view.origin().x()))
+        draw->AddRectFilled(ImVec2(0.0f, std::max(0.0f, float(view.origin().y()))),
+                            ImVec2(rowEdge, std::min(display.y, float(mapEnd.y()))), band);
     for (int r = row0; r < row1 && r < rowLabels.size(); ++r) {
         const QByteArray text = rowLabels[r].toUtf8();
         const float width = ImGui::CalcTextSize(text.constData()).x;
         const QPointF corner = view.cellCorner(r, 0);
-        draw->AddText(ImVec2(float(corner.x()) - width - 6.0f,
-                             float(corner.y() + (view.cellSize() - line) / 2.0)),
-                      colour, text.constData());
+        draw->AddText(
+            ImVec2(rowEdge - width - 6.0f, float(corner.y() + (view.cellSize() - line) / 2.0)),
+            colour, text.constData());
     }
+    // Below the title's line (the band covers the cells under the title too).
+    const float colEdge = std::max(float(view.origin().y()), 2.0f * line + 20.0f);
+    if (colEdge > float(view.origin().y()))
+        draw->AddRectFilled(ImVec2(std::max(rowEdge, float(view.origin().x())), 0.0f),
+                            ImVec2(std::min(display.x, float(mapEnd.x())), colEdge), band);
     const auto [col0, col1] = visible(view.origin().x(), cols, display.x);
     for (int c = col0; c < col1 && c < colLabels.size(); ++c) {
         const QByteArray text = colLabels[c].toUtf8();
         const float width = ImGui::CalcTextSize(text.constData()).x;
         if (width > view.cellSize()) continue; // no room: the read-out names it
         const QPointF corner = view.cellCorner(0, c);
-        draw->AddText(ImVec2(float(corner.x() + (view.cellSize() - width) / 2.0),
-                             float(corner.y()) - line - 4.0f),
-                      colour, text.constData());
+        if (float(corner.x() + view.cellSize()) <= rowEdge) continue; // under the row labels
+        draw->AddText(
+            ImVec2(float(corner.x() + (view.cellSize() - width) / 2.0), colEdge - line - 4.0f),
+            colour, text.constData());
     }
 }
 

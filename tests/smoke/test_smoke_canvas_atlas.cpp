@@ -103,13 +103,15 @@ analysis::AtlasTiles densePooled(const Tensor& dense, const render::CanvasTiles&
 }
 
 // Every `step`-th tile of the detail picture that lies in the window's upper part (clear of the
-// HUD in the lower left) and away from the hover read-out beside `pointer` (logical pixels) has
-// the colour of the dense value on the dense tiles' colour scale.
+// HUD in the lower left and of the token labels' bands) and away from the hover read-out beside
+// `pointer` (logical pixels) has the colour of the dense value on the dense tiles' colour scale.
 void checkTileColours(CanvasWindow* canvas, const analysis::AtlasTiles& expected, int step,
                       QPointF pointer = {-1000.0, -1000.0}) {
     const QImage frame = grabCanvas(canvas);
     const double dpr = canvas->devicePixelRatio();
     const QRectF readout(pointer * dpr - QPointF(20.0, 20.0), QSizeF(560.0, 120.0) * dpr);
+    // Right of and below the token labels' bands, above the HUD.
+    const QRectF clear(QPointF(100.0, 80.0) * dpr, QPointF(frame.width(), frame.height() * 0.6));
     const render::ColorBar bar = app::atlasColorBar(expected.values, expected.tile);
     int checked = 0;
     for (int64_t r = 0; r < expected.rows; r += step)
@@ -119,9 +121,7 @@ void checkTileColours(CanvasWindow* canvas, const analysis::AtlasTiles& expected
             if (q + expected.tile > expected.region.q1 || k + expected.tile > expected.region.k1)
                 continue; // a partial tile at the map's edge
             const QPoint at = tileCentre(canvas, q, k, expected.tile);
-            if (!QRect(0, 0, frame.width(), frame.height() * 6 / 10).contains(at) ||
-                readout.contains(at))
-                continue;
+            if (!clear.contains(at) || readout.contains(at)) continue;
             const QColor colour =
                 render::colorAt(bar.map, render::normalise(expected.at(r, c), bar.low, bar.high));
             QVERIFY2(closeTo(frame.pixel(at), colour),
