@@ -187,6 +187,7 @@ private Q_SLOTS:
     }
 
     void openOnCanvasDrawsTheOverview() {
+        window_->grab().save(QStringLiteral(HEADLIGHT_TEST_OUTPUT_DIR "/canvas_atlas_tab.png"));
         QTest::mouseClick(window_->workspace()->atlasPage()->canvasButton(), Qt::LeftButton);
         QVERIFY(window_->workspace()->canvasShowsAtlas());
         QVERIFY(canvas_->showsAtlas());
