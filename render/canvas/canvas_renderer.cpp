@@ -243,6 +243,8 @@ void CanvasRenderer::startNextFrame() {
     io.DisplayFramebufferScale = ImVec2(float(window_->devicePixelRatio()), float(window_->devicePixelRatio()));
     io.DeltaTime = std::max(1e-4f, float(sinceLastFrame_.restart()) / 1000.0f);
 
+    for (MapPipeline* pipeline : {&map_, &atlasOverview_, &atlasDetail_})
+        pipeline->beginFrame();
     if (window_->takeMapChange()) map_.upload(window_->map());
     uploadAtlas();
     ImGui_ImplVulkan_NewFrame();

@@ -26,7 +26,10 @@ class MapPipeline {
 public:
     void create(QVulkanWindow* window); // in initResources; throws std::runtime_error
     void destroy();                     // in releaseResources
-    // Replaces the drawn map (waits for the device first: maps change far less often than frames).
+    // Called once at the start of each frame: frees the buffers no frame in flight reads.
+    void beginFrame();
+    // Replaces the drawn map, without waiting: the old buffer is freed once the frames in flight
+    // that read it are done.
     void upload(const CanvasMap& map);
     // The same for `values` [rows, cols] coloured over [low, high].
     void upload(const std::vector<float>& values, int rows, int cols, float low, float high,
@@ -42,7 +45,15 @@ public:
 private:
     void createLayouts();
     void createPipeline();
-    void releaseBuffer();
+    void retireBuffer();
+    // A buffer and its descriptor set, freed once frame `freeAt` begins.
+    struct Retired {
+        VkBuffer buffer;
+        VkDeviceMemory memory;
+        VkDescriptorSet set;
+        quint64 freeAt;
+    };
+    void release(const Retired& retired);
 
     QVulkanWindow* window_ = nullptr;
     QVulkanDeviceFunctions* vk_ = nullptr;
@@ -54,6 +65,8 @@ private:
     VkDescriptorSet set_ = VK_NULL_HANDLE;
     VkBuffer buffer_ = VK_NULL_HANDLE;
     VkDeviceMemory memory_ = VK_NULL_HANDLE;
+    std::vector<Retired> retired_;
+    quint64 frame_ = 0; // frames begun
     uint32_t rows_ = 0, cols_ = 0;
     float low_ = 0.0f, high_ = 1.0f;
 };
