@@ -44,7 +44,15 @@ AtlasCanvas::AtlasCanvas(render::CanvasWindow* canvas, AtlasPage* page, QObject*
 bool AtlasCanvas::show() {
     const AtlasResult* result = page_->result();
     if (!canvas_ || !result || !result->atlas) return false;
-    if (active() && atlas_ == result->atlas) return true;
+    if (active() && atlas_ == result->atlas) {
+        // Another colour map recolours the pictures the canvas has: their values stay.
+        if (canvas_->atlas().colormap != page_->view()->colormap()) {
+            render::CanvasAtlas shown = canvas_->atlas();
+            shown.colormap = page_->view()->colormap();
+            canvas_->setAtlas(std::move(shown));
+        }
+        return true;
+    }
     atlas_ = result->atlas;
     render::CanvasAtlas shown;
     shown.tokens = atlas_->tokens();

@@ -27,8 +27,8 @@ public:
     // Follows `page`'s newest atlas and pooling while the canvas shows one.
     AtlasCanvas(render::CanvasWindow* canvas, AtlasPage* page, QObject* parent = nullptr);
 
-    // Shows the page's atlas on the canvas, unless it shows it already; false when the page has
-    // no atlas (its pass has not finished).
+    // Shows the page's atlas on the canvas, unless it shows it already (then it follows the
+    // page's colour map); false when the page has no atlas (its pass has not finished).
     bool show();
     AtlasTileLoader& loader() { return *loader_; }
     AtlasTileLoader& overviewLoader() { return *overviewLoader_; }

@@ -4,8 +4,9 @@
 // on the picture's colour scale; zooming about a cell keeps it under the cursor and the refined
 // picture of the region in view arrives with one token a tile (the dense weights, their colours);
 // a drag moves the region by the mouse's travel and its tiles follow; the hover read-out names the
-// cell and its weight; max pooling redraws the tiles as the dense map's maxima; another tab and
-// the canvas tab again show the selected head's map. Screenshots go to test-output/.
+// cell and its weight; max pooling redraws the tiles as the dense map's maxima and another colour
+// map recolours them; another tab and the canvas tab again show the selected head's map.
+// Screenshots go to test-output/.
 #include "atlas_canvas.h"
 #include "atlas_figure.h"
 #include "atlas_page.h"
@@ -106,13 +107,14 @@ analysis::AtlasTiles densePooled(const Tensor& dense, const render::CanvasTiles&
 // HUD in the lower left and of the token labels' bands) and away from the hover read-out beside
 // `pointer` (logical pixels) has the colour of the dense value on the dense tiles' colour scale.
 void checkTileColours(CanvasWindow* canvas, const analysis::AtlasTiles& expected, int step,
-                      QPointF pointer = {-1000.0, -1000.0}) {
+                      QPointF pointer = {-1000.0, -1000.0},
+                      render::Colormap map = render::Colormap::Viridis) {
     const QImage frame = grabCanvas(canvas);
     const double dpr = canvas->devicePixelRatio();
     const QRectF readout(pointer * dpr - QPointF(20.0, 20.0), QSizeF(560.0, 120.0) * dpr);
     // Right of and below the token labels' bands, above the HUD.
     const QRectF clear(QPointF(100.0, 80.0) * dpr, QPointF(frame.width(), frame.height() * 0.6));
-    const render::ColorBar bar = app::atlasColorBar(expected.values, expected.tile);
+    const render::ColorBar bar = app::atlasColorBar(expected.values, expected.tile, map);
     int checked = 0;
     for (int64_t r = 0; r < expected.rows; r += step)
         for (int64_t c = 0; c < expected.cols; c += step) {
@@ -279,6 +281,16 @@ private Q_SLOTS:
         QVERIFY(largestDifference(canvas_->atlas().overview, expected) < 1e-6f);
         checkTileColours(canvas_, expected, 3);
         saveFrame(canvas_, "canvas_atlas_max.png");
+    }
+
+    void anotherColourMapRecoloursTheTiles() {
+        window_->workspace()->setColormap(render::Colormap::Cividis);
+        QCOMPARE(canvas_->atlas().colormap, render::Colormap::Cividis);
+        QVERIFY(canvas_->detailCoversView());
+        renderFrames(canvas_, 2);
+        const analysis::AtlasTiles expected =
+            densePooled(dense_, canvas_->atlas().detail, analysis::TilePooling::Max);
+        checkTileColours(canvas_, expected, 3, {-1000.0, -1000.0}, render::Colormap::Cividis);
     }
 
     void theCanvasTabShowsTheMapAgain() {
