@@ -84,6 +84,10 @@ QWidget* AtlasPage::createBar() {
     progress_->hide();
     cancel_ = new QPushButton(tr("Cancel"), bar);
     cancel_->hide();
+    canvasButton_ = new QPushButton(tr("Open on canvas"), bar);
+    canvasButton_->setToolTip(tr("Draw this atlas on the GPU canvas (Ctrl+Shift+G)"));
+    canvasButton_->setEnabled(false);
+    connect(canvasButton_, &QPushButton::clicked, this, &AtlasPage::openOnCanvas);
     auto* row = new QHBoxLayout(bar);
     row->setContentsMargins(0, 4, 0, 4);
     row->addWidget(info_, 1);
@@ -91,6 +95,7 @@ QWidget* AtlasPage::createBar() {
     row->addWidget(cancel_);
     row->addWidget(new QLabel(tr("Tiles:"), bar));
     row->addWidget(pooling_);
+    row->addWidget(canvasButton_);
     connect(pooling_, &QComboBox::currentIndexChanged, this, [this](int index) {
         view_->setPooling(index == 1 ? analysis::TilePooling::Max : analysis::TilePooling::Mean);
     });
@@ -106,6 +111,7 @@ void AtlasPage::setModel(std::shared_ptr<const LoadedModel> model) {
     model_ = std::move(model);
     runner_->setModel(model_);
     result_.reset();
+    canvasButton_->setEnabled(false);
     requestedLayer_ = -1;
     view_->clear(tr("Running the model…"));
     keys_->clear();
@@ -136,6 +142,7 @@ void AtlasPage::setInfo(int64_t tokens, const QString& detail) {
 void AtlasPage::onFinished(std::shared_ptr<const AtlasResult> result) {
     result_ = std::move(result);
     view_->setAtlas(result_->atlas, result_->labels);
+    canvasButton_->setEnabled(true);
     keys_->clear();
     queryLabel_->setText(tr("Strongest keys: click a query row"));
     setInfo(result_->tokens, tr("%1 · forward %2 s, atlas %3 s")
@@ -147,6 +154,7 @@ void AtlasPage::onFinished(std::shared_ptr<const AtlasResult> result) {
 void AtlasPage::onFailed(const QString& reason, int64_t tokens) {
     requestedLayer_ = -1; // the same request may succeed later (another model, less text)
     result_.reset();
+    canvasButton_->setEnabled(false);
     keys_->clear();
     view_->clear(tr("No atlas: %1").arg(reason));
     setInfo(tokens, tr("not drawn"));

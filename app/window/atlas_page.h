@@ -4,7 +4,8 @@
 // count, the model's position limit, the pass's progress with Cancel, and mean or max pooling;
 // beside it, the clicked query's strongest keys (double-click or Enter centres the view on that
 // cell). The pass runs on AtlasRunner (app/session/atlas_runner.h); a refusal (a text past a
-// learned position table, a pass that would not fit) is reported through failed().
+// learned position table, a pass that would not fit) is reported through failed(). "Open on
+// canvas" (enabled once an atlas is drawn) asks for it on the Vulkan canvas (openOnCanvas).
 
 #include "atlas_figure.h"
 #include "atlas_runner.h"
@@ -37,6 +38,7 @@ public:
     QListWidget* strongestKeys() const { return keys_; }
     QComboBox* poolingBox() const { return pooling_; }
     QLabel* infoLabel() const { return info_; }
+    QPushButton* canvasButton() const { return canvasButton_; }
     // The atlas drawn, its text, layer and head; null before the first.
     const AtlasResult* result() const { return result_.get(); }
 
@@ -48,6 +50,7 @@ public:
 Q_SIGNALS:
     void failed(const QString& reason);
     void message(const QString& text);
+    void openOnCanvas();
 
 private:
     QWidget* createBar();
@@ -66,6 +69,7 @@ private:
     QComboBox* pooling_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QPushButton* cancel_ = nullptr;
+    QPushButton* canvasButton_ = nullptr;
     QLabel* queryLabel_ = nullptr;
     QListWidget* keys_ = nullptr;
 };

@@ -1,6 +1,8 @@
 #include "main_window.h"
 
 #include "about_info.h"
+#include "atlas_canvas.h"
+#include "atlas_page.h"
 #include "canvas/canvas_window.h"
 #include "canvas_maps.h"
 #include "compare_dock.h"
@@ -74,8 +76,12 @@ MainWindow::MainWindow(const LaunchOptions& options, QWidget* parent)
             statusBar()->showMessage(text);
     });
     if (canvas_) {
+        atlasCanvas_ = new AtlasCanvas(canvas_, workspace_->atlasPage(), this);
         connect(workspace_, &Workspace::refreshed, this, &MainWindow::updateCanvas);
-        connect(canvas_, &render::CanvasWindow::querySelected, workspace_, &Workspace::selectQuery);
+        // Why not on the atlas: its rows are the long text's tokens, not the views' pass's.
+        connect(canvas_, &render::CanvasWindow::querySelected, this, [this](int row) {
+            if (!canvas_->showsAtlas()) workspace_->selectQuery(row);
+        });
     }
     variantDock_ = new VariantDock(workspace_, this);
     addDockWidget(Qt::RightDockWidgetArea, variantDock_);
@@ -256,6 +262,7 @@ void MainWindow::refreshStatus() {
 
 void MainWindow::updateCanvas() {
     if (!workspace_->canvasShown()) return;
+    if (workspace_->canvasShowsAtlas() && atlasCanvas_->show()) return;
     canvas_->setMap(canvasMap(workspace_->result(), workspace_->state()));
     refreshStatus();
 }

@@ -24,6 +24,7 @@ class QVulkanInstance;
 
 namespace headlight::app {
 
+class AtlasCanvas;
 class CompareDock;
 class CorpusRunner;
 class PatchingDialog;
@@ -45,6 +46,7 @@ public:
     QMessageBox* errorDialog() const { return errorDialog_; } // the last error shown, if any
     render::CanvasWindow* canvas() const { return canvas_; }  // nullptr when Vulkan cannot draw
     QString canvasProblem() const { return canvasProblem_; }
+    AtlasCanvas* atlasCanvas() const { return atlasCanvas_; } // nullptr without the canvas
     Workspace* workspace() const { return workspace_; }
     VariantDock* variantDock() const { return variantDock_; }
     CompareDock* compareDock() const { return compare_; }
@@ -95,12 +97,13 @@ private:
     void showAbout();
     void showAttentionNote();
     void refreshStatus();
-    void updateCanvas(); // the canvas shows the selected head while its tab is open
+    void updateCanvas(); // the canvas shows the selected head (or the Atlas) while its tab is open
 
     LaunchOptions options_;
     BackendChoice backend_;
     std::unique_ptr<QVulkanInstance> vulkan_;
     QPointer<render::CanvasWindow> canvas_;
+    AtlasCanvas* atlasCanvas_ = nullptr; // the Atlas tab's atlas on the canvas; null without it
     QString canvasProblem_;
     QLabel* computeLabel_ = nullptr;
     QLabel* modelLabel_ = nullptr;

@@ -79,6 +79,7 @@ Workspace::Workspace(QWidget* canvasPage, QWidget* parent)
     connect(&atlasDebounce_, &QTimer::timeout, this, &Workspace::updateAtlas);
     connect(atlasPage_, &AtlasPage::failed, this, &Workspace::atlasFailed);
     connect(atlasPage_, &AtlasPage::message, this, &Workspace::message);
+    connect(atlasPage_, &AtlasPage::openOnCanvas, this, &Workspace::showAtlasOnCanvas);
     connect(&atlasPage_->runner(), &AtlasRunner::busyChanged, this, &Workspace::shareBackend);
     connect(runner_, &ForwardRunner::finished, this, &Workspace::onResult);
     connect(runner_, &ForwardRunner::failed, this, &Workspace::onFailure);
@@ -227,6 +228,10 @@ void Workspace::createActions() {
     atlas->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
     connect(atlas, &QAction::triggered, this, &Workspace::showAtlas);
     viewActions_ << atlas;
+    auto* atlasCanvas = new QAction(tr("Atlas on the GPU canvas"), this);
+    atlasCanvas->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_G));
+    connect(atlasCanvas, &QAction::triggered, this, &Workspace::showAtlasOnCanvas);
+    viewActions_ << atlasCanvas;
     // Why no digit shortcuts here: Ctrl+1 … Ctrl+9 are taken by the figure views and the canvas.
     for (int i = kViewCount; i < kAllViewCount; ++i) {
         auto* action = new QAction(viewName(ViewKind(i)), this);
@@ -329,10 +334,19 @@ void Workspace::showAtlas() {
     tabs_->setCurrentIndex(kAllViewCount + 1);
 }
 
+void Workspace::showAtlasOnCanvas() {
+    canvasAtlas_ = true;
+    if (canvasShown())
+        refresh();
+    else
+        showCanvas();
+}
+
 void Workspace::onTabChanged(int index) {
     pages_->setCurrentWidget(index == kAllViewCount       ? canvasPage_
                              : index == kAllViewCount + 1 ? static_cast<QWidget*>(atlasPage_)
                                                           : static_cast<QWidget*>(figureView_));
+    if (!canvasShown()) canvasAtlas_ = false;
     if (index < kAllViewCount) view_ = ViewKind(index);
     knnControls_->setVisible(view_ == ViewKind::KnnNeighbours && !canvasShown());
     // Why here: the vanilla pass doubles the work, so it runs only while its view is open.
@@ -417,11 +431,12 @@ void Workspace::updateAtlas() {
                      state_.averageHeads ? analysis::AttentionAtlas::kAllHeads : state_.head);
 }
 
-// Why: a backend runs one pass at a time. While the Atlas is shown (or its pass still runs) the
-// views' pass waits, and the Atlas's pass waits for one of theirs already running.
+// Why: a backend runs one pass at a time. While the Atlas is shown, on its tab or the canvas (or
+// its pass still runs) the views' pass waits, and the Atlas's pass waits for one of theirs
+// already running.
 void Workspace::shareBackend() {
     AtlasRunner& atlas = atlasPage_->runner();
-    const bool holds = atlasShown() || atlas.busy();
+    const bool holds = atlasShown() || canvasShowsAtlas() || atlas.busy();
     if (holds != atlasHoldsBackend_) {
         atlasHoldsBackend_ = holds;
         runner_->setPaused(holds);

@@ -12,6 +12,7 @@
 //   navigationActions    Alt+arrow layer/head stepping and Ctrl+digit view switching, for menus
 //   showAtlas            the Atlas tab (after the canvas): the current text at any length, drawn
 //                        by AtlasPage with its own pass; while it is shown the views' pass waits
+//   showAtlasOnCanvas    the canvas tab drawing the Atlas tab's atlas (until another tab is shown)
 
 #include "figure_builders.h"
 #include "forward_runner.h"
@@ -69,6 +70,7 @@ public:
     ViewKind view() const { return view_; }
     bool canvasShown() const;
     bool atlasShown() const;
+    bool canvasShowsAtlas() const { return canvasShown() && canvasAtlas_; }
     AtlasPage* atlasPage() const { return atlasPage_; }
     const ForwardResult* result() const { return result_.get(); }
     int tokenCount() const { return result_ ? result_->tokenCount() : 0; }
@@ -91,6 +93,7 @@ public Q_SLOTS:
     void setView(ViewKind kind);
     void showCanvas();
     void showAtlas();
+    void showAtlasOnCanvas();
     void selectHead(int layer, int head);
     void stepLayer(int delta);
     void stepHead(int delta);
@@ -147,6 +150,7 @@ private:
     AtlasPage* atlasPage_ = nullptr;
     QTimer atlasDebounce_; // typing redraws the Atlas after a pause, as the views' pass waits
     bool atlasHoldsBackend_ = false;
+    bool canvasAtlas_ = false; // the canvas tab draws the atlas, not the selected head's map
     QList<QAction*> navigation_;
     QList<QAction*> viewActions_;
 };

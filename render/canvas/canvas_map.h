@@ -37,7 +37,8 @@ struct MapCell {
 
 class MapView {
 public:
-    static constexpr double kMinCellSize = 0.05, kMaxCellSize = 400.0; // logical pixels
+    // Logical pixels. Why so small a minimum: a 32,768-token atlas fits a window at ~0.02.
+    static constexpr double kMinCellSize = 0.002, kMaxCellSize = 400.0;
 
     // The whole map centred in `window` with square cells and `margin` pixels around it (room for
     // the title and the token labels).

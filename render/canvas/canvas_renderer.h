@@ -1,7 +1,7 @@
 #pragma once
 // Draws one canvas frame inside QVulkanWindow's default render pass: clear, the attention map
-// (MapPipeline), then the Dear ImGui overlay. Owns the ImGui context and its Vulkan backend, and
-// the map pipeline, for the window's lifetime.
+// (MapPipeline) or the atlas' pictures (one MapPipeline each), then the Dear ImGui overlay. Owns
+// the ImGui context and its Vulkan backend, and the map pipelines, for the window's lifetime.
 
 #include "map_pipeline.h"
 
@@ -24,8 +24,13 @@ public:
 private:
     void uploadFonts();
     void buildOverlay();
-    void drawMapLabels();
+    void atlasHud();
+    void drawTitle(const QString& title);
+    void drawMapLabels(const QStringList& rowLabels, const QStringList& colLabels, int rows,
+                       int cols);
     void drawReadout();
+    void uploadAtlas();
+    void recordAtlas(VkCommandBuffer cmd, QSize framebuffer, double dpr);
 
     CanvasWindow* window_;
     ImGuiContext* imgui_ = nullptr;
@@ -33,5 +38,6 @@ private:
     QElapsedTimer sinceLastFrame_;
     QString deviceName_;
     MapPipeline map_;
+    MapPipeline atlasOverview_, atlasDetail_;
 };
 } // namespace headlight::render

@@ -5,6 +5,7 @@
 
 #include <QVulkanDeviceFunctions>
 #include <QVulkanWindow>
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -73,17 +74,15 @@ void MapPipeline::createLayouts() {
     layoutInfo.pPushConstantRanges = &push;
     check(vk_->vkCreatePipelineLayout(device_, &layoutInfo, nullptr, &layout_),
           "a pipeline layout");
-    const VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1};
+    // The drawn buffer's set and those of the buffers frames in flight may still read.
+    constexpr uint32_t kSets = QVulkanWindow::MAX_CONCURRENT_FRAME_COUNT + 1;
+    const VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kSets};
     VkDescriptorPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-    poolInfo.maxSets = 1;
+    poolInfo.flags = VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT;
+    poolInfo.maxSets = kSets;
     poolInfo.poolSizeCount = 1;
     poolInfo.pPoolSizes = &size;
     check(vk_->vkCreateDescriptorPool(device_, &poolInfo, nullptr, &pool_), "a descriptor pool");
-    VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-    alloc.descriptorPool = pool_;
-    alloc.descriptorSetCount = 1;
-    alloc.pSetLayouts = &setLayout_;
-    check(vk_->vkAllocateDescriptorSets(device_, &alloc, &set_), "a descriptor set");
 }
 
 void MapPipeline::createPipeline() {
@@ -153,20 +152,44 @@ void MapPipeline::createPipeline() {
     check(result, "the map pipeline");
 }
 
-void MapPipeline::releaseBuffer() {
-    if (buffer_ != VK_NULL_HANDLE) vk_->vkDestroyBuffer(device_, buffer_, nullptr);
-    if (memory_ != VK_NULL_HANDLE) vk_->vkFreeMemory(device_, memory_, nullptr);
+void MapPipeline::release(const Retired& retired) {
+    vk_->vkDestroyBuffer(device_, retired.buffer, nullptr);
+    vk_->vkFreeMemory(device_, retired.memory, nullptr);
+    vk_->vkFreeDescriptorSets(device_, pool_, 1, &retired.set);
+}
+
+// Why frame_ − 1 + count: the last frame that can have recorded the buffer is the one before
+// this, and QVulkanWindow waits for a frame's fence before the frame `count` later begins.
+void MapPipeline::retireBuffer() {
+    if (buffer_ == VK_NULL_HANDLE) return;
+    retired_.push_back(
+        {buffer_, memory_, set_, frame_ - 1 + quint64(window_->concurrentFrameCount())});
     buffer_ = VK_NULL_HANDLE;
     memory_ = VK_NULL_HANDLE;
+    set_ = VK_NULL_HANDLE;
+}
+
+void MapPipeline::beginFrame() {
+    ++frame_;
+    const auto done = std::remove_if(retired_.begin(), retired_.end(), [this](const Retired& r) {
+        if (r.freeAt > frame_) return false;
+        release(r);
+        return true;
+    });
+    retired_.erase(done, retired_.end());
 }
 
 void MapPipeline::upload(const CanvasMap& map) {
-    vk_->vkDeviceWaitIdle(device_); // the old buffer may still be read by a frame in flight
-    releaseBuffer();
-    if (map.empty()) return;
-    std::vector<uint32_t> words = colourTable(map.colormap);
+    upload(map.values, map.rows, map.cols, map.low, map.high, map.colormap);
+}
+
+void MapPipeline::upload(const std::vector<float>& values, int rows, int cols, float low,
+                         float high, Colormap colormap) {
+    retireBuffer();
+    if (rows == 0 || cols == 0) return;
+    std::vector<uint32_t> words = colourTable(colormap);
     const std::size_t tableBytes = words.size() * sizeof(uint32_t);
-    const VkDeviceSize bytes = tableBytes + map.values.size() * sizeof(float);
+    const VkDeviceSize bytes = tableBytes + values.size() * sizeof(float);
     VkBufferCreateInfo bufferInfo{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
     bufferInfo.size = bytes;
     bufferInfo.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
@@ -183,12 +206,17 @@ void MapPipeline::upload(const CanvasMap& map) {
     void* mapped = nullptr;
     check(vk_->vkMapMemory(device_, memory_, 0, VK_WHOLE_SIZE, 0, &mapped), "a mapping");
     std::memcpy(mapped, words.data(), tableBytes);
-    std::memcpy(static_cast<char*>(mapped) + tableBytes, map.values.data(),
-                map.values.size() * sizeof(float));
+    std::memcpy(static_cast<char*>(mapped) + tableBytes, values.data(),
+                values.size() * sizeof(float));
     const VkMappedMemoryRange range{VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, nullptr, memory_, 0,
                                     VK_WHOLE_SIZE};
     vk_->vkFlushMappedMemoryRanges(device_, 1, &range);
     vk_->vkUnmapMemory(device_, memory_);
+    VkDescriptorSetAllocateInfo setAlloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    setAlloc.descriptorPool = pool_;
+    setAlloc.descriptorSetCount = 1;
+    setAlloc.pSetLayouts = &setLayout_;
+    check(vk_->vkAllocateDescriptorSets(device_, &setAlloc, &set_), "a descriptor set");
     const VkDescriptorBufferInfo described{buffer_, 0, VK_WHOLE_SIZE};
     VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
     write.dstSet = set_;
@@ -196,26 +224,38 @@ void MapPipeline::upload(const CanvasMap& map) {
     write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     write.pBufferInfo = &described;
     vk_->vkUpdateDescriptorSets(device_, 1, &write, 0, nullptr);
-    rows_ = uint32_t(map.rows);
-    cols_ = uint32_t(map.cols);
-    low_ = map.low;
-    high_ = map.high;
+    rows_ = uint32_t(rows);
+    cols_ = uint32_t(cols);
+    low_ = low;
+    high_ = high;
 }
 
 void MapPipeline::record(VkCommandBuffer cmd, const MapView& view, QSize framebuffer,
                          double dpr) const {
+    record(cmd, view.origin(), view.cellSize(),
+           QRectF(0.0, 0.0, framebuffer.width() / dpr, framebuffer.height() / dpr), framebuffer,
+           dpr);
+}
+
+void MapPipeline::record(VkCommandBuffer cmd, QPointF origin, double cellSize, const QRectF& clip,
+                         QSize framebuffer, double dpr) const {
     if (!hasMap()) return;
     const VkViewport viewport{0.0f, 0.0f, float(framebuffer.width()), float(framebuffer.height()),
                               0.0f, 1.0f};
-    const VkRect2D scissor{{0, 0}, {uint32_t(framebuffer.width()), uint32_t(framebuffer.height())}};
+    const QRect pixels = QRectF(clip.topLeft() * dpr, clip.bottomRight() * dpr)
+                             .toAlignedRect()
+                             .intersected(QRect(QPoint(0, 0), framebuffer));
+    if (pixels.isEmpty()) return;
+    const VkRect2D scissor{{pixels.x(), pixels.y()},
+                           {uint32_t(pixels.width()), uint32_t(pixels.height())}};
     vk_->vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_);
     vk_->vkCmdSetViewport(cmd, 0, 1, &viewport);
     vk_->vkCmdSetScissor(cmd, 0, 1, &scissor);
     vk_->vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, layout_, 0, 1, &set_, 0,
                                  nullptr);
-    const MapPush push{float(view.origin().x()),
-                       float(view.origin().y()),
-                       float(view.cellSize()),
+    const MapPush push{float(origin.x()),
+                       float(origin.y()),
+                       float(cellSize),
                        float(dpr),
                        rows_,
                        cols_,
@@ -226,8 +266,11 @@ void MapPipeline::record(VkCommandBuffer cmd, const MapView& view, QSize framebu
 }
 
 void MapPipeline::destroy() {
-    if (!vk_) return;
-    releaseBuffer();
+    if (!vk_) return; // QVulkanWindow waits for the device before releasing resources
+    retireBuffer();
+    for (const Retired& retired : retired_)
+        release(retired);
+    retired_.clear();
     vk_->vkDestroyPipeline(device_, pipeline_, nullptr);
     vk_->vkDestroyPipelineLayout(device_, layout_, nullptr);
     vk_->vkDestroyDescriptorPool(device_, pool_, nullptr);
