@@ -26,20 +26,43 @@ TokenStrip::TokenStrip(QWidget* parent)
     // find the same fallback fonts here, and the chips are sized from them.
     chipFont.setFamilies(QStringList(chipFont.family()) + render::figureFontFamilies());
     setFont(chipFont);
+    measureChips(); // also when the font was already this one (no FontChange)
     setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
 }
 
 void TokenStrip::setTokens(const QStringList& tokens) {
+    // Why: a variant toggle reruns the same text, and measuring its chips again (and laying the
+    // window out around them) was a good part of the window's work per toggle.
+    if (tokens == tokens_) return;
     tokens_ = tokens;
     if (selected_ >= tokens_.size()) selected_ = -1;
     hovered_ = -1;
-    chips_ = layoutChips(width());
+    measureChips();
     updateGeometry();
     update();
 }
 
+// Why kept: the layout asks heightForWidth several times per pass, and shaping every token each
+// time (for its width and its fonts' height) cost milliseconds on a long text.
+void TokenStrip::measureChips() {
+    const QFontMetrics metrics(font());
+    chipHeight_ = int(std::ceil(render::linesHeight(font(), tokens_))) + 2 * kPadY;
+    chipWidths_.clear();
+    for (const QString& token : tokens_)
+        chipWidths_.push_back(
+            std::min(metrics.horizontalAdvance(token) + 2 * kPadX, kMaxChipWidth));
+    chips_ = layoutChips(width());
+}
+
+void TokenStrip::changeEvent(QEvent* event) {
+    if (event->type() == QEvent::FontChange) measureChips();
+    QWidget::changeEvent(event);
+}
+
 void TokenStrip::setSelected(int index) {
-    selected_ = index >= 0 && index < tokens_.size() ? index : -1;
+    const int selected = index >= 0 && index < tokens_.size() ? index : -1;
+    if (selected == selected_) return; // each pass sets it again; the chips need no repaint
+    selected_ = selected;
     update();
 }
 
@@ -49,17 +72,14 @@ QRect TokenStrip::chipRect(int index) const {
 
 // Chips flow left to right and wrap; long tokens are cut at kMaxChipWidth.
 std::vector<QRect> TokenStrip::layoutChips(int width) const {
-    const QFontMetrics metrics(font());
-    const int h = int(std::ceil(render::linesHeight(font(), tokens_))) + 2 * kPadY;
     std::vector<QRect> chips;
     int x = kSpacing, y = kSpacing;
-    for (const QString& token : tokens_) {
-        const int w = std::min(metrics.horizontalAdvance(token) + 2 * kPadX, kMaxChipWidth);
+    for (const int w : chipWidths_) {
         if (x + w > width - kSpacing && x > kSpacing) {
             x = kSpacing;
-            y += h + kSpacing;
+            y += chipHeight_ + kSpacing;
         }
-        chips.emplace_back(x, y, w, h);
+        chips.emplace_back(x, y, w, chipHeight_);
         x += w + kSpacing;
     }
     return chips;
@@ -67,9 +87,7 @@ std::vector<QRect> TokenStrip::layoutChips(int width) const {
 
 int TokenStrip::heightForWidth(int width) const {
     const std::vector<QRect> chips = layoutChips(width);
-    const int line =
-        int(std::ceil(render::linesHeight(font(), tokens_))) + 2 * kPadY + 2 * kSpacing;
-    return chips.empty() ? line : chips.back().bottom() + kSpacing + 1;
+    return chips.empty() ? chipHeight_ + 2 * kSpacing : chips.back().bottom() + kSpacing + 1;
 }
 
 QSize TokenStrip::sizeHint() const {

@@ -36,13 +36,17 @@ protected:
     void mousePressEvent(QMouseEvent* event) override;
     void leaveEvent(QEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
+    void changeEvent(QEvent* event) override;
 
 private:
+    void measureChips(); // chipHeight_, chipWidths_ and chips_ from the tokens and the font
     std::vector<QRect> layoutChips(int width) const;
     int chipAt(QPoint point) const;
     void setHovered(int index);
 
     QStringList tokens_;
+    int chipHeight_ = 0;
+    std::vector<int> chipWidths_; // [tokens]
     std::vector<QRect> chips_;
     int selected_ = -1;
     int hovered_ = -1;

@@ -7,6 +7,9 @@
 namespace headlight::analysis {
 namespace {
 
+// From this many attention weights the per-row statistics run on a thread team.
+constexpr std::size_t kParallelElements = std::size_t(1) << 20;
+
 // Why: every key-wise sum below skips padded keys the same way; an empty mask means "all keys".
 bool keyCounts(const TokenMask& valid, std::size_t key) {
     return valid.empty() || valid[key] != 0;
@@ -122,10 +125,15 @@ Tensor attentionEntropy(const Tensor& attention, const TokenMask& valid) {
     const AttentionView view = viewAttention(attention, valid);
     Tensor entropy(perQueryShape(view, view.layers));
     float* out = entropy.data();
+    // Why parallel: the window computes this after every pass, L·H·T² logarithms (serial when
+    // they are few: on a busy machine a thread team costs more than it saves there).
+#pragma omp parallel for collapse(2) if (attention.size() >= kParallelElements)
     for (int64_t l = 0; l < view.layers; ++l)
         for (int64_t h = 0; h < view.heads; ++h)
-            for (int64_t q = 0; q < view.tokens; ++q, ++out)
-                if (valid[q]) *out = float(rowEntropyNats(view.row(l, h, q), valid));
+            for (int64_t q = 0; q < view.tokens; ++q)
+                if (valid[q])
+                    out[(l * view.heads + h) * view.tokens + q] =
+                        float(rowEntropyNats(view.row(l, h, q), valid));
     return entropy;
 }
 
@@ -138,11 +146,13 @@ Tensor adjacentLayerJsd(const Tensor& attention, const TokenMask& valid) {
     const int64_t pairs = std::max<int64_t>(view.layers - 1, 0);
     Tensor jsd(perQueryShape(view, pairs));
     float* out = jsd.data();
+    // Why parallel: as in attentionEntropy.
+#pragma omp parallel for collapse(2) if (attention.size() >= kParallelElements)
     for (int64_t l = 0; l < pairs; ++l)
         for (int64_t h = 0; h < view.heads; ++h)
-            for (int64_t q = 0; q < view.tokens; ++q, ++out)
+            for (int64_t q = 0; q < view.tokens; ++q)
                 if (valid[q])
-                    *out =
+                    out[(l * view.heads + h) * view.tokens + q] =
                         float(jensenShannonBits(view.row(l, h, q), view.row(l + 1, h, q), valid));
     return jsd;
 }

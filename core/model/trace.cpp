@@ -58,6 +58,8 @@ Tensor Trace::stackedProbabilities() const {
     if (layers.empty()) return Tensor({0});
     std::vector<float> values;
     std::vector<int64_t> shape;
+    // Why: growing by doubling copied the maps about twice over.
+    values.reserve(layers.size() * std::size_t(layers.front().probabilities.size()));
     const auto merge = internals.find("funnel_merge");
     for (std::size_t l = 0; l < layers.size(); ++l) {
         const Tensor& captured = layers[l].probabilities;
