@@ -36,6 +36,7 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QStringDecoder>
+#include <QVersionNumber>
 #include <QVulkanInstance>
 
 namespace headlight::app {
@@ -220,6 +221,8 @@ void MainWindow::addViewActions(const QList<QAction*>& actions) {
 
 QWidget* MainWindow::createCanvas() {
     vulkan_ = std::make_unique<QVulkanInstance>();
+    // Why 1.2: the canvas's shaders are SPIR-V 1.5 (glslc --target-env=vulkan1.2).
+    vulkan_->setApiVersion(QVersionNumber(1, 2));
 #ifndef NDEBUG
     vulkan_->setLayers({"VK_LAYER_KHRONOS_validation"});
 #endif
