@@ -1,6 +1,6 @@
 #include "atlas_tile_loader.h"
 
-#include "atlas_figure.h"
+#include "atlas_export.h"
 #include "colormap.h"
 
 #include <QtConcurrent/QtConcurrentRun>
@@ -11,7 +11,8 @@ bool AtlasTileRequest::sameAs(const AtlasTileRequest& other) const {
     const auto& a = region;
     const auto& b = other.region;
     return atlas == other.atlas && a.q0 == b.q0 && a.q1 == b.q1 && a.k0 == b.k0 && a.k1 == b.k1 &&
-           tile == other.tile && pooling == other.pooling && map == other.map;
+           tile == other.tile && pooling == other.pooling && map == other.map &&
+           overlay == other.overlay;
 }
 
 AtlasPicture pictureOf(const AtlasTileRequest& request) {
@@ -28,6 +29,11 @@ AtlasPicture pictureOf(const AtlasTileRequest& request) {
             line[col] =
                 render::colorAt(bar.map, render::normalise(tiles.at(row, col), bar.low, bar.high))
                     .rgb();
+    }
+    if (request.overlay) {
+        const analysis::AtlasMask mask = analysis::atlasMaskOf(request.atlas->input());
+        picture.masked = analysis::maskOverlayTiles(*request.atlas, mask, tiles.region, tiles.tile);
+        picture.outline = atlasOutline(*request.atlas, mask, tiles.region);
     }
     return picture;
 }

@@ -2,16 +2,21 @@
 // Pools the Atlas view's visible region into tiles off the GUI thread and colours them into an
 // image, so that painting only scales an image that is ready. One region is pooled at a time; a
 // request made while one runs replaces any waiting one (the newest wins), and a result that is
-// no longer the newest request is dropped.
+// no longer the newest request is dropped. With the mask overlay asked for, the loader also
+// works out the region's mask outline and each tile's mass outside the mask (exact, a pass over
+// the region's rows), so that painting and the hover read-out only read them.
 
+#include "analysis/atlas_mask_overlay.h"
 #include "analysis/attention_atlas.h"
 #include "figures/figure_style.h"
 
 #include <QFutureWatcher>
 #include <QImage>
 #include <QObject>
+#include <QPolygonF>
 #include <memory>
 #include <optional>
+#include <vector>
 
 namespace headlight::app {
 
@@ -21,6 +26,10 @@ struct AtlasPicture {
     analysis::TilePooling pooling = analysis::TilePooling::Mean;
     render::ColorBar colorBar;
     QImage image; // tiles.cols × tiles.rows
+    // With the overlay: per tile the mask's share (same tiles), and the outline in token
+    // coordinates (x a key, y a query) over tiles.region.
+    std::optional<analysis::MaskOverlayTiles> masked;
+    std::vector<QPolygonF> outline;
     quint64 serial = 0;
 };
 
@@ -30,6 +39,7 @@ struct AtlasTileRequest {
     int64_t tile = 1;
     analysis::TilePooling pooling = analysis::TilePooling::Mean;
     render::Colormap map = render::Colormap::Viridis;
+    bool overlay = false; // the mask overlay too
     bool sameAs(const AtlasTileRequest& other) const;
 };
 
