@@ -6,16 +6,11 @@
 // Progress of the pass over the map goes to stderr.
 #include "cli_atlas.h"
 
-#include "analysis/atlas_mask_overlay.h"
 #include "analysis/atlas_variant.h"
 #include "analysis/attention_atlas.h"
-#include "atlas_figure.h"
+#include "atlas_export.h"
 #include "cli_args.h"
 #include "counted.h"
-#include "export/embedded_metadata.h"
-#include "export/figure_data.h"
-#include "export_files.h"
-#include "figures/mask_outline.h"
 #include "model_session.h"
 #include "scene_files.h"
 #include "text_input.h"
@@ -55,46 +50,6 @@ analysis::TilePooling parsePooling(const QString& text) {
     if (text == QLatin1String("mean")) return analysis::TilePooling::Mean;
     if (text == QLatin1String("max")) return analysis::TilePooling::Max;
     throw CliError("--pool must be mean or max, not '" + text.toStdString() + "'");
-}
-
-// `--overlay mask`: the outline of the mask the map obeys (the variant's rows of keys, or the
-// model's causal rule, window and padding) painted over the cells, and the mass outside it (the
-// caption names its share).
-analysis::MaskOverlayTiles addMaskOverlay(const analysis::AttentionAtlas& atlas,
-                                          const analysis::AtlasTiles& tiles,
-                                          render::HeatmapFigure& figure) {
-    const analysis::AtlasMask mask = analysis::atlasMaskOf(atlas.input());
-    const analysis::AtlasRegion& r = tiles.region;
-    analysis::MaskOverlayTiles masked = analysis::maskOverlayTiles(atlas, mask, r, tiles.tile);
-    const QRectF extent(double(r.k0), double(r.q0), double(tiles.cols * tiles.tile),
-                        double(tiles.rows * tiles.tile));
-    std::vector<QPolygonF> shapes;
-    for (const analysis::OutlineShape& s : analysis::maskOutline(mask, atlas.head(), r))
-        shapes.push_back(QPolygonF({QPointF(s.left0, s.q0), QPointF(s.right0, s.q0),
-                                    QPointF(s.right1, s.q1), QPointF(s.left1, s.q1)}));
-    figure.overlay = [shapes, extent](QPainter& painter, const QRectF& cells) {
-        render::paintMaskOutline(painter, shapes, extent, cells);
-    };
-    return masked;
-}
-
-// One line per tile: where it starts, its pooled weight, and the mask's share of it.
-render::DataTable overlayTable(const analysis::AtlasTiles& tiles,
-                               const analysis::MaskOverlayTiles& masked) {
-    render::DataTable table;
-    table.header =
-        QStringList{"query", "key", "weight", "allowed share", "mass", "mass outside mask"};
-    for (int64_t r = 0; r < tiles.rows; ++r)
-        for (int64_t c = 0; c < tiles.cols; ++c) {
-            const auto at = std::size_t(r * tiles.cols + c);
-            table.rows.push_back({QString::number(tiles.region.q0 + r * tiles.tile),
-                                  QString::number(tiles.region.k0 + c * tiles.tile),
-                                  QString::number(tiles.values[at], 'g', 9),
-                                  QString::number(masked.allowedShare[at], 'g', 9),
-                                  QString::number(masked.mass[at], 'g', 9),
-                                  QString::number(masked.outsideMass[at], 'g', 9)});
-        }
-    return table;
 }
 
 QString readTextFile(const QString& path) {
@@ -175,32 +130,14 @@ int runAtlasExport(const CliArgs& args, render::ExportOptions options,
         return true;
     };
     const analysis::AttentionAtlas atlas(std::move(input), head, progress);
-    const analysis::AtlasTiles tiles = atlasPageTiles(atlas, region, pooling);
-    QString subject = atlasSubject(layer, head);
-    if (const auto& rule = atlas.input().variant)
-        subject += QStringLiteral(" (%1)").arg(QString::fromStdString(rule->name));
-    render::HeatmapFigure heatmap = atlasFigure(tiles, prepared.labels, subject, pooling);
-    std::optional<analysis::MaskOverlayTiles> masked;
-    if (args.has("--overlay")) masked = addMaskOverlay(atlas, tiles, heatmap);
-    const render::PageContent figure = heatmap;
+    const AtlasExport drawn =
+        atlasExport(atlas, region, pooling, prepared.labels, layer, args.has("--overlay"));
     const io::Scenario scenario = atlasExportScenario(args);
     options.caption = atlasCaption(*loaded, exportText(args), tokens);
     if (args.has("--variant"))
         options.caption.variant = QFileInfo(args.value("--variant")).completeBaseName();
-    if (masked)
-        options.caption.variant += QStringLiteral(" · mass outside the mask %1%")
-                                       .arg(masked->outsideShare() * 100.0, 0, 'f', 2);
-    options.provenance = atlasProvenance(*loaded, scenario, figure, regenerationCommand);
-    if (masked && QFileInfo(out).suffix().toLower() == QLatin1String("csv")) {
-        render::writeCsv(out, overlayTable(tiles, *masked),
-                         render::csvComments(options.provenance,
-                                             {QStringLiteral("%1 of the attention lies outside "
-                                                             "the mask; regenerate with: %2")
-                                                  .arg(masked->outsideShare(), 0, 'g', 9)
-                                                  .arg(regenerationCommand.join(' '))}));
-        return 0;
-    }
-    exportToFile(out, figure, options);
+    options.provenance = atlasProvenance(*loaded, scenario, drawn.figure, regenerationCommand);
+    writeAtlasExport(out, drawn, options, regenerationCommand);
     return 0;
 }
 } // namespace headlight::app

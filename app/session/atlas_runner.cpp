@@ -1,5 +1,6 @@
 #include "atlas_runner.h"
 
+#include "analysis/atlas_variant.h"
 #include "counted.h"
 #include "forward_runner.h"
 #include "text_input.h"
@@ -14,6 +15,7 @@ namespace {
 
 struct AtlasPass {
     QString text;
+    variants::VariantSpec variant;
     int layer = 0;
     int head = 0;
     quint64 serial = 0;
@@ -54,10 +56,11 @@ std::shared_ptr<const analysis::AttentionAtlas> buildAtlas(const LoadedModel& mo
     capture.layers = {request.layer};
     capture.finalState = false; // the layers after the one drawn cannot change it: they do not run
     checkPlan(model, request, capture, result.tokens);
-    const Trace trace = model.model->forward(input, capture);
+    const Trace trace = model.model->forward(input, capture, request.variant);
     result.forwardMs = trace.forwardMs;
-    analysis::AtlasInput atlasInput = analysis::atlasInputOf(
-        trace.layers[std::size_t(request.layer)], model.model->spec(), trace.valid);
+    analysis::AtlasInput atlasInput =
+        analysis::atlasInputOf(trace.layers[std::size_t(request.layer)], model.model->spec(),
+                               trace.valid, request.variant, request.layer);
     int reported = -1;
     const auto progress = [&request, &reported](double share) {
         const int percent = int(share * 100.0);
@@ -122,6 +125,10 @@ void AtlasRunner::setModel(std::shared_ptr<const LoadedModel> model) {
     model_ = std::move(model);
 }
 
+void AtlasRunner::setVariant(const variants::VariantSpec& variant) {
+    variant_ = variant;
+}
+
 void AtlasRunner::request(const QString& text, int layer, int head) {
     text_ = text;
     layer_ = layer;
@@ -147,7 +154,7 @@ bool AtlasRunner::busy() const {
 void AtlasRunner::launch() {
     if (!model_ || held_ || busy() || launched_ == requested_) return;
     launched_ = requested_;
-    const AtlasPass request{text_, layer_, head_, launched_, latest_, this};
+    const AtlasPass request{text_, variant_, layer_, head_, launched_, latest_, this};
     watcher_->setFuture(QtConcurrent::run(runAtlasPass, model_, request));
     Q_EMIT busyChanged(true);
 }

@@ -6,10 +6,13 @@
 // being built at its next progress report, and a stale result is dropped. A pass of
 // ForwardRunner::kLongPassTokens tokens or more tells its memory plan first, and one that would
 // not fit, or that the model refuses (a text past a learned position table), fails with the
-// reason.
+// reason. The pass runs the variant set (setVariant): a sparse mask's, LSH's or a linearized
+// kernel's own weights are drawn (core/analysis/atlas_variant.h), and a variant the atlas cannot
+// draw fails with the reason, never falling back to exact attention.
 
 #include "analysis/attention_atlas.h"
 #include "model_session.h"
+#include "variants/variant_spec.h"
 
 #include <QFutureWatcher>
 #include <QObject>
@@ -43,6 +46,9 @@ public:
     ~AtlasRunner() override;
 
     void setModel(std::shared_ptr<const LoadedModel> model);
+    // The variant the next requests run (default: none, the model as trained).
+    void setVariant(const variants::VariantSpec& variant);
+    const variants::VariantSpec& variant() const { return variant_; }
     // Draws `head` (or AttentionAtlas::kAllHeads) of `layer` for `text`; replaces any request.
     void request(const QString& text, int layer, int head);
     void cancel(); // stops the pass in flight at its next progress report; nothing pending
@@ -65,6 +71,7 @@ private:
     QFutureWatcher<std::shared_ptr<AtlasResult>>* watcher_;
     std::shared_ptr<const LoadedModel> model_;
     QString text_;
+    variants::VariantSpec variant_;
     int layer_ = 0, head_ = 0;
     bool held_ = false;
     quint64 requested_ = 0, launched_ = 0;

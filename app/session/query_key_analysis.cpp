@@ -21,7 +21,7 @@ QueryKeyAnalysis analyseQueriesKeys(const LoadedModel& model, const ModelInput& 
         trace = model.model->forward(input, capture, variant, intervention);
         // Why refuse a kernel the atlas rebuilds (sparse, LSH, linearized): its weights are not
         // a softmax of q·k over the keys, so the picture's distance would not read as attention.
-        if (analysis::atlasInputOf(trace.layers.front(), spec, trace.valid, variant, 0).variant)
+        if (analysis::atlasDrawsVariant(spec, variant))
             throw ModelError("the variant's kernel changes attention");
     } catch (const ModelError&) {
         // The only refusal the main pass did not already make (same input, variant and

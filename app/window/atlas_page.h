@@ -4,15 +4,22 @@
 // count, the model's position limit, the pass's progress with Cancel, and mean or max pooling;
 // beside it, the clicked query's strongest keys (double-click or Enter centres the view on that
 // cell). The pass runs on AtlasRunner (app/session/atlas_runner.h); a refusal (a text past a
-// learned position table, a pass that would not fit) is reported through failed(). "Open on
-// canvas" (enabled once an atlas is drawn) asks for it on the Vulkan canvas (openOnCanvas).
+// learned position table, a pass that would not fit, a variant the atlas cannot draw) is
+// reported through failed() and in the tab. The atlas follows the variant panel's variant
+// (setVariant): a sparse mask's, LSH's or a linearized kernel's own weights. "Mask outline"
+// (Ctrl+Shift+M) paints the outline of the mask the map obeys and tells, beside the map, the
+// share of the attention in view outside it, and per tile under the pointer.
+// "Open on canvas" (enabled once an atlas is drawn) asks for it on the Vulkan canvas
+// (openOnCanvas).
 
 #include "atlas_figure.h"
 #include "atlas_runner.h"
 #include "atlas_view.h"
 
+#include <QJsonObject>
 #include <QWidget>
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QListWidget;
@@ -29,6 +36,9 @@ public:
     explicit AtlasPage(QWidget* parent = nullptr);
 
     void setModel(std::shared_ptr<const LoadedModel> model);
+    // The variant the next show() draws: its JSON (as the variant panel builds it; empty for
+    // none) and its spec.
+    void setVariant(const QJsonObject& json, const variants::VariantSpec& spec);
     // Draws `head` (AttentionAtlas::kAllHeads for the mean) of `layer` for `text`, unless that is
     // what is drawn or running already.
     void show(const QString& text, int layer, int head);
@@ -39,13 +49,18 @@ public:
     QComboBox* poolingBox() const { return pooling_; }
     QLabel* infoLabel() const { return info_; }
     QPushButton* canvasButton() const { return canvasButton_; }
+    QCheckBox* overlayBox() const { return overlay_; }
+    // The mask overlay's share of the attention in view outside the mask; hidden without it.
+    QLabel* maskLabel() const { return maskLabel_; }
+    QLabel* readoutLabel() const { return readout_; } // the tile under the pointer
     // The atlas drawn, its text, layer and head; null before the first.
     const AtlasResult* result() const { return result_.get(); }
 
-    // The figure `headlight export --view atlas --region` draws for the region in view, with its
-    // caption and provenance set in `options`. Throws std::runtime_error without an atlas.
-    render::HeatmapFigure regionFigure(render::ExportOptions& options,
-                                       const QString& fileName) const;
+    // Writes the region in view to `path` (a figure format or .csv) as `headlight export --view
+    // atlas --region` writes it, with the variant (its JSON written beside the file, as
+    // NAME-variant.json, for the command's --variant) and the mask overlay when it is on; the
+    // file's provenance records that command. Throws std::exception without an atlas.
+    void exportRegion(const QString& path, render::ExportOptions options) const;
 
 Q_SIGNALS:
     void failed(const QString& reason);
@@ -58,15 +73,22 @@ private:
     void onFailed(const QString& reason, int64_t tokens);
     void showStrongestKeys(int64_t query);
     void setInfo(int64_t tokens, const QString& detail);
+    void showMaskShare();
+    QStringList exportCommand(const QString& fileName, const QString& variantFile,
+                              const render::ExportOptions& options) const;
 
     AtlasRunner* runner_;
     AtlasView* view_;
     std::shared_ptr<const LoadedModel> model_;
     std::shared_ptr<const AtlasResult> result_;
     QString requestedText_;
+    QJsonObject variantJson_, requestedVariant_, shownVariant_;
     int requestedLayer_ = -1, requestedHead_ = 0;
     QLabel* info_ = nullptr;
     QComboBox* pooling_ = nullptr;
+    QCheckBox* overlay_ = nullptr;
+    QLabel* maskLabel_ = nullptr;
+    QLabel* readout_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QPushButton* cancel_ = nullptr;
     QPushButton* canvasButton_ = nullptr;

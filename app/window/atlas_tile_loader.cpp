@@ -1,6 +1,6 @@
 #include "atlas_tile_loader.h"
 
-#include "atlas_figure.h"
+#include "atlas_export.h"
 #include "colormap.h"
 
 #include <QtConcurrent/QtConcurrentRun>
@@ -11,7 +11,8 @@ bool AtlasTileRequest::sameAs(const AtlasTileRequest& other) const {
     const auto& a = region;
     const auto& b = other.region;
     return atlas == other.atlas && a.q0 == b.q0 && a.q1 == b.q1 && a.k0 == b.k0 && a.k1 == b.k1 &&
-           tile == other.tile && pooling == other.pooling && map == other.map;
+           tile == other.tile && pooling == other.pooling && map == other.map &&
+           overlay == other.overlay;
 }
 
 AtlasPicture pictureOf(const AtlasTileRequest& request) {
@@ -30,6 +31,13 @@ AtlasPicture pictureOf(const AtlasTileRequest& request) {
                     .rgb();
     }
     return picture;
+}
+
+void addMaskOverlay(AtlasPicture& picture, const AtlasTileRequest& request) {
+    const analysis::AtlasMask mask = analysis::atlasMaskOf(request.atlas->input());
+    const analysis::AtlasTiles& tiles = picture.tiles;
+    picture.masked = analysis::maskOverlayTiles(*request.atlas, mask, tiles.region, tiles.tile);
+    picture.outline = atlasOutline(*request.atlas, mask, tiles.region);
 }
 
 AtlasTileLoader::AtlasTileLoader(QObject* parent)
@@ -55,17 +63,29 @@ bool AtlasTileLoader::busy() const {
 void AtlasTileLoader::launch() {
     if (busy() || launched_ == requested_ || !newest_) return;
     launched_ = requested_;
-    watcher_->setFuture(QtConcurrent::run(
-        [request = *newest_, serial = launched_]() -> std::shared_ptr<const AtlasPicture> {
-            auto picture = std::make_shared<AtlasPicture>(pictureOf(request));
-            picture->serial = serial;
-            return picture;
-        }));
+    run(launched_, [request = *newest_] { return pictureOf(request); });
+}
+
+template <typename Make> void AtlasTileLoader::run(quint64 serial, Make make) {
+    watcher_->setFuture(QtConcurrent::run([serial, make]() -> std::shared_ptr<const AtlasPicture> {
+        auto picture = std::make_shared<AtlasPicture>(make());
+        picture->serial = serial;
+        return picture;
+    }));
 }
 
 void AtlasTileLoader::collect() {
     const std::shared_ptr<const AtlasPicture> picture = watcher_->result();
-    if (picture->serial == requested_) Q_EMIT loaded(picture);
-    launch();
+    if (picture->serial != requested_) {
+        launch();
+        return;
+    }
+    Q_EMIT loaded(picture);
+    if (newest_->overlay && !picture->masked)
+        run(picture->serial, [request = *newest_, picture] {
+            AtlasPicture withOverlay = *picture;
+            addMaskOverlay(withOverlay, request);
+            return withOverlay;
+        });
 }
 } // namespace headlight::app

@@ -2,16 +2,23 @@
 // Pools the Atlas view's visible region into tiles off the GUI thread and colours them into an
 // image, so that painting only scales an image that is ready. One region is pooled at a time; a
 // request made while one runs replaces any waiting one (the newest wins), and a result that is
-// no longer the newest request is dropped.
+// no longer the newest request is dropped. With the mask overlay asked for, the loader also
+// works out the region's mask outline and each tile's mass outside the mask (exact, a pass over
+// the region's rows), so that painting and the hover read-out only read them. Why in a second
+// step, the picture delivered first without them and then again with them: that pass costs as
+// much as recomputing the region, and pan and zoom should not wait for it.
 
+#include "analysis/atlas_mask_overlay.h"
 #include "analysis/attention_atlas.h"
 #include "figures/figure_style.h"
 
 #include <QFutureWatcher>
 #include <QImage>
 #include <QObject>
+#include <QPolygonF>
 #include <memory>
 #include <optional>
+#include <vector>
 
 namespace headlight::app {
 
@@ -21,6 +28,10 @@ struct AtlasPicture {
     analysis::TilePooling pooling = analysis::TilePooling::Mean;
     render::ColorBar colorBar;
     QImage image; // tiles.cols × tiles.rows
+    // With the overlay: per tile the mask's share (same tiles), and the outline in token
+    // coordinates (x a key, y a query) over tiles.region.
+    std::optional<analysis::MaskOverlayTiles> masked;
+    std::vector<QPolygonF> outline;
     quint64 serial = 0;
 };
 
@@ -30,11 +41,15 @@ struct AtlasTileRequest {
     int64_t tile = 1;
     analysis::TilePooling pooling = analysis::TilePooling::Mean;
     render::Colormap map = render::Colormap::Viridis;
+    bool overlay = false; // the mask overlay too
     bool sameAs(const AtlasTileRequest& other) const;
 };
 
-// The picture of a request, on the calling thread.
+// The picture of a request, on the calling thread; with the overlay asked for, without its numbers
+// (addMaskOverlay adds them).
 AtlasPicture pictureOf(const AtlasTileRequest& request);
+// The mask overlay of `picture`'s region (its outline and per tile the mask's numbers).
+void addMaskOverlay(AtlasPicture& picture, const AtlasTileRequest& request);
 
 class AtlasTileLoader : public QObject {
     Q_OBJECT
@@ -52,6 +67,8 @@ Q_SIGNALS:
 
 private:
     void launch();
+    // Runs `make` off the GUI thread; its picture is stamped with `serial`.
+    template <typename Make> void run(quint64 serial, Make make);
     void collect();
 
     QFutureWatcher<std::shared_ptr<const AtlasPicture>>* watcher_;

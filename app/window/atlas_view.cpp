@@ -1,6 +1,7 @@
 #include "atlas_view.h"
 
-#include "atlas_figure.h"
+#include "atlas_export.h"
+#include "figures/mask_outline.h"
 
 #include <QKeyEvent>
 #include <QMouseEvent>
@@ -13,9 +14,16 @@ namespace headlight::app {
 namespace {
 
 constexpr double kMinSpan = 8.0;        // tokens across the map at the deepest zoom
-constexpr double kLabelBand = 110.0;    // query labels left of the map, key labels under it
-constexpr double kStripHeight = 22.0;   // the column sums
-constexpr double kProfileHeight = 72.0; // the row profile
+constexpr double kLabelBand = 110.0;    // query labels left of the map
+constexpr double kKeyBand = 84.0;       // key labels (or ticks and the axis title) under it
+constexpr double kStripHeight = 14.0;   // the column sums, over the map
+constexpr double kProfileWidth = 230.0; // the row profile beside the map
+constexpr double kProfileHeight = 150.0;
+constexpr double kProfileTitle = 40.0;       // two lines over the profile beside the map
+constexpr double kUnderProfileHeight = 64.0; // the row profile under the map's key labels
+constexpr double kUnderProfileTitle = 20.0;
+constexpr double kProfileEnds = 20.0;   // the first and last key in view, under the profile
+constexpr double kBarDrop = 10.0;       // the colour bar's top label clears the strip's maximum
 constexpr double kCentredSpan = 24.0;   // tokens in view after centreOn: labelled cells
 constexpr double kGap = 8.0;
 constexpr int kDragSlop = 4;             // pixels a press may move and still be a click
@@ -44,6 +52,7 @@ AtlasView::AtlasView(QWidget* parent)
     setFocusPolicy(Qt::StrongFocus);
     setMinimumSize(320, 240); // as the figure view: the window fits a 1366 × 768 screen
     setAutoFillBackground(false);
+    setMouseTracking(true); // the hover read-out
     connect(loader_, &AtlasTileLoader::loaded, this, &AtlasView::onPicture);
     connect(overviewLoader_, &AtlasTileLoader::loaded, this,
             [this](std::shared_ptr<const AtlasPicture> picture) {
@@ -88,6 +97,13 @@ void AtlasView::setColormap(render::Colormap map) {
     colormap_ = map;
     requestOverview();
     requestTiles();
+}
+
+void AtlasView::setOverlay(bool on) {
+    if (on == overlay_) return;
+    overlay_ = on;
+    requestTiles();
+    update();
 }
 
 void AtlasView::selectQuery(int64_t query) {
@@ -168,7 +184,7 @@ void AtlasView::requestTiles() {
         return std::min(atlas_->tokens(), (t + tile - 1) / tile * tile);
     };
     region = {down(region.q0), up(region.q1), down(region.k0), up(region.k1)};
-    const AtlasTileRequest request{atlas_, region, tile, pooling_, colormap_};
+    const AtlasTileRequest request{atlas_, region, tile, pooling_, colormap_, overlay_};
     if (loader_->newest() && loader_->newest()->sameAs(request)) return;
     loader_->request(request);
 }
@@ -185,6 +201,7 @@ void AtlasView::requestOverview() {
 void AtlasView::onPicture(std::shared_ptr<const AtlasPicture> picture) {
     detail_ = std::move(picture);
     update();
+    Q_EMIT pictureShown();
 }
 
 bool AtlasView::pictureCoversView() const {
@@ -199,17 +216,38 @@ bool AtlasView::pictureCoversView() const {
 AtlasView::Areas AtlasView::areas() const {
     const QFont tick = pixelFont(14);
     const double barWidth = render::colorBarWidth(tick) + 12.0;
-    const double below = kLabelBand + kGap + kStripHeight + kGap + kProfileHeight + 24.0;
+    const double mapTop = 12.0 + kStripHeight + 4.0;
     const double wide = std::max(40.0, width() - kLabelBand - barWidth - kGap);
-    const double tall = std::max(40.0, height() - 12.0 - below);
-    // Why not always square: on a 768-pixel screen the height left under the bands would make
-    // the map a thumbnail; cells may stretch up to 2:1 to use the width.
-    const double across = std::min(wide, 2.0 * tall), down = std::min(tall, across);
+    const double tall = std::max(40.0, height() - mapTop - kKeyBand - 4.0);
+    // Why not always square: on a 768-pixel screen the height left would make the map a
+    // thumbnail; cells may stretch up to 2:1 to use the width.
+    const auto fitted = [](double across, double down) {
+        across = std::min(across, 2.0 * down);
+        return QSizeF(across, std::min(down, across));
+    };
+    // The row profile goes beside the map or under its key labels, whichever leaves the map the
+    // larger: beside where width is to spare (a short screen), under where it is not.
+    const QSizeF beside = fitted(std::max(40.0, wide - 2.0 * kGap - kProfileWidth), tall);
+    const QSizeF under = fitted(
+        wide, std::max(40.0, tall - kUnderProfileTitle - kUnderProfileHeight - kProfileEnds));
+    const bool besides = beside.width() * beside.height() >= under.width() * under.height();
+    const QSizeF size = besides ? beside : under;
     Areas a;
-    a.map = QRectF(kLabelBand, 12.0, across, down);
-    a.strip = QRectF(a.map.left(), a.map.bottom() + kLabelBand + kGap, across, kStripHeight);
-    a.profile = QRectF(a.map.left(), a.strip.bottom() + kGap + 18.0, across, kProfileHeight);
-    a.colorBar = QRectF(a.map.right() + kGap, a.map.top(), barWidth, down);
+    a.map = QRectF(QPointF(kLabelBand, mapTop), size);
+    a.strip = QRectF(a.map.left(), 12.0, size.width(), kStripHeight);
+    a.colorBar =
+        QRectF(a.map.right() + kGap, a.map.top() + kBarDrop, barWidth, size.height() - kBarDrop);
+    if (besides) {
+        a.profile = QRectF(
+            a.colorBar.right() + 2.0 * kGap, a.map.top() + kProfileTitle, kProfileWidth,
+            std::min(kProfileHeight, std::max(40.0, size.height() - kProfileTitle - kProfileEnds)));
+        a.profileTitle = QRectF(a.profile.left(), a.map.top(), kProfileWidth, kProfileTitle - 2.0);
+    } else {
+        a.profile = QRectF(a.map.left(), a.map.bottom() + kKeyBand + kUnderProfileTitle,
+                           size.width(), kUnderProfileHeight);
+        a.profileTitle =
+            QRectF(a.map.left(), a.map.bottom() + kKeyBand, size.width(), kUnderProfileTitle - 2.0);
+    }
     return a;
 }
 
@@ -241,6 +279,7 @@ void AtlasView::paintEvent(QPaintEvent*) {
         tokenRect(0, double(atlas_->tokens()), 0, double(atlas_->tokens()), a.map)));
     if (overview_ && overview_ != detail_) paintPicture(painter, *overview_, a.map);
     if (detail_) paintPicture(painter, *detail_, a.map);
+    if (overlay_ && detail_) paintOutline(painter, *detail_, a.map);
     paintMarks(painter, a.map);
     painter.restore();
     painter.setPen(render::style::kMutedInk);
@@ -254,7 +293,7 @@ void AtlasView::paintEvent(QPaintEvent*) {
         paintPositionTicks(painter, a.map);
     if (detail_) render::paintColorBar(painter, a.colorBar, detail_->colorBar, pixelFont(14));
     paintColumnSums(painter, a.strip);
-    paintRowProfile(painter, a.profile);
+    paintRowProfile(painter, a.profile, a.profileTitle);
 }
 
 void AtlasView::paintPicture(QPainter& painter, const AtlasPicture& picture,
@@ -265,6 +304,23 @@ void AtlasView::paintPicture(QPainter& painter, const AtlasPicture& picture,
     const QRectF target = tokenRect(double(r.q0), double(r.q0 + t.rows * t.tile), double(r.k0),
                                     double(r.k0 + t.cols * t.tile), map);
     painter.drawImage(target, picture.image);
+}
+
+void AtlasView::paintOutline(QPainter& painter, const AtlasPicture& picture,
+                             const QRectF& map) const {
+    if (picture.outline.empty()) return;
+    const auto& t = picture.tiles;
+    const auto& r = t.region;
+    // Why only the map's part: paintMaskOutline clips to the cells it is given, and a picture
+    // aligned to the tile grid may reach past the map.
+    const QRectF cells = tokenRect(double(r.q0), double(r.q0 + t.rows * t.tile), double(r.k0),
+                                   double(r.k0 + t.cols * t.tile), map)
+                             .intersected(map);
+    const double perKey = span_ / map.width(), perQuery = span_ / map.height();
+    const QRectF extent(left() + (cells.left() - map.left()) * perKey,
+                        top() + (cells.top() - map.top()) * perQuery, cells.width() * perKey,
+                        cells.height() * perQuery);
+    render::paintMaskOutline(painter, picture.outline, extent, cells);
 }
 
 void AtlasView::paintMarks(QPainter& painter, const QRectF& map) const {
@@ -297,8 +353,8 @@ void AtlasView::paintTokenLabels(QPainter& painter, const QRectF& map) const {
     painter.save();
     painter.setClipRect(QRectF(0, map.top(), map.left(), map.height()));
     render::paintRowLabels(painter, plot, map.left() - 4.0, rows, int(query_ - r.q0), font);
-    painter.setClipRect(QRectF(map.left(), map.bottom(), map.width(), kLabelBand));
-    const double band = render::columnLabelsHeight(cols, font, true, kLabelBand - 8.0);
+    painter.setClipRect(QRectF(map.left(), map.bottom(), map.width(), kKeyBand));
+    const double band = render::columnLabelsHeight(cols, font, true, kKeyBand - 8.0);
     render::paintColumnLabels(painter, plot.adjusted(0, 0, 0, map.bottom() - plot.bottom()), band,
                               cols, int(markedKey_ - r.k0), font);
     painter.restore();
@@ -364,18 +420,20 @@ void AtlasView::paintColumnSums(QPainter& painter, const QRectF& strip) const {
     painter.setPen(render::style::kInk);
     painter.drawText(QRectF(0, strip.top(), strip.left() - 6, strip.height()),
                      Qt::AlignRight | Qt::AlignVCenter, tr("Received"));
-    painter.drawText(QRectF(strip.right() + 6, strip.top(), 200, strip.height()),
+    painter.drawText(QRectF(strip.right() + 6, strip.top() - 2, 200, strip.height() + 4),
                      Qt::AlignLeft | Qt::AlignVCenter,
                      tr("max %1").arg(double(largest), 0, 'g', 3));
 }
 
-void AtlasView::paintRowProfile(QPainter& painter, const QRectF& profile) const {
+void AtlasView::paintRowProfile(QPainter& painter, const QRectF& profile,
+                                const QRectF& title) const {
     painter.setPen(render::style::kGrid);
     painter.drawRect(profile);
     painter.setFont(pixelFont(13));
     painter.setPen(render::style::kInk);
     if (row_.empty()) {
-        painter.drawText(profile, Qt::AlignCenter, tr("Click a query row to see its attention"));
+        painter.drawText(title, Qt::AlignLeft | Qt::AlignBottom | Qt::TextWordWrap,
+                         tr("Row profile: click a query row to see its attention"));
         return;
     }
     const std::vector<float> columns = perColumn(row_, profile);
@@ -387,12 +445,58 @@ void AtlasView::paintRowProfile(QPainter& painter, const QRectF& profile) const 
     painter.setPen(QPen(render::style::kAccent, 1.5));
     painter.drawPolyline(line);
     painter.setPen(render::style::kInk);
-    painter.drawText(QRectF(profile.left(), profile.top() - 18, profile.width(), 18),
-                     Qt::AlignLeft | Qt::AlignVCenter,
-                     tr("Row of query #%1 “%2” (max %3 in view)")
+    painter.drawText(title, Qt::AlignLeft | Qt::AlignBottom | Qt::TextWordWrap,
+                     tr("Row of query #%1 “%2” over the keys in view (max %3)")
                          .arg(query_)
                          .arg(labels_.value(int(query_)))
                          .arg(double(largest), 0, 'g', 3));
+    const analysis::AtlasRegion r = visibleRegion();
+    const QRectF under(profile.left(), profile.bottom() + 2.0, profile.width(), kProfileEnds - 2.0);
+    painter.drawText(under, Qt::AlignLeft | Qt::AlignTop, QString::number(r.k0));
+    painter.drawText(under, Qt::AlignRight | Qt::AlignTop, QString::number(r.k1 - 1));
+}
+
+QString AtlasView::readoutAt(QPointF position) const {
+    const QRectF map = areas().map;
+    if (!atlas_ || !map.contains(position)) return {};
+    const auto query =
+        int64_t(std::floor(top() + (position.y() - map.top()) * span_ / map.height()));
+    const auto key =
+        int64_t(std::floor(left() + (position.x() - map.left()) * span_ / map.width()));
+    const auto covers = [query, key](const std::shared_ptr<const AtlasPicture>& p) {
+        const analysis::AtlasRegion& r = p ? p->tiles.region : analysis::AtlasRegion{};
+        return r.q0 <= query && query < r.q1 && r.k0 <= key && key < r.k1;
+    };
+    const AtlasPicture* picture = covers(detail_)     ? detail_.get()
+                                  : covers(overview_) ? overview_.get()
+                                                      : nullptr;
+    if (!picture) return {};
+    const analysis::AtlasTiles& t = picture->tiles;
+    const int64_t row = (query - t.region.q0) / t.tile, col = (key - t.region.k0) / t.tile;
+    const auto at = std::size_t(row * t.cols + col);
+    const int64_t q0 = t.region.q0 + row * t.tile, k0 = t.region.k0 + col * t.tile;
+    QString text =
+        t.tile == 1
+            ? tr("Query #%1 “%2”, key #%3 “%4”: weight %5")
+                  .arg(query)
+                  .arg(labels_.value(int(query)))
+                  .arg(key)
+                  .arg(double(t.values[at]), 0, 'g', 4)
+            : tr("Queries %1–%2 × keys %3–%4: %5 weight %6")
+                  .arg(q0)
+                  .arg(std::min(q0 + t.tile, t.region.q1) - 1)
+                  .arg(k0)
+                  .arg(std::min(k0 + t.tile, t.region.k1) - 1)
+                  .arg(picture->pooling == analysis::TilePooling::Max ? tr("max") : tr("mean"))
+                  .arg(double(t.values[at]), 0, 'g', 4);
+    if (picture->masked) {
+        const analysis::MaskOverlayTiles& m = *picture->masked;
+        const double mass = m.mass[at];
+        text += tr("\nThe mask allows %1% of its cells · %2")
+                    .arg(double(m.allowedShare[at]) * 100.0, 0, 'f', 1)
+                    .arg(outsideMaskText(mass > 0.0 ? m.outsideMass[at] / mass : 0.0));
+    }
+    return text;
 }
 
 // [SECTION] input
@@ -406,7 +510,10 @@ void AtlasView::mousePressEvent(QMouseEvent* event) {
 }
 
 void AtlasView::mouseMoveEvent(QMouseEvent* event) {
-    if (!(event->buttons() & Qt::LeftButton)) return;
+    if (!(event->buttons() & Qt::LeftButton)) {
+        Q_EMIT readoutChanged(readoutAt(event->position()));
+        return;
+    }
     const QPoint delta = event->position().toPoint() - pressed_;
     if (delta.manhattanLength() > kDragSlop) dragging_ = true;
     if (!dragging_) return;
@@ -426,6 +533,11 @@ void AtlasView::mouseReleaseEvent(QMouseEvent* event) {
     markedKey_ = -1;
     selectQuery(query);
     Q_EMIT querySelected(query);
+}
+
+void AtlasView::leaveEvent(QEvent* event) {
+    QWidget::leaveEvent(event);
+    Q_EMIT readoutChanged({});
 }
 
 void AtlasView::wheelEvent(QWheelEvent* event) {

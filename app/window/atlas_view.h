@@ -1,15 +1,18 @@
 #pragma once
 // The Atlas view's map: one head's (or a layer's mean) attention at any text length, drawn from
-// the tiles of an AttentionAtlas (core/analysis/attention_atlas.h), with the selected query's row
-// profile as a line under the map and the attention each key receives (column sums) as a strip,
-// both over the keys in view, and a colour bar.
+// the tiles of an AttentionAtlas (core/analysis/attention_atlas.h), with the attention each key
+// receives (column sums) as a strip over the map, the selected query's row profile as a line
+// beside it or under it (whichever leaves the map larger: on a short screen the height is what
+// the map lacks), both over the keys in view, and a colour bar.
 //
 // Painting never computes attention: it scales the pictures the tile loader made (a whole-map
 // overview under the picture of the region last in view). Each pan or zoom repaints at once from
 // those and asks the loader for the region now in view, pooled so that it has at most
 // kAtlasCellsPerSide tiles a side; at one token a tile the cells are exact and, once they fit,
-// carry the token labels. The map is painted in layers (pictures, then marks, then labels) so
-// that more marks, such as a variant's mask outline, can be painted between them.
+// carry the token labels. The map is painted in layers (pictures, then the mask outline, then
+// marks, then labels). With the mask overlay on, the picture also carries the outline of the mask
+// the map obeys (a variant's rows of keys, else the model's rule) and each tile's mass outside
+// it; hovering a tile tells its numbers (readoutAt).
 //
 //   drag / arrow keys   pan        wheel / + / −   zoom about the cursor or the centre
 //   Home                fit        click           select the query row under the cursor
@@ -35,11 +38,18 @@ public:
     void clear(const QString& message);
     const analysis::AttentionAtlas* atlas() const { return atlas_.get(); }
     const QStringList& labels() const { return labels_; }
+    const QString& message() const { return message_; } // what clear() said
 
     void setPooling(analysis::TilePooling pooling);
     analysis::TilePooling pooling() const { return pooling_; }
     void setColormap(render::Colormap map);
     render::Colormap colormap() const { return colormap_; }
+    // The mask overlay: the outline over the map and each tile's mass outside the mask.
+    void setOverlay(bool on);
+    bool overlay() const { return overlay_; }
+    // What the tile under `position` (widget coordinates) holds: its tokens, its weight and, with
+    // the overlay, the mask's share of its cells and of its mass; empty off the map.
+    QString readoutAt(QPointF position) const;
 
     // The query whose row profile is drawn (its row outlined), −1 for none.
     void selectQuery(int64_t query);
@@ -65,11 +75,14 @@ public:
 
 Q_SIGNALS:
     void querySelected(int64_t query);
+    void pictureShown();                      // a new picture of the region in view is painted
+    void readoutChanged(const QString& text); // the pointer moved over another tile, or off
 
 protected:
     void paintEvent(QPaintEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
+    void leaveEvent(QEvent* event) override;
     void mouseReleaseEvent(QMouseEvent* event) override;
     void wheelEvent(QWheelEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
@@ -77,7 +90,7 @@ protected:
 
 private:
     struct Areas {
-        QRectF map, strip, profile, colorBar;
+        QRectF map, strip, profile, profileTitle, colorBar;
     };
     Areas areas() const;
     QRectF tokenRect(double q0, double q1, double k0, double k1, const QRectF& map) const;
@@ -90,11 +103,12 @@ private:
     void zoomAbout(double factor, QPointF anchor);
 
     void paintPicture(QPainter& painter, const AtlasPicture& picture, const QRectF& map) const;
+    void paintOutline(QPainter& painter, const AtlasPicture& picture, const QRectF& map) const;
     void paintMarks(QPainter& painter, const QRectF& map) const;
     void paintTokenLabels(QPainter& painter, const QRectF& map) const;
     void paintPositionTicks(QPainter& painter, const QRectF& map) const;
     void paintColumnSums(QPainter& painter, const QRectF& strip) const;
-    void paintRowProfile(QPainter& painter, const QRectF& profile) const;
+    void paintRowProfile(QPainter& painter, const QRectF& profile, const QRectF& title) const;
     // Per pixel column of `area`, the largest of `values` over the keys it covers.
     std::vector<float> perColumn(const std::vector<float>& values, const QRectF& area) const;
 
@@ -103,6 +117,7 @@ private:
     QString message_;
     analysis::TilePooling pooling_ = analysis::TilePooling::Mean;
     render::Colormap colormap_ = render::Colormap::Viridis;
+    bool overlay_ = false;
     double centreQ_ = 0.0, centreK_ = 0.0, span_ = 1.0; // tokens
     int64_t query_ = -1, markedKey_ = -1;
     std::vector<float> row_;

@@ -190,18 +190,20 @@ bool ExportActions::write(const QString& path, render::ExportOptions options, co
             throw std::runtime_error("the Vulkan canvas tab has no figure to export; pick one of "
                                      "the other views");
         const Workspace* workspace = window_->workspace();
-        const FigureView* view = workspace->figureView();
-        // The Atlas exports the region in view, as `headlight export --view atlas --region`.
-        const render::PageContent content =
-            workspace->atlasShown() ? render::PageContent(workspace->atlasPage()->regionFigure(
-                                          options, QFileInfo(path).fileName()))
-            : view->panels()        ? render::PageContent(*view->panels())
-                                    : render::PageContent(view->figure());
-        const ForwardResult* result = workspace->result();
-        if (result && result->model && !workspace->atlasShown())
-            options.provenance =
-                provenanceJson(*result, workspace->scenario(), content, path, options);
-        exportToFile(path, content, options);
+        if (workspace->atlasShown()) {
+            // The Atlas exports the region in view, as `headlight export --view atlas --region`.
+            workspace->atlasPage()->exportRegion(path, options);
+        } else {
+            const FigureView* view = workspace->figureView();
+            const render::PageContent content = view->panels()
+                                                    ? render::PageContent(*view->panels())
+                                                    : render::PageContent(view->figure());
+            const ForwardResult* result = workspace->result();
+            if (result && result->model)
+                options.provenance =
+                    provenanceJson(*result, workspace->scenario(), content, path, options);
+            exportToFile(path, content, options);
+        }
     } catch (const std::exception& error) {
         window_->showError(tr("Cannot export the %1").arg(what),
                            tr("Headlight could not write %1.").arg(shown),

@@ -265,7 +265,10 @@ void Workspace::setVariant(const QJsonObject& spec) {
     variantJson_ = spec;
     state_.knnLambda = -1.0; // the new pass's own λ until the slider moves
     try {
-        runner_->setVariant(io::parseScenarioVariant(spec));
+        const variants::VariantSpec variant = io::parseScenarioVariant(spec);
+        runner_->setVariant(variant);
+        atlasPage_->setVariant(spec, variant); // the Atlas draws the variant's own weights
+        updateAtlas();
     } catch (const variants::VariantError& error) {
         onFailure(QString::fromUtf8(error.what()));
     }
@@ -348,6 +351,9 @@ void Workspace::onTabChanged(int index) {
                                                           : static_cast<QWidget*>(figureView_));
     if (!canvasShown()) canvasAtlas_ = false;
     if (index < kAllViewCount) view_ = ViewKind(index);
+    // Why hidden in the Atlas: a long text's strip would take the map's height, and the map
+    // labels its own tokens once they fit.
+    tokenStrip_->setVisible(!atlasShown());
     knnControls_->setVisible(view_ == ViewKind::KnnNeighbours && !canvasShown());
     // Why here: the vanilla pass doubles the work, so it runs only while its view is open.
     const bool figureShown = pages_->currentWidget() == figureView_;

@@ -150,18 +150,29 @@ RowMatrix featureRows(const AtlasInput& input, int head, int64_t q0, int64_t q1,
     }
     return out;
 }
+// The variant the model runs for `requested`: merged over a zoo checkpoint's own settings.
+variants::VariantSpec effectiveVariant(const ModelSpec& spec,
+                                       const variants::VariantSpec& requested) {
+    return spec.architecture == Architecture::Headlight
+               ? variants::requestOverCheckpoint(spec.zoo, requested)
+               : requested;
+}
 } // namespace
+
+bool atlasDrawsVariant(const ModelSpec& spec, const variants::VariantSpec& requested) {
+    const variants::VariantSpec variant = effectiveVariant(spec, requested);
+    if (!variant.needsComposedPath()) return false;
+    if (const std::string refusal = variants::atlasRefusal(variant); !refusal.empty())
+        throw variants::VariantError(refusal);
+    return true;
+}
 
 AtlasInput atlasInputOf(const LayerTrace& layer, const ModelSpec& spec,
                         std::vector<uint8_t> keyValid, const variants::VariantSpec& requested,
                         int layerIndex) {
     AtlasInput input = atlasInputOf(layer, spec, std::move(keyValid));
-    const variants::VariantSpec variant = spec.architecture == Architecture::Headlight
-                                              ? variants::requestOverCheckpoint(spec.zoo, requested)
-                                              : requested;
-    if (!variant.needsComposedPath()) return input;
-    if (const std::string refusal = variants::atlasRefusal(variant); !refusal.empty())
-        throw variants::VariantError(refusal);
+    if (!atlasDrawsVariant(spec, requested)) return input;
+    const variants::VariantSpec variant = effectiveVariant(spec, requested);
     input.variant =
         std::make_shared<const AtlasVariant>(describe(input, spec, variant, layerIndex));
     return input;

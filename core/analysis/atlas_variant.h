@@ -33,6 +33,12 @@ struct AtlasVariant {
     std::optional<variants::SparseMask> nominalMask; // the mask the variant names, if any
 };
 
+// Whether the atlas of a pass run with `requested` (merged over a zoo checkpoint's own settings,
+// as the model does) draws a variant kernel's own weights (a sparse mask, LSH, a linearized
+// kernel) rather than the attention the fused kernel runs. Builds none of the kernel's rule; a
+// variant the atlas cannot rebuild throws VariantError with variants::atlasRefusal's reason.
+bool atlasDrawsVariant(const ModelSpec& spec, const variants::VariantSpec& requested);
+
 // atlasInputOf for a pass run with `requested` (merged over a zoo checkpoint's own settings, as
 // the model does). Attention the fused kernel runs gives the plain input; a variant the atlas
 // cannot rebuild throws VariantError with variants::atlasRefusal's reason.

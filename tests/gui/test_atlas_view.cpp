@@ -5,23 +5,33 @@
 // centres the view on that cell, max pooling switches the tiles, a learned position table's
 // limit refuses the pass with the reason in a dialog, File ▸ Open text file… feeds the Atlas,
 // and an export of the region in view is what `headlight export --view atlas --region` draws
-// (the command its provenance records draws the same PNG pixels and CSV table). Screenshots go to
-// test-output/.
+// (the command its provenance records draws the same PNG pixels and CSV table). With a variant
+// from the variant panel (a Longformer mask, FAVOR+) the tiles and cells are the kernel's own
+// weights as a normal pass captures them; the mask overlay changes exactly the pixels of its
+// outline, its numbers are core's (analysis/atlas_mask_overlay.h), and an export with the
+// variant and the overlay is what `export --view atlas --variant --overlay mask --region` draws;
+// a variant the atlas cannot draw is refused in the tab. Screenshots go to test-output/.
+#include "analysis/atlas_mask_overlay.h"
+#include "atlas_export.h"
 #include "atlas_page.h"
 #include "cli_runner.h"
 #include "colormap.h"
 #include "export/embedded_metadata.h"
 #include "export_actions.h"
+#include "figures/mask_outline.h"
+#include "io/scenario.h"
 #include "main_window.h"
 #include "temp_files.h"
 #include "text_input.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
 #include <QListWidget>
+#include <QPainter>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -34,6 +44,12 @@ using namespace headlight;
 namespace {
 constexpr int kAtlasWaitMs = 120000; // a generous ceiling for a loaded CI machine
 constexpr int kLayer = 1, kHead = 2;
+const char* const kLongformer = R"({"mask": {"preset": "longformer", "window": 16}})";
+const char* const kFavor = R"({"attention": {"kernel": "favor"}, "seed": 3})";
+
+QJsonObject variantJson(const char* json) {
+    return QJsonDocument::fromJson(QByteArray(json)).object();
+}
 
 QString zooModel(const QString& name) {
     return QStringLiteral(HEADLIGHT_SOURCE_DIR "/resources/models/") + name;
@@ -50,8 +66,10 @@ QString longText() {
 }
 
 // The dense reference: a normal pass keeping every map, head kHead of layer kLayer as [T, T].
-Tensor denseMap(const std::shared_ptr<const app::LoadedModel>& model, const QString& text) {
-    const auto result = app::runForwardPass(model, text, {}, false);
+// With a variant, the weights its kernel computed.
+Tensor denseMap(const std::shared_ptr<const app::LoadedModel>& model, const QString& text,
+                const QJsonObject& variant = {}) {
+    const auto result = app::runForwardPass(model, text, io::parseScenarioVariant(variant), false);
     const Tensor& all = result->attention; // [L, H, T, T]
     const int64_t heads = all.dim(1), t = all.dim(2);
     Tensor map({t, t});
@@ -105,6 +123,30 @@ test::CliResult rerun(QStringList command, const QString& out) {
 
 void saveShot(QWidget* widget, const QString& name) {
     widget->grab().save(QStringLiteral(HEADLIGHT_TEST_OUTPUT_DIR "/") + name);
+}
+
+// The RoPE model in a 1400 × 1000 window with `variant` set as the variant panel sets it, the
+// Atlas tab drawing head kHead of layer kLayer of longText(); waits for that atlas.
+void showVariantAtlas(app::MainWindow& window, const QJsonObject& variant) {
+    window.resize(1400, 1000);
+    window.show();
+    openModel(window, zooModel("rope"));
+    app::Workspace* workspace = window.workspace();
+    workspace->setVariant(variant);
+    workspace->showAtlas();
+    workspace->selectHead(kLayer, kHead);
+    workspace->setText(longText());
+    app::AtlasPage* page = workspace->atlasPage();
+    QTRY_VERIFY_WITH_TIMEOUT(page->result() && page->result()->text == longText() &&
+                                 !page->runner().busy(),
+                             kAtlasWaitMs);
+}
+
+// Waits until the view's picture covers the view with the mask overlay's numbers.
+void waitForOverlay(app::AtlasView* view, int64_t tile) {
+    waitForPicture(view, tile);
+    QTRY_VERIFY_WITH_TIMEOUT(view->picture()->masked.has_value() && !view->loader().busy(),
+                             kAtlasWaitMs);
 }
 } // namespace
 
@@ -284,6 +326,182 @@ private Q_SLOTS:
         }
         QFile::copy(dir.filePath("atlas.png"),
                     QStringLiteral(HEADLIGHT_TEST_OUTPUT_DIR "/atlas_export.png"));
+    }
+
+    void variantAtlasIsTheKernelsWeights_data() {
+        QTest::addColumn<QString>("variant");
+        QTest::addColumn<QString>("named");
+        QTest::newRow("longformer") << QString(kLongformer) << "longformer mask";
+        QTest::newRow("favor") << QString(kFavor) << "FAVOR+";
+    }
+
+    void variantAtlasIsTheKernelsWeights() {
+        QFETCH(QString, variant);
+        QFETCH(QString, named);
+        const QJsonObject json = variantJson(qPrintable(variant));
+        app::MainWindow window({});
+        showVariantAtlas(window, json);
+        app::AtlasPage* page = window.workspace()->atlasPage();
+        app::AtlasView* view = page->view();
+        QVERIFY(view->atlas()->input().variant);
+        QVERIFY2(page->infoLabel()->text().contains(QStringLiteral("(%1)").arg(named)),
+                 qPrintable(page->infoLabel()->text()));
+        const int64_t tokens = page->result()->tokens;
+        const Tensor dense = denseMap(window.session().shared(), longText(), json);
+        const analysis::AtlasRegion whole{0, tokens, 0, tokens};
+        waitForPicture(view, 4);
+        QVERIFY(largestDifference(
+                    view->picture()->tiles,
+                    analysis::poolDense(dense, whole, 4, analysis::TilePooling::Mean)) < 1e-6f);
+        view->centreOn(300, 290);
+        waitForPicture(view, 1);
+        const analysis::AtlasTiles& cells = view->picture()->tiles;
+        QVERIFY(largestDifference(cells, analysis::poolDense(dense, cells.region, 1,
+                                                             analysis::TilePooling::Mean)) < 1e-6f);
+        QTest::mouseClick(view, Qt::LeftButton, {}, view->cellRect(297, 290).center().toPoint());
+        for (int64_t k = 0; k < tokens; ++k)
+            QVERIFY(std::abs(view->rowProfile()[std::size_t(k)] - dense.data()[297 * tokens + k]) <
+                    1e-6f);
+        saveShot(&window, QStringLiteral("atlas_variant_%1.png").arg(QTest::currentDataTag()));
+    }
+
+    void maskOverlayOutlinesTheMask() {
+        app::MainWindow window({});
+        showVariantAtlas(window, variantJson(kLongformer));
+        app::AtlasPage* page = window.workspace()->atlasPage();
+        app::AtlasView* view = page->view();
+        const int64_t tokens = page->result()->tokens;
+        waitForPicture(view, 4);
+        const QImage off = view->grab().toImage();
+        QVERIFY(!page->maskLabel()->isVisible());
+
+        // Ctrl+Shift+M turns the overlay on: only the outline's pixels change.
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QTest::keyClick(view, Qt::Key_M, Qt::ControlModifier | Qt::ShiftModifier);
+        QTRY_VERIFY(page->overlayBox()->isChecked()); // a button's shortcut clicks it animated
+        waitForOverlay(view, 4);
+        const QImage on = view->grab().toImage();
+        const app::AtlasPicture& picture = *view->picture();
+        QVERIFY(!picture.outline.empty());
+        QImage stroke(on.size(), QImage::Format_ARGB32_Premultiplied);
+        stroke.fill(Qt::transparent);
+        const QRectF map(view->cellRect(0, 0).topLeft(),
+                         view->cellRect(tokens - 1, tokens - 1).bottomRight());
+        {
+            QPainter painter(&stroke);
+            render::paintMaskOutline(painter, picture.outline,
+                                     QRectF(0, 0, double(tokens), double(tokens)), map);
+        }
+        // The map's frame is painted over the outline, so its pixels may not change.
+        const QRect frame = map.toAlignedRect();
+        const auto onFrame = [&frame](int x, int y) {
+            return frame.adjusted(-1, -1, 1, 1).contains(x, y) &&
+                   !frame.adjusted(2, 2, -2, -2).contains(x, y);
+        };
+        int changed = 0, opaque = 0;
+        for (int y = 0; y < on.height(); ++y)
+            for (int x = 0; x < on.width(); ++x) {
+                const bool differs = on.pixel(x, y) != off.pixel(x, y);
+                const int alpha = qAlpha(stroke.pixel(x, y));
+                changed += differs ? 1 : 0;
+                opaque += alpha == 255 ? 1 : 0;
+                QVERIFY2(!differs || alpha > 0, qPrintable(QStringLiteral("%1, %2").arg(x).arg(y)));
+                QVERIFY2(alpha < 255 || differs || onFrame(x, y),
+                         qPrintable(QStringLiteral("%1, %2").arg(x).arg(y)));
+            }
+        QVERIFY(changed > 500 && opaque > 500);
+        saveShot(&window, "atlas_mask_overlay.png");
+
+        // The numbers beside the map and under the pointer are core's, for the picture's tiles.
+        const analysis::AttentionAtlas& atlas = *view->atlas();
+        const analysis::MaskOverlayTiles core = analysis::maskOverlayTiles(
+            atlas, analysis::atlasMaskOf(atlas.input()), picture.tiles.region, 4);
+        QCOMPARE(picture.masked->allowedShare, core.allowedShare);
+        QCOMPARE(picture.masked->outsideMass, core.outsideMass);
+        QVERIFY(page->maskLabel()->isVisible());
+        QVERIFY2(page->maskLabel()->text().contains(app::outsideMaskText(core.outsideShare())),
+                 qPrintable(page->maskLabel()->text()));
+        // A tile of queries 300–303 on the band's edge: the mask allows part of it.
+        const int64_t row = 300 / 4;
+        int64_t col = 0;
+        while (col < core.cols && (core.allowedShare[std::size_t(row * core.cols + col)] <= 0.0f ||
+                                   core.allowedShare[std::size_t(row * core.cols + col)] >= 1.0f))
+            ++col;
+        QVERIFY(col < core.cols);
+        const auto at = std::size_t(row * core.cols + col);
+        const QPointF inTile = view->cellRect(row * 4 + 2, col * 4 + 2).center();
+        QTest::mouseMove(view, inTile.toPoint());
+        const QString readout = page->readoutLabel()->text();
+        QCOMPARE(readout, view->readoutAt(inTile));
+        QVERIFY2(
+            readout.contains(
+                QStringLiteral("Queries 300–303 × keys %1–%2").arg(col * 4).arg(col * 4 + 3)) &&
+                readout.contains(QStringLiteral("allows %1% of its cells")
+                                     .arg(double(core.allowedShare[at]) * 100.0, 0, 'f', 1)) &&
+                readout.contains(app::outsideMaskText(
+                    core.mass[at] > 0.0 ? core.outsideMass[at] / core.mass[at] : 0.0)),
+            qPrintable(readout));
+    }
+
+    // An export of the region with the variant and the overlay is what the CLI draws.
+    void variantOverlayExportIsWhatTheCliDraws() {
+        app::MainWindow window({});
+        const QJsonObject json = variantJson(kLongformer);
+        showVariantAtlas(window, json);
+        app::AtlasPage* page = window.workspace()->atlasPage();
+        page->overlayBox()->setChecked(true);
+        page->view()->centreOn(200, 150);
+        page->view()->zoomBy(0.25);
+        waitForOverlay(page->view(), 1);
+        const test::ScratchDir dir;
+        auto* exports = window.findChild<app::ExportActions*>("exportActions");
+        QVERIFY(exports->exportFigure(dir.filePath("atlas.png"), 96));
+        QVERIFY(exports->exportData(dir.filePath("atlas.csv")));
+        for (const char* name : {"atlas.png", "atlas.csv"}) {
+            const QStringList command = recordedCommand(dir.filePath(name));
+            QCOMPARE(command.value(command.indexOf("--overlay") + 1), QString("mask"));
+            const QString written = command.value(command.indexOf("--variant") + 1);
+            QCOMPARE(QJsonDocument::fromJson(test::readFile(written)).object(), json);
+            const QString again = dir.filePath(QStringLiteral("cli_") + name);
+            const test::CliResult cli = rerun(command, again);
+            QVERIFY2(cli.exitCode == 0, qPrintable(cli.err));
+            if (QString(name).endsWith(".png")) {
+                const QImage window(dir.filePath(name)), drawn(again);
+                QVERIFY(!window.isNull());
+                QCOMPARE(window.convertToFormat(QImage::Format_RGB32),
+                         drawn.convertToFormat(QImage::Format_RGB32));
+            } else {
+                const QByteArray table = test::readFile(dir.filePath(name));
+                QVERIFY(table.contains("query,key,weight,allowed share,mass,mass outside mask"));
+                QCOMPARE(render::csvWithoutComments(table),
+                         render::csvWithoutComments(test::readFile(again)));
+            }
+        }
+        QFile::copy(dir.filePath("atlas.png"),
+                    QStringLiteral(HEADLIGHT_TEST_OUTPUT_DIR "/atlas_variant_overlay_export.png"));
+    }
+
+    // A variant whose weights are not a function of one layer's queries and keys: the tab says
+    // why, and shows no exact attention in its place.
+    void variantTheAtlasCannotDrawIsRefusedInTheTab() {
+        app::MainWindow window({});
+        window.show();
+        openModel(window, zooModel("rope"));
+        app::Workspace* workspace = window.workspace();
+        workspace->setVariant(variantJson(R"({"talking_heads": {}})"));
+        workspace->showAtlas();
+        workspace->setText(longText());
+        app::AtlasPage* page = workspace->atlasPage();
+        QTRY_VERIFY_WITH_TIMEOUT(page->view()->message().startsWith("No atlas: ") &&
+                                     !page->runner().busy(),
+                                 kAtlasWaitMs);
+        QVERIFY(!page->view()->atlas());
+        QVERIFY(!page->result());
+        QVERIFY2(page->view()->message().contains("talking-heads attention changes it"),
+                 qPrintable(page->view()->message()));
+        QVERIFY(page->infoLabel()->text().contains("not drawn"));
+        saveShot(&window, "atlas_variant_refused.png");
     }
 
     void learnedPositionLimitRefusesWithTheReason() {
