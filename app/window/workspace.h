@@ -36,6 +36,7 @@ namespace headlight::app {
 
 class AtlasPage;
 class FigureView;
+class StreamedViewLoader;
 class TokenStrip;
 
 class Workspace : public QWidget {
@@ -128,6 +129,7 @@ private:
     ViewState state_;
     ViewKind view_ = ViewKind::Heatmap;
     ForwardRunner* runner_ = nullptr;
+    StreamedViewLoader* streamedLoader_ = nullptr; // a long pass's maps, built off the GUI thread
     QPlainTextEdit* textEdit_ = nullptr;
     QLabel* errorLabel_ = nullptr;
     TokenStrip* tokenStrip_ = nullptr;
