@@ -313,6 +313,10 @@ QString Workspace::text() const {
     return textEdit_->toPlainText();
 }
 
+bool Workspace::drawing() const {
+    return streamedLoader_->busy();
+}
+
 bool Workspace::canvasShown() const {
     return pages_->currentWidget() == canvasPage_;
 }
