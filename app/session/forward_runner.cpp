@@ -100,7 +100,7 @@ void keepStreamed(const LoadedModel& model, const Trace& trace, ForwardResult& r
         layers.push_back(analysis::atlasInputOf(layer, model.model->spec(), trace.valid));
     auto streamed = std::make_shared<const StreamedAttention>(std::move(layers), trace.valid);
     const analysis::StreamedStatistics statistics =
-        analysis::streamedStatistics(streamed->inputs(), trace.valid);
+        analysis::streamedStatistics(streamed->inputs(), trace.valid, std::nullopt);
     result.stats = violinStats(statistics.entropy, statistics.adjacentJsd, trace.valid);
     result.streamed = std::move(streamed);
 }

@@ -165,7 +165,7 @@ private Q_SLOTS:
 
     void theViolinsAreTheStreamedStatistics() {
         const analysis::StreamedStatistics streamed =
-            analysis::streamedStatistics(long_->streamed->inputs(), long_->valid);
+            analysis::streamedStatistics(long_->streamed->inputs(), long_->valid, std::nullopt);
         // The streamed entropy of the first rows is the dense reference's.
         const Tensor dense = analysis::attentionEntropy(dense_->attention, dense_->valid);
         for (int64_t lh = 0; lh < 2 * 4; ++lh) {
