@@ -36,8 +36,8 @@ void quitAfterScreenshot(headlight::app::MainWindow& window, const QString& path
         [&window, grabAndQuit] {
             // A long pass's map is still being built: the figure shows when it is drawn.
             if (window.workspace()->drawing())
-                QObject::connect(window.workspace(), &headlight::app::Workspace::refreshed,
-                                 &window, grabAndQuit, Qt::SingleShotConnection);
+                QObject::connect(window.workspace(), &headlight::app::Workspace::refreshed, &window,
+                                 grabAndQuit, Qt::SingleShotConnection);
             else
                 grabAndQuit();
         },

@@ -391,8 +391,7 @@ std::vector<float> headAttention(const ForwardResult& result, int layer, int hea
 }
 
 std::vector<float> layerMeanAttention(const ForwardResult& result, int layer) {
-    if (result.streamed)
-        return *result.streamed->map(layer, analysis::AttentionAtlas::kAllHeads);
+    if (result.streamed) return *result.streamed->map(layer, analysis::AttentionAtlas::kAllHeads);
     const int heads = headsOf(result);
     std::vector<float> mean(std::size_t(result.tokenCount()) * std::size_t(result.tokenCount()),
                             0.0f);

@@ -58,19 +58,18 @@ QString streamedWaitNote(ViewKind kind, const ForwardResult& result, const ViewS
         return QStringLiteral("Building the rollout through all %1 from their queries and keys "
                               "(%2)…")
             .arg(counted(result.layerCount(), QStringLiteral("layer")), tokens);
-    const QString subject = state.averageHeads || kind == ViewKind::Difference
-                                ? QStringLiteral("layer %1's maps").arg(state.layer)
-                                : QStringLiteral("layer %1 · head %2's map")
-                                      .arg(state.layer)
-                                      .arg(state.head);
+    const QString subject =
+        state.averageHeads || kind == ViewKind::Difference
+            ? QStringLiteral("layer %1's maps").arg(state.layer)
+            : QStringLiteral("layer %1 · head %2's map").arg(state.layer).arg(state.head);
     return QStringLiteral("Building %1 from its queries and keys (%2)…").arg(subject, tokens);
 }
 
 std::optional<QString> streamedRefusal(ViewKind kind, const ForwardResult& result) {
     if (!result.streamed) return std::nullopt;
-    const QString why = QStringLiteral("At %1 the pass keeps queries and keys, not its %2 of maps: ")
-                            .arg(counted(result.tokenCount(), QStringLiteral("token")),
-                                 mapBytes(result));
+    const QString why =
+        QStringLiteral("At %1 the pass keeps queries and keys, not its %2 of maps: ")
+            .arg(counted(result.tokenCount(), QStringLiteral("token")), mapBytes(result));
     switch (kind) {
     case ViewKind::ModelGrid:
         return why + QStringLiteral("the Heatmap tab builds the selected head's map, and the "

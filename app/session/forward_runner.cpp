@@ -1,8 +1,7 @@
 #include "forward_runner.h"
 
-#include "text_input.h"
-
 #include "analysis/streamed_attention.h"
+#include "text_input.h"
 
 #include <QPointer>
 #include <QtConcurrent/QtConcurrentRun>
@@ -161,8 +160,8 @@ std::shared_ptr<ForwardResult> runPass(const std::shared_ptr<const LoadedModel>&
                       *result))
             return result;
         const variants::Intervention intervention = interventionFor(*model, request, tokens);
-        std::optional<Trace> captured = runCapturing(model, request, prepared.input, capture,
-                                                     streamed, intervention, *result);
+        std::optional<Trace> captured =
+            runCapturing(model, request, prepared.input, capture, streamed, intervention, *result);
         if (!captured) return result;
         Trace& trace = *captured;
         if (request.withOutput)

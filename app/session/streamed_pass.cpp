@@ -22,12 +22,13 @@ bool streamsAttention(const ModelSpec& spec, const variants::VariantSpec& reques
     const double mapBytes =
         double(spec.layers) * double(spec.heads) * double(tokens) * double(tokens) * 4.0;
     const std::optional<int64_t> limit = mapCaptureTokenLimit();
-    const bool long_ = tokens > kStreamedPassTokens || mapBytes > kMapBudgetBytes ||
-                       (limit && tokens > *limit);
+    const bool long_ =
+        tokens > kStreamedPassTokens || mapBytes > kMapBudgetBytes || (limit && tokens > *limit);
     if (!long_ || requested.knn) return false;
-    const variants::VariantSpec effective = spec.architecture == Architecture::Headlight
-                                                ? variants::requestOverCheckpoint(spec.zoo, requested)
-                                                : requested;
+    const variants::VariantSpec effective =
+        spec.architecture == Architecture::Headlight
+            ? variants::requestOverCheckpoint(spec.zoo, requested)
+            : requested;
     return !effective.needsComposedPath();
 }
 
@@ -54,8 +55,7 @@ std::shared_ptr<const std::vector<float>> StreamedAttention::keep(int layer, int
 
 std::shared_ptr<const std::vector<float>> StreamedAttention::map(int layer, int head) const {
     if (auto kept = find(layer, head)) return kept;
-    return keep(layer, head,
-                valuesOf(analysis::rebuiltMap(layers_.at(std::size_t(layer)), head)));
+    return keep(layer, head, valuesOf(analysis::rebuiltMap(layers_.at(std::size_t(layer)), head)));
 }
 
 bool StreamedAttention::hasMap(int layer, int head) const {

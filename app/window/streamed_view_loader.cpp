@@ -25,8 +25,8 @@ bool StreamedViewLoader::ensure(ViewKind kind, const std::shared_ptr<const Forwa
     if (!result || streamedViewReady(kind, *result, state)) return true;
     if (busy()) return false;
     // Why the result is captured: it (and its queries and keys) must outlive a newer pass.
-    watcher_->setFuture(QtConcurrent::run(
-        [result, kind, state] { buildStreamedView(kind, *result, state); }));
+    watcher_->setFuture(
+        QtConcurrent::run([result, kind, state] { buildStreamedView(kind, *result, state); }));
     return false;
 }
 } // namespace headlight::app

@@ -1,9 +1,9 @@
 #include "workspace.h"
 
 #include "atlas_page.h"
-#include "streamed_figures.h"
 #include "figure_view.h"
 #include "scene_files.h"
+#include "streamed_figures.h"
 #include "streamed_view_loader.h"
 #include "token_strip.h"
 

@@ -75,7 +75,8 @@ public:
     int tokenCount() const { return result_ ? result_->tokenCount() : 0; }
 
     ForwardRunner& runner() { return *runner_; }
-    // Whether the figure waits for a long pass's map, built off the GUI thread (refreshed() follows).
+    // Whether the figure waits for a long pass's map, built off the GUI thread (refreshed()
+    // follows).
     bool drawing() const;
     QPlainTextEdit* textEdit() const { return textEdit_; }
     TokenStrip* tokenStrip() const { return tokenStrip_; }

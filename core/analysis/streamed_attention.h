@@ -32,9 +32,9 @@ Tensor rebuiltMap(const AtlasInput& layer, int head);
 // Entropy, adjacent-layer JSD and (unless `sparsity` is empty) sparsity in one pass over the
 // rows of every layer. Why sparsity may be left out: it sorts every row, which costs more than
 // the rest (the window's violins need only entropy and JSD).
-StreamedStatistics streamedStatistics(const std::vector<AtlasInput>& layers, const TokenMask& valid,
-                                      const std::optional<SparsityOptions>& sparsity =
-                                          SparsityOptions{});
+StreamedStatistics
+streamedStatistics(const std::vector<AtlasInput>& layers, const TokenMask& valid,
+                   const std::optional<SparsityOptions>& sparsity = SparsityOptions{});
 
 // Row `query` of attentionRollout ([T]): r ← e_query, then r ← r · Â_l from the top layer down,
 // each Â_l read a block of rows at a time. Zero for a padded query.

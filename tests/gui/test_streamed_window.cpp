@@ -240,7 +240,8 @@ private Q_SLOTS:
     void aVariantTheAtlasCannotRebuildIsRefusedWithItsReason() {
         const auto result = app::runForwardPass(
             long_->model, longText(),
-            variants::parseVariantSpec(R"({"mask": {"preset": "longformer", "window": 2, "global": [0]}})"),
+            variants::parseVariantSpec(
+                R"({"mask": {"preset": "longformer", "window": 2, "global": [0]}})"),
             false);
         QVERIFY(!result->streamed);
         QVERIFY2(result->error.contains(QStringLiteral("HEADLIGHT_MAP_CAPTURE_TOKENS")),
