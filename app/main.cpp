@@ -23,15 +23,23 @@ void addWindowOptions(QCommandLineParser& parser) {
 // model fails to load. Why: a packaged or installed Headlight can be checked from a script (the
 // package test), and documentation screenshots need no hand.
 void quitAfterScreenshot(headlight::app::MainWindow& window, const QString& path) {
+    const auto grabAndQuit = [&window, path] {
+        // Why a short delay: the figure paints in the event loop turn after the result.
+        QTimer::singleShot(200, &window, [&window, path] {
+            const bool saved = window.grab().save(path, "png");
+            if (!saved) std::fprintf(stderr, "headlight: cannot write %s\n", qPrintable(path));
+            QApplication::exit(saved ? 0 : 1);
+        });
+    };
     QObject::connect(
         window.workspace(), &headlight::app::Workspace::resultShown, &window,
-        [&window, path] {
-            // Why a short delay: the figure paints in the event loop turn after the result.
-            QTimer::singleShot(200, &window, [&window, path] {
-                const bool saved = window.grab().save(path, "png");
-                if (!saved) std::fprintf(stderr, "headlight: cannot write %s\n", qPrintable(path));
-                QApplication::exit(saved ? 0 : 1);
-            });
+        [&window, grabAndQuit] {
+            // A long pass's map is still being built: the figure shows when it is drawn.
+            if (window.workspace()->drawing())
+                QObject::connect(window.workspace(), &headlight::app::Workspace::refreshed, &window,
+                                 grabAndQuit, Qt::SingleShotConnection);
+            else
+                grabAndQuit();
         },
         Qt::SingleShotConnection);
     QObject::connect(&window.session(), &headlight::app::ModelSession::failed, &window,

@@ -8,6 +8,7 @@
 #include "query_key_figures.h"
 #include "routing_figures.h"
 #include "sparsity_figure.h"
+#include "streamed_figures.h"
 
 #include <algorithm>
 #include <cmath>
@@ -19,10 +20,10 @@ using render::ColorBar;
 using render::Colormap;
 
 int layersOf(const ForwardResult& r) {
-    return int(r.attention.dim(0));
+    return r.layerCount();
 }
 int headsOf(const ForwardResult& r) {
-    return int(r.attention.dim(1));
+    return r.headCount();
 }
 
 float largest(const std::vector<float>& values) {
@@ -210,6 +211,7 @@ render::Figure jsdMatrix(const ForwardResult& r, const ViewState& s) {
 }
 
 render::Figure rollout(const ForwardResult& r, const ViewState& s) {
+    if (r.streamed) return streamedRolloutFigure(r, s);
     const auto values = r.stats.costly(r.attention, r.valid).rollout.values();
     render::HeatmapFigure f = tokenHeatmap(r, {values.begin(), values.end()});
     f.title = QStringLiteral("Attention rollout through all %1 (Abnar & Zuidema 2020)")
@@ -380,6 +382,7 @@ QString viewSummary(ViewKind kind) {
 }
 
 std::vector<float> headAttention(const ForwardResult& result, int layer, int head) {
+    if (result.streamed) return *result.streamed->map(layer, head);
     const std::size_t t = std::size_t(result.tokenCount());
     const float* block =
         result.attention.data() +
@@ -388,6 +391,7 @@ std::vector<float> headAttention(const ForwardResult& result, int layer, int hea
 }
 
 std::vector<float> layerMeanAttention(const ForwardResult& result, int layer) {
+    if (result.streamed) return *result.streamed->map(layer, analysis::AttentionAtlas::kAllHeads);
     const int heads = headsOf(result);
     std::vector<float> mean(std::size_t(result.tokenCount()) * std::size_t(result.tokenCount()),
                             0.0f);
@@ -405,6 +409,8 @@ render::Figure buildFigure(ViewKind kind, const ForwardResult* result, const Vie
         return render::EmptyFigure{
             QStringLiteral("Open a checkpoint folder (File ▸ Open, Ctrl+O) and type "
                            "some text above: the views follow as you type.")};
+    if (const std::optional<QString> refusal = streamedRefusal(kind, *result))
+        return render::EmptyFigure{*refusal};
     switch (kind) {
     case ViewKind::Heatmap:
         return attentionHeatmap(*result, state);

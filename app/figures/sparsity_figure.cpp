@@ -1,5 +1,7 @@
 #include "sparsity_figure.h"
 
+#include "streamed_figures.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -162,6 +164,11 @@ SparsityNumbers sparsityNumbers(const ForwardResult& result, int layer) {
 }
 
 render::PanelsFigure sparsityFigure(const ForwardResult& result, const ViewState& state) {
+    if (const std::optional<QString> refusal = streamedRefusal(ViewKind::Sparsity, result))
+        return {QStringLiteral("Sparsity · layer %1").arg(state.layer),
+                {},
+                1,
+                {render::NotePanel{*refusal}}};
     const SparsityNumbers numbers = sparsityNumbers(result, state.layer);
     render::PanelsFigure f;
     f.title = QStringLiteral("Sparsity · layer %1").arg(state.layer);

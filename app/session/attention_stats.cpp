@@ -50,16 +50,21 @@ ViolinSet violinSet(const analysis::HeadValues& values, float high) {
 }
 
 AttentionStats analyseAttention(const Tensor& weights, const analysis::TokenMask& valid) {
-    AttentionStats stats;
     const std::optional<Tensor> shares = signedShares(weights);
     const Tensor& attention = shares ? *shares : weights;
+    return violinStats(analysis::attentionEntropy(attention, valid),
+                       analysis::adjacentLayerJsd(attention, valid), valid);
+}
+
+AttentionStats violinStats(const Tensor& entropy, const Tensor& adjacentJsd,
+                           const analysis::TokenMask& valid) {
+    AttentionStats stats;
     const auto realTokens = double(analysis::validPositions(valid).size());
-    const Tensor entropy = analysis::attentionEntropy(attention, valid);
     // Why ln T: no row over T keys can be more uncertain than uniform, so the axis fits any head.
     const float entropyTop =
         std::max({float(std::log(std::max(realTokens, 2.0))), largest(entropy)});
     stats.entropy = violinsOf(entropy, valid, entropyTop);
-    stats.jsd = violinsOf(analysis::adjacentLayerJsd(attention, valid), valid, 1.0f);
+    stats.jsd = violinsOf(adjacentJsd, valid, 1.0f);
     return stats;
 }
 

@@ -56,4 +56,9 @@ ViolinSet violinSet(const analysis::HeadValues& values, float high);
 // A map with negative weights (learned Linformer's A·F, Nyström) is read as each row's shares
 // |w_ij| / Σ_j |w_ij|, here and in `costly`.
 AttentionStats analyseAttention(const Tensor& attention, const analysis::TokenMask& valid);
+// The violins from per-token entropy [L, H, T] (nats) and adjacent-layer JSD [L-1, H, T] (bits)
+// computed elsewhere: a long pass's streamed statistics (streamed_pass.h). No costly part: its
+// views read the pass's StreamedAttention.
+AttentionStats violinStats(const Tensor& entropy, const Tensor& adjacentJsd,
+                           const analysis::TokenMask& valid);
 } // namespace headlight::app

@@ -1,10 +1,12 @@
 #include "forward_runner.h"
 
+#include "analysis/streamed_attention.h"
 #include "text_input.h"
 
 #include <QPointer>
 #include <QtConcurrent/QtConcurrentRun>
 #include <exception>
+#include <optional>
 
 namespace headlight::app {
 namespace {
@@ -89,6 +91,46 @@ Trace runTrace(const std::shared_ptr<const LoadedModel>& model, const Request& r
                                 result.knnStore->datastore);
 }
 
+// A long pass's trace holds each layer's queries and keys: the views' statistics are computed
+// from them here, on the worker thread, and maps later, when a view asks (StreamedAttention).
+void keepStreamed(const LoadedModel& model, const Trace& trace, ForwardResult& result) {
+    std::vector<analysis::AtlasInput> layers;
+    for (const LayerTrace& layer : trace.layers)
+        layers.push_back(analysis::atlasInputOf(layer, model.model->spec(), trace.valid));
+    auto streamed = std::make_shared<const StreamedAttention>(std::move(layers), trace.valid);
+    const analysis::StreamedStatistics statistics =
+        analysis::streamedStatistics(streamed->inputs(), trace.valid, std::nullopt);
+    result.stats = violinStats(statistics.entropy, statistics.adjacentJsd, trace.valid);
+    result.streamed = std::move(streamed);
+}
+
+CaptureRequest keepingQueriesKeys(CaptureRequest capture) {
+    capture.probabilities = false;
+    capture.queriesKeys = true;
+    return capture;
+}
+
+// The pass with queries and keys in place of maps when `streamed`; a layer loop the atlas cannot
+// rebuild attention for (refused before the pass runs) keeps full capture instead, planned again
+// with its maps (the capture limit and the plan refuse a text too long for them). Empty when
+// that plan does not fit (the result's error says so).
+std::optional<Trace> runCapturing(const std::shared_ptr<const LoadedModel>& model,
+                                  const Request& request, const ModelInput& input,
+                                  const CaptureRequest& capture, bool& streamed,
+                                  const variants::Intervention& intervention,
+                                  ForwardResult& result) {
+    if (streamed) try {
+            return runTrace(model, request, input, keepingQueriesKeys(capture), intervention,
+                            result);
+        } catch (const ModelError&) {
+            streamed = false;
+            result.memoryPlan.clear();
+            if (!passFits(*model, request, int64_t(input.ids.size()), capture, result))
+                return std::nullopt;
+        }
+    return runTrace(model, request, input, capture, intervention, result);
+}
+
 void keepInternals(Trace& trace, ForwardResult& result) {
     result.internals = std::move(trace.internals);
     for (LayerTrace& layer : trace.layers)
@@ -112,11 +154,16 @@ std::shared_ptr<ForwardResult> runPass(const std::shared_ptr<const LoadedModel>&
         const bool output = request.withOutput && model->model->hasLmHead();
         capture.hiddenStates = output;
         capture.logits = output || (knocksOut && hasLanguageModelHead(*model->model));
-        if (!passFits(*model, request, int64_t(prepared.input.ids.size()), capture, *result))
+        const auto tokens = int64_t(prepared.input.ids.size());
+        bool streamed = streamsAttention(model->model->spec(), request.variant, tokens);
+        if (!passFits(*model, request, tokens, streamed ? keepingQueriesKeys(capture) : capture,
+                      *result))
             return result;
-        const variants::Intervention intervention =
-            interventionFor(*model, request, int64_t(prepared.input.ids.size()));
-        Trace trace = runTrace(model, request, prepared.input, capture, intervention, *result);
+        const variants::Intervention intervention = interventionFor(*model, request, tokens);
+        std::optional<Trace> captured =
+            runCapturing(model, request, prepared.input, capture, streamed, intervention, *result);
+        if (!captured) return result;
+        Trace& trace = *captured;
         if (request.withOutput)
             result->output = std::make_shared<const OutputAnalysis>(
                 analyseOutput(*model, prepared.input, trace, request.variant));
@@ -124,12 +171,17 @@ std::shared_ptr<ForwardResult> runPass(const std::shared_ptr<const LoadedModel>&
         if (request.withQueryKey)
             result->queryKey = std::make_shared<const QueryKeyAnalysis>(analyseQueriesKeys(
                 *model, prepared.input, request.variant, intervention, prepared.kinds));
-        result->attention = trace.stackedProbabilities();
+        if (streamed)
+            keepStreamed(*model, trace, *result);
+        else {
+            result->attention = trace.stackedProbabilities();
+            result->stats = analyseAttention(result->attention, trace.valid);
+        }
         result->valid = trace.valid;
-        result->stats = analyseAttention(result->attention, result->valid);
         result->forwardMs = trace.forwardMs;
         keepInternals(trace, *result);
-        if (request.withVanilla && !request.variant.isVanilla())
+        // Why not for a streamed pass: the sparsity view, its only reader, needs every map.
+        if (request.withVanilla && !request.variant.isVanilla() && !streamed)
             result->vanillaAttention =
                 model->model
                     ->forwardCached(*model->passCache, prepared.input, {}, {}, {}, request.control)

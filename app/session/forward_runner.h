@@ -14,6 +14,7 @@
 #include "model_session.h"
 #include "output_analysis.h"
 #include "query_key_analysis.h"
+#include "streamed_pass.h"
 
 #include <QFutureWatcher>
 #include <QObject>
@@ -40,7 +41,9 @@ struct ForwardResult {
     quint64 serial = 0; // which request produced it
     QString text;
     QStringList tokens;        // [T] display labels
-    Tensor attention;          // [L, H, T, T]; empty when the text has no tokens
+    Tensor attention;          // [L, H, T, T]; empty when the text has no tokens or is streamed
+    // A long pass's queries and keys in place of `attention` (streamsAttention); else null
+    std::shared_ptr<const StreamedAttention> streamed;
     analysis::TokenMask valid; // [T]
     AttentionStats stats;
     variants::VariantSpec variant;                             // what the pass ran with
@@ -65,6 +68,8 @@ struct ForwardResult {
     bool cancelled = false;        // the pass was stopped (PassControl); error says so
 
     int tokenCount() const { return int(tokens.size()); }
+    int layerCount() const { return streamed ? streamed->layers() : int(attention.dim(0)); }
+    int headCount() const { return streamed ? streamed->heads() : int(attention.dim(1)); }
 };
 
 // The memory plan of a pass of `tokens` tokens on a loaded model. The memory the weights already

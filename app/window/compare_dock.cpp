@@ -27,9 +27,8 @@ constexpr int kSameModel = 0; // the model box's first entry: A's model
 
 // B's selection: the workspace's, clamped to B's layers and heads.
 ViewState clampedTo(const ForwardResult& result, ViewState state) {
-    const auto& shape = result.attention.shape();
-    state.layer = std::clamp(state.layer, 0, int(shape[0]) - 1);
-    state.head = std::clamp(state.head, 0, int(shape[1]) - 1);
+    state.layer = std::clamp(state.layer, 0, result.layerCount() - 1);
+    state.head = std::clamp(state.head, 0, result.headCount() - 1);
     if (state.query >= result.tokenCount()) state.query = -1;
     return state;
 }

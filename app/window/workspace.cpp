@@ -3,6 +3,8 @@
 #include "atlas_page.h"
 #include "figure_view.h"
 #include "scene_files.h"
+#include "streamed_figures.h"
+#include "streamed_view_loader.h"
 #include "token_strip.h"
 
 #include <QAction>
@@ -43,6 +45,7 @@ QSpinBox* selectorBox(QWidget* parent, const QString& tip) {
 Workspace::Workspace(QWidget* canvasPage, QWidget* parent)
     : QWidget(parent)
     , runner_(new ForwardRunner(this))
+    , streamedLoader_(new StreamedViewLoader(this))
     , canvasPage_(canvasPage) {
     textEdit_ = new QPlainTextEdit(this);
     textEdit_->setFont(scaledFont(this, 20));
@@ -82,6 +85,7 @@ Workspace::Workspace(QWidget* canvasPage, QWidget* parent)
     connect(atlasPage_, &AtlasPage::openOnCanvas, this, &Workspace::showAtlasOnCanvas);
     connect(&atlasPage_->runner(), &AtlasRunner::busyChanged, this, &Workspace::shareBackend);
     connect(runner_, &ForwardRunner::finished, this, &Workspace::onResult);
+    connect(streamedLoader_, &StreamedViewLoader::ready, this, &Workspace::refresh);
     connect(runner_, &ForwardRunner::failed, this, &Workspace::onFailure);
     connect(runner_, &ForwardRunner::planned, this,
             [this](const QString& plan) { Q_EMIT message(tr("Memory plan: %1").arg(plan)); });
@@ -317,6 +321,10 @@ QString Workspace::text() const {
     return textEdit_->toPlainText();
 }
 
+bool Workspace::drawing() const {
+    return streamedLoader_->busy();
+}
+
 bool Workspace::canvasShown() const {
     return pages_->currentWidget() == canvasPage_;
 }
@@ -419,7 +427,12 @@ void Workspace::onFailure(const QString& reason) {
 }
 
 void Workspace::refresh() {
-    if (isPanelView(view_))
+    // A long pass's map is built off the GUI thread first; the canvas draws the selected map.
+    const ViewKind shown = canvasShown() ? ViewKind::Heatmap : view_;
+    const bool ready = streamedLoader_->ensure(shown, result_, state_);
+    if (!ready)
+        figureView_->setFigure(render::EmptyFigure{streamedWaitNote(shown, *result_, state_)});
+    else if (isPanelView(view_))
         figureView_->setPanels(buildPanels(view_, result_.get(), state_),
                                buildFigure(view_, result_.get(), state_));
     else
@@ -427,7 +440,7 @@ void Workspace::refresh() {
             buildFigure(view_, result_.get(), state_, corpus_ ? &*corpus_ : nullptr));
     updateSummary();
     updateAtlas();
-    Q_EMIT refreshed();
+    if (ready) Q_EMIT refreshed();
 }
 
 void Workspace::updateAtlas() {

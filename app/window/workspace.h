@@ -37,6 +37,7 @@ namespace headlight::app {
 
 class AtlasPage;
 class FigureView;
+class StreamedViewLoader;
 class TokenStrip;
 
 class Workspace : public QWidget {
@@ -76,6 +77,9 @@ public:
     int tokenCount() const { return result_ ? result_->tokenCount() : 0; }
 
     ForwardRunner& runner() { return *runner_; }
+    // Whether the figure waits for a long pass's map, built off the GUI thread (refreshed()
+    // follows).
+    bool drawing() const;
     QPlainTextEdit* textEdit() const { return textEdit_; }
     TokenStrip* tokenStrip() const { return tokenStrip_; }
     FigureView* figureView() const { return figureView_; }
@@ -131,6 +135,7 @@ private:
     ViewState state_;
     ViewKind view_ = ViewKind::Heatmap;
     ForwardRunner* runner_ = nullptr;
+    StreamedViewLoader* streamedLoader_ = nullptr; // a long pass's maps, built off the GUI thread
     QPlainTextEdit* textEdit_ = nullptr;
     QLabel* errorLabel_ = nullptr;
     TokenStrip* tokenStrip_ = nullptr;

@@ -78,7 +78,7 @@ struct SparsitySums {
 
 // One block of rows through every layer: entropy and JSD written in place, sparsity summed.
 void blockStatistics(const std::vector<AtlasInput>& layers, const TokenMask& valid,
-                     const SparsityOptions& options, int64_t q0, int64_t q1,
+                     const std::optional<SparsityOptions>& options, int64_t q0, int64_t q1,
                      StreamedStatistics& out, SparsitySums& sums) {
     const int64_t heads = layers.front().heads, tokens = layers.front().queries.dim(0);
     std::vector<RowMatrix> previous;
@@ -94,10 +94,11 @@ void blockStatistics(const std::vector<AtlasInput>& layers, const TokenMask& val
                 if (l > 0)
                     out.adjacentJsd.data()[at - std::size_t(heads * tokens)] =
                         float(jensenShannonBits(rowOf(previous[std::size_t(h)], r), row, valid));
+                if (!options) continue;
                 const auto head = std::size_t(int64_t(l) * heads + h);
-                sums.top[head] += topKMass(row, valid, options.topK);
-                sums.share[head] += shareAboveThreshold(row, valid, options.threshold);
-                sums.keys[head] += double(keysForMass(row, valid, options.massFraction));
+                sums.top[head] += topKMass(row, valid, options->topK);
+                sums.share[head] += shareAboveThreshold(row, valid, options->threshold);
+                sums.keys[head] += double(keysForMass(row, valid, options->massFraction));
             }
         previous = std::move(current);
     }
@@ -128,7 +129,7 @@ Tensor rebuiltMap(const AtlasInput& layer, int head) {
 }
 
 StreamedStatistics streamedStatistics(const std::vector<AtlasInput>& layers, const TokenMask& valid,
-                                      const SparsityOptions& options) {
+                                      const std::optional<SparsityOptions>& options) {
     const int64_t tokens = checkedTokens(layers, valid);
     const auto count = int64_t(layers.size());
     const int64_t heads = layers.front().heads;
@@ -144,7 +145,8 @@ StreamedStatistics streamedStatistics(const std::vector<AtlasInput>& layers, con
         blockStatistics(layers, valid, options, b * kStreamedRows,
                         std::min(tokens, (b + 1) * kStreamedRows), out, sums[std::size_t(b)]);
     const std::vector<int64_t> queries = validPositions(valid);
-    if (queries.empty()) return out;
+    if (!options) out.sparsity = {};
+    if (queries.empty() || !options) return out;
     const double perQuery = 1.0 / double(queries.size());
     for (std::size_t i = 0; i < zeros.size(); ++i) {
         double top = 0.0, share = 0.0, keys = 0.0;

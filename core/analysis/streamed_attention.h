@@ -14,6 +14,7 @@
 #include "analysis/sparsity.h"
 #include "tensor/tensor.h"
 
+#include <optional>
 #include <vector>
 
 namespace headlight::analysis {
@@ -21,16 +22,19 @@ namespace headlight::analysis {
 struct StreamedStatistics {
     Tensor entropy;         // [L, H, T] in nats: attentionEntropy
     Tensor adjacentJsd;     // [L-1, H, T] in bits: adjacentLayerJsd
-    SparsityStats sparsity; // three [L, H]: attentionSparsity
+    SparsityStats sparsity; // three [L, H]: attentionSparsity; empty when not asked for
 };
 
 // One layer's [T, T] map of `head`, or the heads' mean (AttentionAtlas::kAllHeads), rebuilt
 // exactly from its queries and keys: the map on screen, built when it is asked for.
 Tensor rebuiltMap(const AtlasInput& layer, int head);
 
-// Entropy, adjacent-layer JSD and sparsity in one pass over the rows of every layer.
-StreamedStatistics streamedStatistics(const std::vector<AtlasInput>& layers, const TokenMask& valid,
-                                      const SparsityOptions& options = {});
+// Entropy, adjacent-layer JSD and (unless `sparsity` is empty) sparsity in one pass over the
+// rows of every layer. Why sparsity may be left out: it sorts every row, which costs more than
+// the rest (the window's violins need only entropy and JSD).
+StreamedStatistics
+streamedStatistics(const std::vector<AtlasInput>& layers, const TokenMask& valid,
+                   const std::optional<SparsityOptions>& sparsity = SparsityOptions{});
 
 // Row `query` of attentionRollout ([T]): r ← e_query, then r ← r · Â_l from the top layer down,
 // each Â_l read a block of rows at a time. Zero for a padded query.

@@ -87,6 +87,11 @@ private Q_SLOTS:
         check("top-k mass", streamed.sparsity.topKMass, sparsity.topKMass);
         check("share above", streamed.sparsity.shareAboveThreshold, sparsity.shareAboveThreshold);
         check("keys for mass", streamed.sparsity.keysForMass, sparsity.keysForMass);
+        // Without sparsity (the window's violins): the same entropy and JSD, no sparsity.
+        const StreamedStatistics violins = streamedStatistics(layers, valid, std::nullopt);
+        check("entropy without sparsity", violins.entropy, streamed.entropy);
+        check("JSD without sparsity", violins.adjacentJsd, streamed.adjacentJsd);
+        QVERIFY(violins.sparsity.topKMass.empty() && violins.sparsity.keysForMass.empty());
 
         const int64_t t = c.tokens, last = int64_t(layers.size()) - 1;
         Tensor head({t, t}), mean({t, t});
