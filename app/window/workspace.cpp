@@ -12,6 +12,8 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QResizeEvent>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSlider>
 #include <QSpinBox>
@@ -22,6 +24,8 @@
 
 namespace headlight::app {
 namespace {
+
+constexpr int kMinStripCap = 72; // pixels: about two rows of token chips
 
 // A classic sentence for attention: which noun does "it" attend to?
 const QString kSampleText =
@@ -57,6 +61,11 @@ Workspace::Workspace(QWidget* canvasPage, QWidget* parent)
     errorLabel_->setFont(scaledFont(this, 15));
     errorLabel_->hide();
     tokenStrip_ = new TokenStrip(this);
+    tokenArea_ = new QScrollArea(this);
+    tokenArea_->setWidget(tokenStrip_);
+    tokenArea_->setWidgetResizable(true);
+    tokenArea_->setFrameShape(QFrame::NoFrame);
+    tokenArea_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     figureView_ = new FigureView(this);
     pages_ = new QStackedWidget(this);
     pages_->addWidget(figureView_);
@@ -68,7 +77,7 @@ Workspace::Workspace(QWidget* canvasPage, QWidget* parent)
     layout->setContentsMargins(8, 8, 8, 4);
     layout->addWidget(textEdit_);
     layout->addWidget(errorLabel_);
-    layout->addWidget(tokenStrip_);
+    layout->addWidget(tokenArea_);
     layout->addWidget(createControls());
     layout->addWidget(pages_, 1);
     createActions();
@@ -353,6 +362,18 @@ void Workspace::showAtlasOnCanvas() {
         showCanvas();
 }
 
+// Why capped: a text of thousands of tokens wraps to hundreds of rows, which would push the
+// figure off the screen; past a quarter of the workspace the strip scrolls.
+void Workspace::fitTokenStrip() {
+    const int whole = tokenStrip_->heightForWidth(tokenArea_->width());
+    tokenArea_->setFixedHeight(std::min(whole, std::max(kMinStripCap, height() / 4)));
+}
+
+void Workspace::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    fitTokenStrip();
+}
+
 void Workspace::onTabChanged(int index) {
     pages_->setCurrentWidget(index == kAllViewCount       ? canvasPage_
                              : index == kAllViewCount + 1 ? static_cast<QWidget*>(atlasPage_)
@@ -361,7 +382,7 @@ void Workspace::onTabChanged(int index) {
     if (index < kAllViewCount) view_ = ViewKind(index);
     // Why hidden in the Atlas: a long text's strip would take the map's height, and the map
     // labels its own tokens once they fit.
-    tokenStrip_->setVisible(!atlasShown());
+    tokenArea_->setVisible(!atlasShown());
     knnControls_->setVisible(view_ == ViewKind::KnnNeighbours && !canvasShown());
     // Why here: the vanilla pass doubles the work, so it runs only while its view is open.
     const bool figureShown = pages_->currentWidget() == figureView_;
@@ -413,6 +434,7 @@ void Workspace::onResult(std::shared_ptr<const ForwardResult> result) {
     result_ = std::move(result);
     errorLabel_->hide();
     tokenStrip_->setTokens(result_->tokens);
+    fitTokenStrip();
     if (state_.query >= result_->tokenCount()) state_.query = -1;
     tokenStrip_->setSelected(state_.query);
     showKnnLambda();

@@ -28,6 +28,7 @@ class QAction;
 class QCheckBox;
 class QLabel;
 class QPlainTextEdit;
+class QScrollArea;
 class QSlider;
 class QSpinBox;
 class QStackedWidget;
@@ -115,8 +116,12 @@ Q_SIGNALS:
     void readoutChanged(const QString& text);
     void refreshed(); // the figure was redrawn from the current result and selection
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     QWidget* createControls();
+    void fitTokenStrip(); // the strip's height: all of it, or a quarter of the workspace scrolled
     void createActions();
     void onResult(std::shared_ptr<const ForwardResult> result);
     void onFailure(const QString& reason);
@@ -139,6 +144,7 @@ private:
     QPlainTextEdit* textEdit_ = nullptr;
     QLabel* errorLabel_ = nullptr;
     TokenStrip* tokenStrip_ = nullptr;
+    QScrollArea* tokenArea_ = nullptr; // holds the strip
     QTabBar* tabs_ = nullptr;
     QSpinBox* layerBox_ = nullptr;
     QSpinBox* headBox_ = nullptr;
