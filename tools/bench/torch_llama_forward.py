@@ -4,7 +4,8 @@ and 8 key/value heads of 64, SwiGLU FFN 8192, RoPE θ = 500,000, RMSNorm; random
 at T = 128 in float32 and in bfloat16, as Hugging Face's LlamaModel runs it (no attention maps
 kept; scaled_dot_product_attention where this PyTorch has it, else HF's eager attention). Both sides start from the embeddings and stop at the final
 norm: the 128k-entry LM head is left out, as bench_llama_forward leaves it out. Prints one JSON
-line per dtype: {"dtype", "tokens", "seconds", "threads"} (median of runs).
+line per dtype: {"dtype", "tokens", "seconds", "cpu_seconds", "threads"} (medians of runs; CPU
+time of all threads, the measure to compare on a loaded machine, with one thread).
 
 Thread count follows HEADLIGHT_BENCH_THREADS (default: all cores), the same as the C++
 benchmark's OpenMP threads. HEADLIGHT_BENCH_DTYPES picks the dtypes (default "float32,bfloat16").
@@ -83,12 +84,13 @@ def time_dtype(dtype, runs):
     x = torch.randn(TOKENS, HIDDEN).to(dtype)
     cos, sin = rotary(TOKENS, dtype)
     forward(layers, x, cos, sin)  # warm-up
-    seconds = []
+    seconds, cpu = [], []
     for _ in range(runs):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         forward(layers, x, cos, sin)
         seconds.append(time.perf_counter() - start)
-    return statistics.median(seconds)
+        cpu.append(time.process_time() - start_cpu)
+    return statistics.median(seconds), statistics.median(cpu)
 
 
 def main():
@@ -97,9 +99,9 @@ def main():
     dtypes = os.environ.get("HEADLIGHT_BENCH_DTYPES", "float32,bfloat16").split(",")
     with torch.no_grad():
         for name in dtypes:
-            seconds = time_dtype(getattr(torch, name), runs=3)
+            seconds, cpu_seconds = time_dtype(getattr(torch, name), runs=3)
             print(json.dumps({"dtype": name, "tokens": TOKENS, "seconds": seconds,
-                              "threads": threads}), flush=True)
+                              "cpu_seconds": cpu_seconds, "threads": threads}), flush=True)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,6 @@
 
 #include <cmath>
 #include <limits>
-#include <malloc.h>
 #include <omp.h>
 #include <unsupported/Eigen/SpecialFunctions>
 #include <stdexcept>
@@ -36,15 +35,12 @@ float activate(float x, Activation kind) {
 // 4 GB at T = 32,768, while a block of whole rows keeps each row's softmax exact in [256, T].
 constexpr int64_t kQueryBlock = 256;
 
-// A block of rows of a larger row-major matrix: a head's rows of a captured [T, T] map.
-using StridedMap = Eigen::Map<RowMatrix, 0, Eigen::OuterStride<>>;
-
 // Pre-softmax scores of queries [q0, q0 + rows) of one head over keys [k0, k0 + S.cols()), S
 // holding scale·Q Kᵀ on entry: soft-capped, c·tanh(S/c), when p.softcap > 0, and masked entries
 // set to the lowest float. Per query, the causal and window rules leave a contiguous key range
 // [first, last]; padding masks single keys.
 void maskScores(int64_t q0, int64_t k0, int64_t tokens, const AttentionParams& p,
-                StridedMap& scores) {
+                RowMatrix& scores) {
     const int64_t span = scores.cols();
     if (p.softcap > 0.0f)
         scores = scores.unaryExpr([c = p.softcap](float s) { return c * std::tanh(s / c); });
@@ -61,7 +57,7 @@ void maskScores(int64_t q0, int64_t k0, int64_t tokens, const AttentionParams& p
 
 // A block's rows [rows, span] written into a head's [T, T] slice at keys [k0, k0 + span), with
 // `outside` in the other columns (what the dense rule gives there: the lowest float or 0).
-void writeRows(const StridedMap& block, int64_t k0, float outside, float* out, int64_t tokens) {
+void writeRows(const RowMatrix& block, int64_t k0, float outside, float* out, int64_t tokens) {
     MatrixMap rows(out, block.rows(), tokens);
     rows.leftCols(k0).setConstant(outside);
     rows.middleCols(k0, block.cols()) = block;
@@ -238,15 +234,13 @@ void CpuBackend::attention(const DeviceTensor& q, const DeviceTensor& k, const D
         const KeyMask mask{p.causal, p.slidingWindow, p.keyValid};
         const int64_t k0 = mask.firstKey(q0), k1 = mask.lastKey(q0 + rows - 1, tokens) + 1;
         const int64_t span = k1 - k0, firstRow = (h * tokens + q0) * tokens; // in [H, T, T]
-        // Why the softmax is computed in the captured map when one is asked: it is then written
-        // once, where the trace reads it, instead of in a block copied there afterwards.
-        std::vector<float> block(probsOut ? 0 : std::size_t(rows * span));
-        float* const sData = probsOut ? probsOut + firstRow + k0 : block.data();
-        const int64_t ld = probsOut ? tokens : span;
-        StridedMap s(sData, rows, span, Eigen::OuterStride<>(ld));
+        // Why in a block of its own, not in place in the captured map: Eigen's vectorised exp and
+        // sums treat a row's first elements by its address's alignment, so rows at the map's
+        // varying offsets would make the same pass differ in the last bit from run to run.
+        RowMatrix s(rows, span);
         gemmStrided(qm.data() + q0 * qm.cols() + h * d, qm.cols(),
-                    km.data() + k0 * km.cols() + kvColumn, km.cols(), sData, ld, rows, d, span,
-                    true, p.scale);
+                    km.data() + k0 * km.cols() + kvColumn, km.cols(), s.data(), span, rows, d,
+                    span, true, p.scale);
         maskScores(q0, k0, tokens, p, s);
         if (scoresOut)
             writeRows(s, k0, std::numeric_limits<float>::lowest(), scoresOut + firstRow, tokens);
@@ -256,28 +250,13 @@ void CpuBackend::attention(const DeviceTensor& q, const DeviceTensor& k, const D
             row.array() = (row.array() - row.maxCoeff()).exp();
             row /= row.sum();
         }
-        if (probsOut) {
-            MatrixMap all(probsOut + firstRow, rows, tokens);
-            all.leftCols(k0).setZero();
-            all.rightCols(tokens - k1).setZero();
-        }
-        gemmStrided(sData, ld, vm.data() + k0 * vm.cols() + kvColumn, vm.cols(),
+        if (probsOut) writeRows(s, k0, 0.0f, probsOut + firstRow, tokens);
+        gemmStrided(s.data(), span, vm.data() + k0 * vm.cols() + kvColumn, vm.cols(),
                     cm.data() + q0 * cm.cols() + h * d, cm.cols(), rows, span, d, false, 1.0f);
     }
 }
 } // namespace headlight::cpu
 
 namespace headlight {
-std::unique_ptr<Backend> makeCpuBackend() {
-    // Why: a pass allocates and frees megabyte tensors op after op (a BERT-base layer at T = 512:
-    // 6 MB FFN rows, 12 MB of maps, a 150 MB trace per pass), and glibc's defaults hand that
-    // memory back to the kernel (heap trimmed past twice the largest block freed), so the next
-    // pass faults every page in again and the kernel zeroes it: 12 % of such a pass's CPU time.
-    // Up to 1 GB of freed heap is kept for reuse instead (512 MB measured too little: the free
-    // top of the heap holds the last trace and the pass's own tensors); blocks over 32 MB
-    // (glibc's own upper bound) are still mapped and unmapped one by one.
-    mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);
-    return std::make_unique<cpu::CpuBackend>();
-}
+std::unique_ptr<Backend> makeCpuBackend() { return std::make_unique<cpu::CpuBackend>(); }
 } // namespace headlight
