@@ -35,20 +35,18 @@ float activate(float x, Activation kind) {
 // 4 GB at T = 32,768, while a block of whole rows keeps each row's softmax exact in [256, T].
 constexpr int64_t kQueryBlock = 256;
 
-// Pre-softmax scores of queries [q0, q0 + rows) of one head over keys [k0, k0 + S.cols()):
-// S = scale·Q Kᵀ (soft-capped, c·tanh(S/c), when p.softcap > 0) with masked entries set to the
-// lowest float. Q is [rows, d]; the head's keys are
-// columns [kvColumn, kvColumn + d) of K [T, ·]. Per query, the causal and window rules leave a
-// contiguous key range [first, last]; padding masks single keys.
-void maskedScores(const RowMatrix& qh, int64_t q0, const ConstMatrixMap& k, int64_t k0,
-                  int64_t kvColumn, const AttentionParams& p, RowMatrix& scores) {
-    const int64_t tokens = k.rows(), span = scores.cols();
-    scores.noalias() = p.scale * (qh * k.block(k0, kvColumn, span, qh.cols()).transpose());
+// Pre-softmax scores of queries [q0, q0 + rows) of one head over keys [k0, k0 + S.cols()), S
+// holding scale·Q Kᵀ on entry: soft-capped, c·tanh(S/c), when p.softcap > 0, and masked entries
+// set to the lowest float. Per query, the causal and window rules leave a contiguous key range
+// [first, last]; padding masks single keys.
+void maskScores(int64_t q0, int64_t k0, int64_t tokens, const AttentionParams& p,
+                RowMatrix& scores) {
+    const int64_t span = scores.cols();
     if (p.softcap > 0.0f)
         scores = scores.unaryExpr([c = p.softcap](float s) { return c * std::tanh(s / c); });
     const float lowest = std::numeric_limits<float>::lowest();
     const KeyMask mask{p.causal, p.slidingWindow, p.keyValid};
-    for (int64_t r = 0; r < qh.rows(); ++r) {
+    for (int64_t r = 0; r < scores.rows(); ++r) {
         const int64_t first = mask.firstKey(q0 + r) - k0, last = mask.lastKey(q0 + r, tokens) - k0;
         scores.row(r).head(first).setConstant(lowest);
         scores.row(r).tail(span - 1 - last).setConstant(lowest);
@@ -179,7 +177,7 @@ void CpuBackend::activation(const DeviceTensor& x, Activation kind, DeviceTensor
         output = 0.5f * input * (1.0f + (input * float(M_SQRT1_2)).erf());
         return;
     }
-#pragma omp parallel for
+#pragma omp parallel for if (in.size() >= kParallelMinElements)
     for (std::size_t i = 0; i < in.size(); ++i) result[i] = activate(in[i], kind);
 }
 
@@ -190,7 +188,7 @@ void CpuBackend::gatedActivation(const DeviceTensor& gate, const DeviceTensor& u
     const auto& g = valuesOf(gate);
     const auto& u = valuesOf(up);
     auto& result = valuesOf(out);
-#pragma omp parallel for
+#pragma omp parallel for if (g.size() >= kParallelMinElements)
     for (std::size_t i = 0; i < g.size(); ++i) result[i] = activate(g[i], kind) * u[i];
 }
 
@@ -231,14 +229,19 @@ void CpuBackend::attention(const DeviceTensor& q, const DeviceTensor& k, const D
         const int64_t h = task / blocks, q0 = task % blocks * kQueryBlock;
         const int64_t rows = std::min(kQueryBlock, tokens - q0);
         const int64_t kvColumn = h / group * d;
-        const RowMatrix qh = qm.block(q0, h * d, rows, d);
         // Why only these keys: causality and the window leave the block no others, which halves
         // a causal pass and makes a windowed one O(T·W).
         const KeyMask mask{p.causal, p.slidingWindow, p.keyValid};
         const int64_t k0 = mask.firstKey(q0), k1 = mask.lastKey(q0 + rows - 1, tokens) + 1;
-        RowMatrix s(rows, k1 - k0);
-        maskedScores(qh, q0, km, k0, kvColumn, p, s);
-        const int64_t firstRow = (h * tokens + q0) * tokens; // in [H, T, T]
+        const int64_t span = k1 - k0, firstRow = (h * tokens + q0) * tokens; // in [H, T, T]
+        // Why in a block of its own, not in place in the captured map: Eigen's vectorised exp and
+        // sums treat a row's first elements by its address's alignment, so rows at the map's
+        // varying offsets would make the same pass differ in the last bit from run to run.
+        RowMatrix s(rows, span);
+        gemmStrided(qm.data() + q0 * qm.cols() + h * d, qm.cols(),
+                    km.data() + k0 * km.cols() + kvColumn, km.cols(), s.data(), span, rows, d,
+                    span, true, p.scale);
+        maskScores(q0, k0, tokens, p, s);
         if (scoresOut)
             writeRows(s, k0, std::numeric_limits<float>::lowest(), scoresOut + firstRow, tokens);
         // Row softmax, max-subtracted for stability.
@@ -248,7 +251,8 @@ void CpuBackend::attention(const DeviceTensor& q, const DeviceTensor& k, const D
             row /= row.sum();
         }
         if (probsOut) writeRows(s, k0, 0.0f, probsOut + firstRow, tokens);
-        cm.block(q0, h * d, rows, d).noalias() = s * vm.block(k0, kvColumn, k1 - k0, d);
+        gemmStrided(s.data(), span, vm.data() + k0 * vm.cols() + kvColumn, vm.cols(),
+                    cm.data() + q0 * cm.cols() + h * d, cm.cols(), rows, span, d, false, 1.0f);
     }
 }
 } // namespace headlight::cpu

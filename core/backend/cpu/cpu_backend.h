@@ -11,6 +11,10 @@
 
 namespace headlight::cpu {
 
+// Elementwise ops run on one thread below this many elements. Why: a decode step's FFN row is
+// ~10⁴ elements, microseconds of work, less than starting and joining the OpenMP team costs.
+constexpr std::size_t kParallelMinElements = std::size_t(1) << 16;
+
 // Host storage of a CPU DeviceTensor.
 struct HostStorage : DeviceStorage {
     std::vector<float> values;

@@ -25,15 +25,33 @@ constexpr int64_t kMinPanelRows = 64;
 void gemm(const float* a, const float* b, float* out, int64_t m, int64_t k, int64_t n,
           bool transposeB, float alpha) {
     if (m == 0 || n == 0) return;
+    // Why a GEMV for one row (a decode step, a token appended to a cached pass): sgemm packs all
+    // of b before multiplying, which for one row costs more than the product (a third of an
+    // append's time); sgemv reads b once.
+    if (m == 1)
+        return cblas_sgemv(CblasRowMajor, transposeB ? CblasNoTrans : CblasTrans,
+                           blasint(transposeB ? n : k), blasint(transposeB ? k : n), alpha, b,
+                           blasint(transposeB ? k : n), a, 1, 0.0f, out, 1);
     cblas_sgemm(CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans, blasint(m),
                 blasint(n), blasint(k), alpha, a, blasint(k), b, blasint(transposeB ? k : n), 0.0f,
                 out, blasint(n));
+}
+
+void gemmStrided(const float* a, int64_t lda, const float* b, int64_t ldb, float* out, int64_t ldc,
+                 int64_t m, int64_t k, int64_t n, bool transposeB, float alpha) {
+    if (m == 0 || n == 0) return;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans, blasint(m),
+                blasint(n), blasint(k), alpha, a, blasint(lda), b, blasint(ldb), 0.0f, out,
+                blasint(ldc));
 }
 
 // out[m, n] (row stride ldc) = a[m, k] · b[n, k]ᵀ.
 namespace {
 void gemmTransposedB(const float* a, const float* b, float* out, int64_t m, int64_t k, int64_t n,
                      int64_t ldc) {
+    if (m == 1) // as in gemm
+        return cblas_sgemv(CblasRowMajor, CblasNoTrans, blasint(n), blasint(k), 1.0f, b, blasint(k),
+                           a, 1, 0.0f, out, 1);
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, blasint(m), blasint(n), blasint(k), 1.0f,
                 a, blasint(k), b, blasint(k), 0.0f, out, blasint(ldc));
 }
@@ -53,6 +71,17 @@ void gemm(const float* a, const float* b, float* out, int64_t m, int64_t k, int6
         om.noalias() = alpha * (am * ConstMatrixMap(b, n, k).transpose());
     else
         om.noalias() = alpha * (am * ConstMatrixMap(b, k, n));
+}
+
+void gemmStrided(const float* a, int64_t lda, const float* b, int64_t ldb, float* out, int64_t ldc,
+                 int64_t m, int64_t k, int64_t n, bool transposeB, float alpha) {
+    using Strided = Eigen::Map<const RowMatrix, 0, Eigen::OuterStride<>>;
+    const Strided am(a, m, k, Eigen::OuterStride<>(lda));
+    Eigen::Map<RowMatrix, 0, Eigen::OuterStride<>> om(out, m, n, Eigen::OuterStride<>(ldc));
+    if (transposeB)
+        om.noalias() = alpha * (am * Strided(b, n, k, Eigen::OuterStride<>(ldb)).transpose());
+    else
+        om.noalias() = alpha * (am * Strided(b, k, n, Eigen::OuterStride<>(ldb)));
 }
 
 namespace {

@@ -15,6 +15,11 @@ namespace headlight::cpu {
 void gemm(const float* a, const float* b, float* out, int64_t m, int64_t k, int64_t n,
           bool transposeB, float alpha);
 
+// gemm on blocks of larger row-major matrices (one head's columns of Q, K or V): rows of a, b and
+// out start lda, ldb and ldc floats apart.
+void gemmStrided(const float* a, int64_t lda, const float* b, int64_t ldb, float* out, int64_t ldc,
+                 int64_t m, int64_t k, int64_t n, bool transposeB, float alpha);
+
 // out[m, n] = a[m, k] · wᵀ for a linear layer's weight w [n, k] in its stored dtype: F32 read in
 // place; F16 and BF16 widened a panel of rows at a time into a small buffer per thread, each
 // panel's product computed by the same GEMM, so no widened copy of w ever exists.
