@@ -3,6 +3,7 @@
 #include "about_info.h"
 #include "atlas_canvas.h"
 #include "atlas_page.h"
+#include "backend/cpu/cpu_gemm.h"
 #include "canvas/canvas_window.h"
 #include "canvas_maps.h"
 #include "compare_dock.h"
@@ -40,6 +41,14 @@
 #include <QVulkanInstance>
 
 namespace headlight::app {
+namespace {
+
+// The library the CPU backend's GEMMs run on ("OpenBLAS" or "Eigen"), as the Compute menu and
+// the status bar name it.
+QString cpuGemmName() {
+    return QString::fromStdString(cpu::gemmLibrary()).section(QLatin1Char(' '), 0, 0);
+}
+} // namespace
 
 MainWindow::MainWindow(const LaunchOptions& options, QWidget* parent)
     : QMainWindow(parent)
@@ -132,7 +141,7 @@ void MainWindow::createMenus() {
         QString label;
         std::optional<BackendKind> kind;
     } entries[] = {{tr("&Automatic"), std::nullopt},
-                   {tr("&CPU (Eigen)"), BackendKind::Cpu},
+                   {tr("&CPU (%1)").arg(cpuGemmName()), BackendKind::Cpu},
                    {tr("&Vulkan compute"), BackendKind::Vulkan}};
     for (const auto& entry : entries) {
         QAction* action = compute->addAction(entry.label);
@@ -250,7 +259,8 @@ void MainWindow::refreshStatus() {
     const QString device =
         backend_.device ? QString::fromStdString(backend_.device->name) : tr("none");
     const QString shortDevice = device.section(" (", 0, 0);
-    const QString backend = backend_.kind == BackendKind::Vulkan ? tr("Vulkan") : tr("CPU (Eigen)");
+    const QString backend =
+        backend_.kind == BackendKind::Vulkan ? tr("Vulkan") : tr("CPU (%1)").arg(cpuGemmName());
     computeLabel_->setText(tr("%1 backend · Vulkan device: %2").arg(backend, shortDevice));
     computeLabel_->setToolTip(QString::fromStdString(backend_.reason));
     if (!canvas_) return;

@@ -1,6 +1,7 @@
 // The main window under the offscreen platform (no Vulkan surface there): it still opens, says
 // (in the canvas tab) why the canvas is missing, names the compute device and backend, and the
 // Compute menu switches the backend; it opens no larger than the screen's available area.
+#include "backend/cpu/cpu_gemm.h"
 #include "golden.h"
 #include "io/checkpoint.h"
 #include "main_window.h"
@@ -165,7 +166,8 @@ private Q_SLOTS:
     void computeMenuSwitchesBackend() {
         app::MainWindow window({});
         QAction* vulkan = findAction(window.menuBar(), "Compute", "Vulkan compute");
-        QAction* cpu = findAction(window.menuBar(), "Compute", "CPU (Eigen)");
+        const QString gemm = QString::fromStdString(cpu::gemmLibrary()).section(' ', 0, 0);
+        QAction* cpu = findAction(window.menuBar(), "Compute", "CPU (" + gemm + ")");
         QVERIFY(vulkan && cpu);
         vulkan->trigger();
         QCOMPARE(window.backendChoice().kind, BackendKind::Vulkan);
