@@ -116,7 +116,7 @@ render::PanelsFigure queryKeyGridFigure(const ForwardResult& r, const ViewState&
     for (int l = 0; l < g.rows; ++l)
         g.rowLabels << QStringLiteral("Layer %1").arg(l);
     for (int h = 0; h < g.cols; ++h)
-        g.colLabels << QStringLiteral("Head %1").arg(h);
+        g.colLabels << QStringLiteral("H%1").arg(h); // as the model grid: 32 heads fit
     for (int l = 0; l < g.rows; ++l)
         for (int h = 0; h < g.cols; ++h) {
             render::ScatterFigure cell = headScatter(r, s, l, h);

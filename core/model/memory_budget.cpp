@@ -1,6 +1,7 @@
 #include "model/memory_budget.h"
 
 #include "backend/vulkan/vk_error.h"
+#include "backend/vulkan/vulkan_backend.h"
 #include "io/checkpoint.h"
 #include "io/stored_matrix.h"
 #include "model/transformer.h"
@@ -253,11 +254,24 @@ void checkForwardBudget(const ModelSpec& spec, int64_t tokens, const CaptureRequ
     throw ModelError("a forward pass" + at + tail + ": shorten the text");
 }
 
-double deviceLoadBytes(const io::Checkpoint& checkpoint) {
-    double largest = 0.0;
-    for (const std::string& name : checkpoint.names())
-        largest = std::max(largest, double(elementCount(checkpoint.info(name).shape)) * kF32);
-    return checkpointF32Bytes(checkpoint) + largest;
+bool keepsWeights16Bit(const Backend& backend) {
+    const auto* vulkan = dynamic_cast<const vk::VulkanBackend*>(&backend);
+    return vulkan && vulkan->keepsWeights16Bit();
+}
+
+double deviceLoadBytes(const io::Checkpoint& checkpoint, bool weights16Bit) {
+    double total = 0.0, largest = 0.0;
+    for (const std::string& name : checkpoint.names()) {
+        const io::StoredMatrix stored =
+            weights16Bit ? checkpoint.mappedMatrix(name) : io::StoredMatrix{};
+        // Why words: a device buffer holds whole 32-bit words (VulkanStorage).
+        const double bytes = stored.valid()
+                                 ? std::ceil(double(stored.storedBytes()) / 4.0) * 4.0
+                                 : double(elementCount(checkpoint.info(name).shape)) * kF32;
+        total += bytes;
+        largest = std::max(largest, bytes);
+    }
+    return total + largest;
 }
 
 DeviceForwardEstimate estimateDeviceForward(const ModelSpec& spec, int64_t tokens,
@@ -282,8 +296,9 @@ DeviceForwardEstimate estimateDeviceForward(const ModelSpec& spec, int64_t token
     return estimate;
 }
 
-void checkDeviceLoadBudget(const io::Checkpoint& checkpoint, const DeviceMemory& device) {
-    const double need = deviceLoadBytes(checkpoint);
+void checkDeviceLoadBudget(const io::Checkpoint& checkpoint, const DeviceMemory& device,
+                           bool weights16Bit) {
+    const double need = deviceLoadBytes(checkpoint, weights16Bit);
     if (need <= device.available) return;
     throw vk::OutOfDeviceMemory(
         checkpoint.folder() + ": loading the weights needs " + formatBytes(need) +

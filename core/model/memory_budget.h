@@ -94,9 +94,15 @@ void checkForwardBudget(const ModelSpec& spec, int64_t tokens, const CaptureRequ
 // pass allocates. Its free memory is a number the backend reports (vk::Context::memoryBudget);
 // these functions only compare, so they need no device.
 
-// The weights as f32 (an upper bound where the Vulkan backend keeps F16 and BF16 weights in 16
-// bits) plus one staging copy of the largest tensor, alive while it is uploaded.
-double deviceLoadBytes(const io::Checkpoint& checkpoint);
+// Whether `backend` keeps F16 / BF16 weights in 16 bits on its device (the Vulkan backend on a
+// device with storageBuffer16BitAccess, unless told to widen them).
+bool keepsWeights16Bit(const Backend& backend);
+
+// The weights as the Vulkan backend uploads them, plus one staging copy of the largest tensor,
+// alive while it is uploaded. With `weights16Bit` the tensors a load leaves mapped (weightBytes)
+// take their stored bytes, rounded up to whole 32-bit words, and the others their f32 bytes (so
+// it inherits weightBytes' precision: exact for the Llama layout); without, every tensor is f32.
+double deviceLoadBytes(const io::Checkpoint& checkpoint, bool weights16Bit);
 
 struct DeviceForwardEstimate {
     double capture = 0.0;     // every head of each captured layer and kind, plus one download copy
@@ -110,7 +116,8 @@ DeviceForwardEstimate estimateDeviceForward(const ModelSpec& spec, int64_t token
 // Both throw vk::OutOfDeviceMemory when the estimate exceeds `device.available`, before anything
 // is allocated, so that callers fall back to the CPU backend as they do when an allocation fails;
 // the message says how much is needed, how much is available and what to reduce.
-void checkDeviceLoadBudget(const io::Checkpoint& checkpoint, const DeviceMemory& device);
+void checkDeviceLoadBudget(const io::Checkpoint& checkpoint, const DeviceMemory& device,
+                           bool weights16Bit);
 void checkDeviceForwardBudget(const ModelSpec& spec, int64_t tokens, const CaptureRequest& capture,
                               const DeviceMemory& device);
 } // namespace headlight

@@ -20,7 +20,8 @@ std::unique_ptr<TransformerModel> loadModel(const std::string& folder, Backend& 
     ModelSpec spec = loadModelConfig(folder);
     const io::Checkpoint checkpoint(folder);
     checkLoadBudget(checkpoint, backend.kind() == BackendKind::Cpu);
-    if (const auto device = backend.deviceMemory()) checkDeviceLoadBudget(checkpoint, *device);
+    if (const auto device = backend.deviceMemory())
+        checkDeviceLoadBudget(checkpoint, *device, keepsWeights16Bit(backend));
     const HostWeights weights = readWeights(checkpoint, spec);
     return std::make_unique<TransformerModel>(std::move(spec), weights, backend);
 }

@@ -2,6 +2,7 @@
 
 #include "figures/category_grid.h"
 
+#include <QFontMetricsF>
 #include <QPainterPath>
 #include <algorithm>
 #include <cmath>
@@ -243,9 +244,13 @@ void paintScatterGrid(QPainter& painter, const QRectF& bounds, const ScatterGrid
         painter.setPen(QPen(int(i) == f.selected ? style::kAccent : style::kGrid,
                             int(i) == f.selected ? 2.5 : 1.0));
         painter.drawRect(cell);
+        // Why whole or not at all: in a grid of many heads "L15 …" names nothing; the read-out
+        // under the pointer gives the title.
+        if (QFontMetricsF(l.tickFont).horizontalAdvance(f.cells[i].title) > cell.width() - 6.0)
+            continue;
         painter.setPen(style::kMutedInk);
         drawTextLine(painter, QRectF(cell.left() + 3.0, cell.top() + 1.0, cell.width() - 6.0, h),
-                     Qt::AlignLeft, elided(f.cells[i].title, l.tickFont, cell.width() - 6.0));
+                     Qt::AlignLeft, f.cells[i].title);
     }
     painter.setPen(style::kInk);
     const int cols = std::max(f.cols, 1);

@@ -238,22 +238,27 @@ private Q_SLOTS:
         QCOMPARE(estimateDeviceForward(spec, 8192, nothing).activations, estimate.activations);
     }
 
-    // The weights as f32 and a staging copy of the largest tensor (bert's [512, 32] positions).
+    // The weights as f32 and a staging copy of the largest tensor (bert's [512, 32] positions);
+    // an F32 checkpoint's mapped matrices take as many bytes kept as they are.
     void deviceLoadIsTheWeightsAndOneStagingCopy() {
         const io::Checkpoint checkpoint((test::goldenRoot() + "/bert").toStdString());
-        QCOMPARE(deviceLoadBytes(checkpoint), checkpointF32Bytes(checkpoint) + 512.0 * 32.0 * 4.0);
+        for (const bool weights16Bit : {false, true})
+            QCOMPARE(deviceLoadBytes(checkpoint, weights16Bit),
+                     checkpointF32Bytes(checkpoint) + 512.0 * 32.0 * 4.0);
     }
 
     void refusesADeviceLoadThatDoesNotFit() {
         const QString folder = test::goldenRoot() + "/bert";
         const io::Checkpoint checkpoint(folder.toStdString());
-        const QString need = QString::fromStdString(formatBytes(deviceLoadBytes(checkpoint)));
+        const QString need =
+            QString::fromStdString(formatBytes(deviceLoadBytes(checkpoint, false)));
         const DeviceMemory heap{100e3, "the device-local heap size"};
-        QCOMPARE(deviceErrorOf([&] { checkDeviceLoadBudget(checkpoint, heap); }),
+        QCOMPARE(deviceErrorOf([&] { checkDeviceLoadBudget(checkpoint, heap, false); }),
                  folder + ": loading the weights needs " + need +
                      " of device memory but 100.0 kB is available (the device-local heap size): "
                      "close other programs using the GPU or choose a smaller model");
-        checkDeviceLoadBudget(checkpoint, {deviceLoadBytes(checkpoint), "exactly enough"});
+        checkDeviceLoadBudget(checkpoint, {deviceLoadBytes(checkpoint, false), "exactly enough"},
+                              false);
     }
 
     void refusesADevicePassThatDoesNotFit() {

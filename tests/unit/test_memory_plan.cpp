@@ -1,17 +1,15 @@
 // Real-size checkpoints without real data: Llama-3.1-8B- and Llama-3.2-1B-shaped BF16
-// checkpoints whose shards are a safetensors header and a hole (the file is extended, nothing is
-// written), sharded with model.safetensors.index.json. `headlight info` reads only the headers:
+// checkpoints whose shards are a safetensors header and a hole (support/sparse_llama.h), sharded
+// with model.safetensors.index.json. `headlight info` reads only the headers:
 // its memory plan for the 8B (parameters, bytes mapped, peak for T tokens, whether it fits) is
 // checked against the same numbers worked out here from the config. The 1B runs a 16-token pass
 // on the CLI with its weights left in the mapped shards: all-zero weights make every hidden
 // state zero and every attention row uniform over the keys a causal query sees.
 #include "cli_runner.h"
 #include "io/safetensors.h"
+#include "sparse_llama.h"
 #include "temp_files.h"
 
-#include <QDir>
-#include <QFile>
-#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTest>
@@ -21,103 +19,9 @@ using namespace headlight;
 
 namespace {
 
-struct LlamaShape {
-    int64_t vocab, hidden, intermediate, layers, heads, kvHeads;
-    bool tied;
-    int64_t headDim() const { return hidden / heads; }
-};
-constexpr LlamaShape kLlama8B{128256, 4096, 14336, 32, 32, 8, false};
-constexpr LlamaShape kLlama1B{128256, 2048, 8192, 16, 32, 8, true};
-
-using Shape = std::vector<int64_t>;
-using NamedShape = std::pair<QString, Shape>;
-
-std::vector<NamedShape> llamaTensors(const LlamaShape& s) {
-    const int64_t d = s.hidden, f = s.intermediate, kv = s.kvHeads * s.headDim();
-    std::vector<NamedShape> tensors{{"model.embed_tokens.weight", {s.vocab, d}}};
-    for (int64_t l = 0; l < s.layers; ++l) {
-        const QString p = QString("model.layers.%1.").arg(l);
-        tensors.insert(tensors.end(), {{p + "input_layernorm.weight", {d}},
-                                       {p + "post_attention_layernorm.weight", {d}},
-                                       {p + "self_attn.q_proj.weight", {d, d}},
-                                       {p + "self_attn.k_proj.weight", {kv, d}},
-                                       {p + "self_attn.v_proj.weight", {kv, d}},
-                                       {p + "self_attn.o_proj.weight", {d, d}},
-                                       {p + "mlp.gate_proj.weight", {f, d}},
-                                       {p + "mlp.up_proj.weight", {f, d}},
-                                       {p + "mlp.down_proj.weight", {d, f}}});
-    }
-    tensors.push_back({"model.norm.weight", {d}});
-    if (!s.tied) tensors.push_back({"lm_head.weight", {s.vocab, d}});
-    return tensors;
-}
-
-int64_t elements(const Shape& shape) {
-    int64_t n = 1;
-    for (int64_t d : shape)
-        n *= d;
-    return n;
-}
-
-// One shard: the header, padded to 8 bytes, then a hole as long as the BF16 data.
-void writeSparseShard(const QString& path, const std::vector<NamedShape>& tensors) {
-    QJsonObject header;
-    int64_t offset = 0;
-    for (const auto& [name, shape] : tensors) {
-        QJsonArray dims;
-        for (int64_t d : shape)
-            dims.append(double(d));
-        const int64_t end = offset + elements(shape) * 2;
-        header[name] = QJsonObject{{"dtype", "BF16"},
-                                   {"shape", dims},
-                                   {"data_offsets", QJsonArray{double(offset), double(end)}}};
-        offset = end;
-    }
-    QByteArray json = QJsonDocument(header).toJson(QJsonDocument::Compact);
-    json.append(QByteArray((8 - json.size() % 8) % 8, ' '));
-    QFile file(path);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    QVERIFY(file.write(test::littleEndian64(quint64(json.size())) + json) == 8 + json.size());
-    QVERIFY(file.resize(8 + json.size() + offset)); // ftruncate: the data is a hole
-}
-
-// config.json and `shards` sparse shards with their index, in a new folder.
-QString writeSparseLlama(test::ScratchDir& scratch, const LlamaShape& s, int shards) {
-    const QString folder = scratch.freshFolder();
-    const QJsonObject config{{"architectures", QJsonArray{"LlamaForCausalLM"}},
-                             {"model_type", "llama"},
-                             {"vocab_size", double(s.vocab)},
-                             {"hidden_size", double(s.hidden)},
-                             {"intermediate_size", double(s.intermediate)},
-                             {"num_hidden_layers", double(s.layers)},
-                             {"num_attention_heads", double(s.heads)},
-                             {"num_key_value_heads", double(s.kvHeads)},
-                             {"max_position_embeddings", 131072},
-                             {"rms_norm_eps", 1e-5},
-                             {"rope_theta", 500000.0},
-                             {"hidden_act", "silu"},
-                             {"tie_word_embeddings", s.tied},
-                             {"torch_dtype", "bfloat16"}};
-    test::writeFile(folder + "/config.json", QJsonDocument(config).toJson());
-    const std::vector<NamedShape> tensors = llamaTensors(s);
-    QJsonObject weightMap;
-    const std::size_t perShard = (tensors.size() + std::size_t(shards) - 1) / std::size_t(shards);
-    for (int i = 0; i < shards; ++i) {
-        const QString shard = QString("model-%1-of-%2.safetensors")
-                                  .arg(i + 1, 5, 10, QChar('0'))
-                                  .arg(shards, 5, 10, QChar('0'));
-        const auto first =
-            tensors.begin() + std::ptrdiff_t(std::min(tensors.size(), perShard * std::size_t(i)));
-        const auto last = tensors.begin() +
-                          std::ptrdiff_t(std::min(tensors.size(), perShard * std::size_t(i + 1)));
-        writeSparseShard(folder + "/" + shard, {first, last});
-        for (auto at = first; at != last; ++at)
-            weightMap[at->first] = shard;
-    }
-    test::writeFile(folder + "/model.safetensors.index.json",
-                    QJsonDocument(QJsonObject{{"weight_map", weightMap}}).toJson());
-    return folder;
-}
+using test::kLlama1B;
+using test::kLlama8B;
+using test::LlamaShape;
 
 // Sets an environment variable for the CLI runs of one test.
 class ScopedVariable {
@@ -152,14 +56,14 @@ private Q_SLOTS:
     // projections, and one [T, T] score matrix per attention thread).
     void planOfAn8BCheckpointFits24GB() {
         const LlamaShape s = kLlama8B;
-        const QString folder = writeSparseLlama(scratch_, s, 4);
+        const QString folder = test::writeSparseLlama(scratch_, s, 4);
         const ScopedVariable limit("HEADLIGHT_MEMORY_LIMIT_MB", "24000");
         const int64_t t = 512;
         const QJsonObject plan = infoJson(folder, int(t));
 
         double matrices = 0.0, norms = 0.0;
-        for (const auto& [name, shape] : llamaTensors(s))
-            (shape.size() == 2 ? matrices : norms) += double(elements(shape));
+        for (const auto& [name, shape] : test::llamaTensors(s))
+            (shape.size() == 2 ? matrices : norms) += double(test::elementsOf(shape));
         QCOMPARE(matrices + norms, 8'030'261'248.0); // Llama-3.1-8B's published count
         QCOMPARE(plan["parameters"].toDouble(), matrices + norms);
         QCOMPARE(plan["mapped_bytes"].toDouble(), 2.0 * matrices);
@@ -186,7 +90,7 @@ private Q_SLOTS:
     }
 
     void textPlanSaysWhetherItFits() {
-        const QString folder = writeSparseLlama(scratch_, kLlama8B, 2);
+        const QString folder = test::writeSparseLlama(scratch_, kLlama8B, 2);
         const ScopedVariable limit("HEADLIGHT_MEMORY_LIMIT_MB", "24000");
         const test::CliResult run = test::runHeadlight({"info", "--model", folder});
         QCOMPARE(run.exitCode, 0);
@@ -197,7 +101,7 @@ private Q_SLOTS:
 
     void a1BCheckpointRunsFromItsMappedShards() {
         const LlamaShape s = kLlama1B;
-        const QString folder = writeSparseLlama(scratch_, s, 2);
+        const QString folder = test::writeSparseLlama(scratch_, s, 2);
         const QString dump = scratch_.freshPath();
         QStringList ids;
         for (int i = 0; i < 16; ++i)

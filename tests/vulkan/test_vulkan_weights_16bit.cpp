@@ -12,6 +12,7 @@
 #include "golden.h"
 #include "io/dtype_widening.h"
 #include "io/stored_matrix.h"
+#include "model/memory_budget.h"
 #include "model/transformer.h"
 #include "rounded_twins.h"
 #include "temp_files.h"
@@ -75,6 +76,42 @@ Run runOn(const std::shared_ptr<vk::Context>& context, const vk::VulkanBackendOp
     capture.hiddenStates = true;
     run.trace = model->forward(input, capture);
     return run;
+}
+
+// The device-memory plan (deviceLoadBytes) against the bytes each load allocated: the weights
+// (16-bit matrices in their stored bytes, the rest f32; or all f32), one staging copy of the
+// largest tensor while it is uploaded, freed after it, and, beyond the checkpoint, the model's
+// own identity norm (gamma and beta, [D] each). Exact for Qwen3 (tied), whose layout maps every
+// matrix. What the plan misses, by layout: Llama's untied LM head is widened to f32 on load
+// (families/lm_heads.cpp reads it with get()); BERT's layout widens its embedding tables and
+// never uploads its pooler, so there the plan only bounds the f32 load.
+void verifyDevicePlan(const QString& model, const QString& folder, const Run& sixteen,
+                      const Run& widened) {
+    const io::Checkpoint checkpoint(folder.toStdString());
+    double weights16 = 0.0, weights32 = 0.0, largest16 = 0.0, largest32 = 0.0;
+    for (const std::string& name : checkpoint.names()) {
+        const io::TensorInfo& info = checkpoint.info(name);
+        const double f32 = double(elementCount(info.shape)) * 4.0;
+        const double kept = info.shape.size() == 2 ? f32 / 2.0 : f32;
+        weights16 += kept;
+        weights32 += f32;
+        largest16 = std::max(largest16, kept);
+        largest32 = std::max(largest32, f32);
+    }
+    QCOMPARE(deviceLoadBytes(checkpoint, true), weights16 + largest16);
+    QCOMPARE(deviceLoadBytes(checkpoint, false), weights32 + largest32);
+    const double identityNorm = 2.0 * double(loadModelConfig(folder.toStdString()).hidden) * 4.0;
+    if (model == "bert") {
+        QVERIFY(double(widened.allocatedBytes) <= weights32 + identityNorm);
+        return;
+    }
+    QCOMPARE(double(widened.allocatedBytes), weights32 + identityNorm);
+    const double widenedHead =
+        checkpoint.contains("lm_head.weight")
+            ? double(elementCount(checkpoint.info("lm_head.weight").shape)) * 2.0
+            : 0.0;
+    QCOMPARE(widenedHead > 0.0, model == "llama");
+    QCOMPARE(double(sixteen.allocatedBytes), weights16 + identityNorm + widenedHead);
 }
 
 void verifySameTrace(const Trace& got, const Trace& want, double tolerance) {
@@ -238,6 +275,7 @@ private Q_SLOTS:
         QVERIFY(widened.allocatedBytes - sixteen.allocatedBytes >= sixteen.weightBytes);
         verifySameTrace(sixteen.trace, widened.trace, 0.0);
         verifySameTrace(sixteen.trace, f32Twin.trace, test::kGoldenTolerance);
+        verifyDevicePlan(model, storedFolder, sixteen, widened);
     }
 };
 
