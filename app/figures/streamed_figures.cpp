@@ -94,8 +94,9 @@ render::Figure streamedRolloutFigure(const ForwardResult& result, const ViewStat
     const bool full = result.streamed->fullRollout();
     if (!full && state.query < 0)
         return render::EmptyFigure{
-            QStringLiteral("Past %1 tokens the rollout is built one query at a time: click a "
-                           "token in the strip above to see what its position draws from.")
+            QStringLiteral("Past %1 tokens the rollout is built one query at a time: choose a "
+                           "query (a token in the window's strip, or a scene's selection.query) "
+                           "to see what its position draws from.")
                 .arg(QLocale::system().toString(qlonglong(analysis::kFullRolloutTokens)))};
     const std::shared_ptr<const std::vector<float>> values = result.streamed->rollout(state.query);
     render::HeatmapFigure f;
