@@ -1,7 +1,6 @@
 #include "model/memory_budget.h"
 
 #include "backend/vulkan/vk_error.h"
-#include "backend/vulkan/vulkan_backend.h"
 #include "io/checkpoint.h"
 #include "io/stored_matrix.h"
 #include "model/transformer.h"
@@ -252,11 +251,6 @@ void checkForwardBudget(const ModelSpec& spec, int64_t tokens, const CaptureRequ
         throw ModelError("keeping the hidden states of " + counted(spec.layers + 1, "layer") + at +
                          tail + ": leave out the hidden states or shorten the text");
     throw ModelError("a forward pass" + at + tail + ": shorten the text");
-}
-
-bool keepsWeights16Bit(const Backend& backend) {
-    const auto* vulkan = dynamic_cast<const vk::VulkanBackend*>(&backend);
-    return vulkan && vulkan->keepsWeights16Bit();
 }
 
 double deviceLoadBytes(const io::Checkpoint& checkpoint, bool weights16Bit) {

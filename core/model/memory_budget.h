@@ -95,7 +95,8 @@ void checkForwardBudget(const ModelSpec& spec, int64_t tokens, const CaptureRequ
 // these functions only compare, so they need no device.
 
 // Whether `backend` keeps F16 / BF16 weights in 16 bits on its device (the Vulkan backend on a
-// device with storageBuffer16BitAccess, unless told to widen them).
+// device with storageBuffer16BitAccess, unless told to widen them). Defined beside the Vulkan
+// backend (vulkan_backend.cpp), so that the file parsers this file serves build without it.
 bool keepsWeights16Bit(const Backend& backend);
 
 // The weights as the Vulkan backend uploads them, plus one staging copy of the largest tensor,

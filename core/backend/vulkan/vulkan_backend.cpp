@@ -5,6 +5,7 @@
 #include "buffer.h"
 #include "context.h"
 #include "io/stored_matrix.h"
+#include "model/memory_budget.h"
 #include "pipeline.h"
 #include "vk_error.h"
 #include "vulkan_storage.h"
@@ -145,5 +146,10 @@ std::optional<DeviceMemory> VulkanBackend::deviceMemory() const {
 namespace headlight {
 std::unique_ptr<Backend> makeVulkanBackend(std::shared_ptr<vk::Context> context) {
     return vk::makeVulkanBackend(std::move(context), {});
+}
+
+bool keepsWeights16Bit(const Backend& backend) {
+    const auto* vulkan = dynamic_cast<const vk::VulkanBackend*>(&backend);
+    return vulkan && vulkan->keepsWeights16Bit();
 }
 } // namespace headlight
