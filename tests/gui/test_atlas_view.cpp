@@ -125,14 +125,14 @@ void saveShot(QWidget* widget, const QString& name) {
     widget->grab().save(QStringLiteral(HEADLIGHT_TEST_OUTPUT_DIR "/") + name);
 }
 
-// The RoPE model in a 1400 × 1000 window with `variant` set as the variant panel sets it, the
-// Atlas tab drawing head kHead of layer kLayer of longText(); waits for that atlas.
-void showVariantAtlas(app::MainWindow& window, const QJsonObject& variant) {
+// The RoPE model in a 1400 × 1000 window, with `variant` (if any) set as the variant panel sets
+// it, the Atlas tab drawing head kHead of layer kLayer of longText(); waits for that atlas.
+void showAtlas(app::MainWindow& window, const QJsonObject& variant = {}) {
     window.resize(1400, 1000);
     window.show();
     openModel(window, zooModel("rope"));
     app::Workspace* workspace = window.workspace();
-    workspace->setVariant(variant);
+    if (!variant.isEmpty()) workspace->setVariant(variant);
     workspace->showAtlas();
     workspace->selectHead(kLayer, kHead);
     workspace->setText(longText());
@@ -160,17 +160,9 @@ private Q_SLOTS:
 
     void atlasMatchesTheDenseMap() {
         app::MainWindow window({});
-        window.resize(1400, 1000);
-        window.show();
-        openModel(window, zooModel("rope"));
-        app::Workspace* workspace = window.workspace();
-        workspace->showAtlas();
-        workspace->selectHead(kLayer, kHead);
-        workspace->setText(longText());
-        app::AtlasPage* page = workspace->atlasPage();
+        showAtlas(window);
+        app::AtlasPage* page = window.workspace()->atlasPage();
         app::AtlasView* view = page->view();
-        QTRY_VERIFY_WITH_TIMEOUT(page->result() && page->result()->text == longText(),
-                                 kAtlasWaitMs);
         const int64_t tokens = page->result()->tokens;
         QCOMPARE(page->result()->layer, kLayer);
         QCOMPARE(page->result()->head, kHead);
@@ -286,16 +278,8 @@ private Q_SLOTS:
 
     void exportIsWhatTheCliDraws() {
         app::MainWindow window({});
-        window.resize(1400, 1000);
-        window.show();
-        openModel(window, zooModel("rope"));
-        app::Workspace* workspace = window.workspace();
-        workspace->showAtlas();
-        workspace->selectHead(kLayer, kHead);
-        workspace->setText(longText());
-        app::AtlasPage* page = workspace->atlasPage();
-        QTRY_VERIFY_WITH_TIMEOUT(page->result() && page->result()->text == longText(),
-                                 kAtlasWaitMs);
+        showAtlas(window);
+        app::AtlasPage* page = window.workspace()->atlasPage();
         page->view()->centreOn(200, 150);
         page->view()->zoomBy(0.25); // 128 tokens a side: still exact cells, labels thinned
         waitForPicture(page->view(), 1);
@@ -340,7 +324,7 @@ private Q_SLOTS:
         QFETCH(QString, named);
         const QJsonObject json = variantJson(qPrintable(variant));
         app::MainWindow window({});
-        showVariantAtlas(window, json);
+        showAtlas(window, json);
         app::AtlasPage* page = window.workspace()->atlasPage();
         app::AtlasView* view = page->view();
         QVERIFY(view->atlas()->input().variant);
@@ -367,7 +351,7 @@ private Q_SLOTS:
 
     void maskOverlayOutlinesTheMask() {
         app::MainWindow window({});
-        showVariantAtlas(window, variantJson(kLongformer));
+        showAtlas(window, variantJson(kLongformer));
         app::AtlasPage* page = window.workspace()->atlasPage();
         app::AtlasView* view = page->view();
         const int64_t tokens = page->result()->tokens;
@@ -448,7 +432,7 @@ private Q_SLOTS:
     void variantOverlayExportIsWhatTheCliDraws() {
         app::MainWindow window({});
         const QJsonObject json = variantJson(kLongformer);
-        showVariantAtlas(window, json);
+        showAtlas(window, json);
         app::AtlasPage* page = window.workspace()->atlasPage();
         page->overlayBox()->setChecked(true);
         page->view()->centreOn(200, 150);
