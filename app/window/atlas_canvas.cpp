@@ -85,19 +85,12 @@ void AtlasCanvas::requestOverview() {
     overviewLoader_->request(requestFor({0, atlas_->tokens(), 0, atlas_->tokens()}));
 }
 
-// As the Atlas tab asks: the region in view, widened to its tile grid (the cached level then
-// pools it without a pass over the map, and only tiles at the map's edge are partial).
+// As the Atlas tab asks: the region in view, widened to its tile grid (alignedToTiles).
 void AtlasCanvas::requestRegion() {
     const render::CanvasWindow::Region view = canvas_->visibleRegion();
     if (view.q1 <= view.q0 || view.k1 <= view.k0) return; // the map is out of the window
-    const AtlasTileRequest exact = requestFor({view.q0, view.q1, view.k0, view.k1});
-    const int64_t tile = exact.tile, tokens = atlas_->tokens();
-    const auto down = [tile](int64_t t) { return t / tile * tile; };
-    const auto up = [tile, tokens](int64_t t) {
-        return std::min(tokens, (t + tile - 1) / tile * tile);
-    };
-    AtlasTileRequest request = exact;
-    request.region = {down(view.q0), up(view.q1), down(view.k0), up(view.k1)};
+    AtlasTileRequest request = requestFor({view.q0, view.q1, view.k0, view.k1});
+    request.region = alignedToTiles(request.region, request.tile, atlas_->tokens());
     if (loader_->newest() && loader_->newest()->sameAs(request)) return;
     loader_->request(request);
 }

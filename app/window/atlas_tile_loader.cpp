@@ -4,6 +4,7 @@
 #include "colormap.h"
 
 #include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
 
 namespace headlight::app {
 
@@ -13,6 +14,15 @@ bool AtlasTileRequest::sameAs(const AtlasTileRequest& other) const {
     return atlas == other.atlas && a.q0 == b.q0 && a.q1 == b.q1 && a.k0 == b.k0 && a.k1 == b.k1 &&
            tile == other.tile && pooling == other.pooling && map == other.map &&
            overlay == other.overlay;
+}
+
+analysis::AtlasRegion alignedToTiles(const analysis::AtlasRegion& region, int64_t tile,
+                                     int64_t tokens) {
+    const auto down = [tile](int64_t t) { return t / tile * tile; };
+    const auto up = [tile, tokens](int64_t t) {
+        return std::min(tokens, (t + tile - 1) / tile * tile);
+    };
+    return {down(region.q0), up(region.q1), down(region.k0), up(region.k1)};
 }
 
 AtlasPicture pictureOf(const AtlasTileRequest& request) {

@@ -45,6 +45,12 @@ struct AtlasTileRequest {
     bool sameAs(const AtlasTileRequest& other) const;
 };
 
+// `region` widened to the grid of `tile`-token tiles, within the map of `tokens`. Why the views ask
+// for aligned regions: the cached level then pools them without a pass over the map, and a
+// picture's last tile is partial only at the map's edge.
+analysis::AtlasRegion alignedToTiles(const analysis::AtlasRegion& region, int64_t tile,
+                                     int64_t tokens);
+
 // The picture of a request, on the calling thread; with the overlay asked for, without its numbers
 // (addMaskOverlay adds them).
 AtlasPicture pictureOf(const AtlasTileRequest& request);

@@ -175,15 +175,9 @@ void AtlasView::viewChanged() {
 
 void AtlasView::requestTiles() {
     if (!atlas_) return;
-    analysis::AtlasRegion region = visibleRegion();
-    const int64_t tile = analysis::AttentionAtlas::tileFor(region, kAtlasCellsPerSide);
-    // Why aligned to the tile grid: the cached level then pools it without a pass over the map,
-    // and a picture's last tile is partial only at the map's edge.
-    const auto down = [tile](int64_t t) { return t / tile * tile; };
-    const auto up = [tile, this](int64_t t) {
-        return std::min(atlas_->tokens(), (t + tile - 1) / tile * tile);
-    };
-    region = {down(region.q0), up(region.q1), down(region.k0), up(region.k1)};
+    const analysis::AtlasRegion visible = visibleRegion();
+    const int64_t tile = analysis::AttentionAtlas::tileFor(visible, kAtlasCellsPerSide);
+    const analysis::AtlasRegion region = alignedToTiles(visible, tile, atlas_->tokens());
     const AtlasTileRequest request{atlas_, region, tile, pooling_, colormap_, overlay_};
     if (loader_->newest() && loader_->newest()->sameAs(request)) return;
     loader_->request(request);
