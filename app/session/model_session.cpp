@@ -56,7 +56,8 @@ std::unique_ptr<LoadedModel> loadCheckpoint(const QString& source, const Backend
         loaded->model = loadModel(folder.toStdString(), *loaded->backend);
     }
     loaded->positionTable = loaded->model->positionTable();
-    loaded->weights = weightBytes(io::Checkpoint(folder.toStdString())); // headers only
+    loaded->weights = weightBytes(io::Checkpoint(folder.toStdString()),
+                                  loaded->model->spec()); // headers only
     try {
         loaded->tokenizer = tokenize::Tokenizer::load(folder.toStdString());
     } catch (const tokenize::TokenizerError&) {

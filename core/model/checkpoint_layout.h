@@ -91,7 +91,8 @@ struct HostLayer {
 struct HostLmHead {
     enum class Kind { None, Tied, Untied, MaskedLm };
     Kind kind = Kind::None;
-    Tensor weight;          // [V, D] when Untied; empty when the token embedding serves
+    Tensor weight;          // [V, D] when Untied and not `stored`; empty when tied
+    io::StoredMatrix stored; // Untied: [V, D] left in its mapped file, in the stored dtype
     Tensor bias;            // [V] (MaskedLm), empty when none
     HostLinear transform;   // MaskedLm's dense [D, D]
     HostNorm transformNorm; // MaskedLm's LayerNorm

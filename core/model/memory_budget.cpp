@@ -3,6 +3,7 @@
 #include "backend/vulkan/vk_error.h"
 #include "io/checkpoint.h"
 #include "io/stored_matrix.h"
+#include "model/model_family.h"
 #include "model/transformer.h"
 
 #include <QByteArray>
@@ -12,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 #include <thread>
 
 namespace headlight {
@@ -116,6 +118,25 @@ const char* captureAdvice(const CaptureRequest& capture) {
 std::string deviceAvailableText(const DeviceMemory& device) {
     return formatBytes(device.available) + " is available (" + device.source + ")";
 }
+
+// The tensors a load keeps mapped in the stored dtype: the mappable matrices, less those the
+// layout widens. Invalid for the others.
+class MappedOnLoad {
+public:
+    MappedOnLoad(const io::Checkpoint& checkpoint, const ModelSpec& spec)
+        : checkpoint_(checkpoint) {
+        if (const auto widened = familyOf(spec.architecture).widenedMatrices)
+            for (std::string& name : widened(checkpoint, spec))
+                widened_.insert(std::move(name));
+    }
+    io::StoredMatrix operator()(const std::string& name) const {
+        return widened_.contains(name) ? io::StoredMatrix{} : checkpoint_.mappedMatrix(name);
+    }
+
+private:
+    const io::Checkpoint& checkpoint_;
+    std::set<std::string> widened_;
+};
 } // namespace
 
 std::optional<double> availableMemoryBytes() {
@@ -146,12 +167,13 @@ double checkpointF32Bytes(const io::Checkpoint& checkpoint) {
     return elements * kF32;
 }
 
-WeightBytes weightBytes(const io::Checkpoint& checkpoint) {
+WeightBytes weightBytes(const io::Checkpoint& checkpoint, const ModelSpec& spec) {
+    const MappedOnLoad mapped(checkpoint, spec);
     WeightBytes bytes;
     for (const std::string& name : checkpoint.names()) {
         const double elements = double(elementCount(checkpoint.info(name).shape));
         bytes.parameters += elements;
-        const io::StoredMatrix stored = checkpoint.mappedMatrix(name);
+        const io::StoredMatrix stored = mapped(name);
         if (stored.valid())
             bytes.mapped += stored.storedBytes();
         else
@@ -167,7 +189,7 @@ double loadBytes(const WeightBytes& weights, bool backendInHostMemory) {
 MemoryPlan planMemory(const io::Checkpoint& checkpoint, const ModelSpec& spec, int64_t tokens,
                       const CaptureRequest& capture, bool backendInHostMemory) {
     MemoryPlan plan;
-    plan.weights = weightBytes(checkpoint);
+    plan.weights = weightBytes(checkpoint, spec);
     plan.load = loadBytes(plan.weights, backendInHostMemory);
     plan.tokens = tokens;
     plan.forward = estimateForward(spec, tokens, capture, backendInHostMemory);
@@ -220,10 +242,11 @@ ForwardEstimate estimateForward(const ModelSpec& spec, int64_t tokens,
     return estimate;
 }
 
-void checkLoadBudget(const io::Checkpoint& checkpoint, bool backendInHostMemory) {
+void checkLoadBudget(const io::Checkpoint& checkpoint, const ModelSpec& spec,
+                     bool backendInHostMemory) {
     const auto memory = available();
     if (!memory) return;
-    const WeightBytes weights = weightBytes(checkpoint);
+    const WeightBytes weights = weightBytes(checkpoint, spec);
     const double need = loadBytes(weights, backendInHostMemory);
     if (need <= memory->bytes) return;
     const std::string stored =
@@ -253,11 +276,11 @@ void checkForwardBudget(const ModelSpec& spec, int64_t tokens, const CaptureRequ
     throw ModelError("a forward pass" + at + tail + ": shorten the text");
 }
 
-double deviceLoadBytes(const io::Checkpoint& checkpoint, bool weights16Bit) {
+double deviceLoadBytes(const io::Checkpoint& checkpoint, const ModelSpec& spec, bool weights16Bit) {
+    const MappedOnLoad mapped(checkpoint, spec);
     double total = 0.0, largest = 0.0;
     for (const std::string& name : checkpoint.names()) {
-        const io::StoredMatrix stored =
-            weights16Bit ? checkpoint.mappedMatrix(name) : io::StoredMatrix{};
+        const io::StoredMatrix stored = weights16Bit ? mapped(name) : io::StoredMatrix{};
         // Why words: a device buffer holds whole 32-bit words (VulkanStorage).
         const double bytes = stored.valid()
                                  ? std::ceil(double(stored.storedBytes()) / 4.0) * 4.0
@@ -290,9 +313,9 @@ DeviceForwardEstimate estimateDeviceForward(const ModelSpec& spec, int64_t token
     return estimate;
 }
 
-void checkDeviceLoadBudget(const io::Checkpoint& checkpoint, const DeviceMemory& device,
-                           bool weights16Bit) {
-    const double need = deviceLoadBytes(checkpoint, weights16Bit);
+void checkDeviceLoadBudget(const io::Checkpoint& checkpoint, const ModelSpec& spec,
+                           const DeviceMemory& device, bool weights16Bit) {
+    const double need = deviceLoadBytes(checkpoint, spec, weights16Bit);
     if (need <= device.available) return;
     throw vk::OutOfDeviceMemory(
         checkpoint.folder() + ": loading the weights needs " + formatBytes(need) +

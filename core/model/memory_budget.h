@@ -36,16 +36,17 @@ double checkpointF32Bytes(const io::Checkpoint& checkpoint);
 
 // Where a load puts the checkpoint's tensors, read from the headers alone: the 2-D F32, F16 and
 // BF16 tensors of safetensors files stay in their mapped file in the stored dtype
-// (io/stored_matrix.h); the rest (norms, biases, torch archives) is widened to f32. Exact for the
-// Llama layout, which maps every matrix; where a layout widens a matrix (GPT-2's transposed
-// Conv1D weights, the embedding tables of BERT, GPT-2 and OPT) that matrix's f32 copies are
-// missing from `widened`.
+// (io/stored_matrix.h), untied LM heads included; the rest (norms, biases, torch archives, and
+// the matrices `spec`'s family declares widened, ModelFamily::widenedMatrices: the embedding
+// tables of BERT, RoBERTa and DistilBERT) is widened to f32. Exact for the Llama and encoder
+// layouts; where another layout widens a matrix (GPT-2's transposed Conv1D weights, the
+// embedding tables of GPT-2 and OPT) that matrix's f32 copies are missing from `widened`.
 struct WeightBytes {
     double parameters = 0.0; // every stored element
     double mapped = 0.0;     // the stored bytes of the tensors left in the mapping
     double widened = 0.0;    // the other tensors as f32
 };
-WeightBytes weightBytes(const io::Checkpoint& checkpoint);
+WeightBytes weightBytes(const io::Checkpoint& checkpoint, const ModelSpec& spec);
 
 // Host memory a load needs: the mapped tensors' pages and the widened tensors, held twice when
 // the backend keeps its tensors in host memory (the CPU backend), since the host copy and the
@@ -85,7 +86,8 @@ std::string describePlan(const MemoryPlan& plan);
 
 // Both throw ModelError when the estimate exceeds availableMemoryBytes(); the message says how
 // much is needed, how much is available and what to reduce.
-void checkLoadBudget(const io::Checkpoint& checkpoint, bool backendInHostMemory);
+void checkLoadBudget(const io::Checkpoint& checkpoint, const ModelSpec& spec,
+                     bool backendInHostMemory);
 void checkForwardBudget(const ModelSpec& spec, int64_t tokens, const CaptureRequest& capture,
                         bool backendInHostMemory);
 
@@ -102,8 +104,8 @@ bool keepsWeights16Bit(const Backend& backend);
 // The weights as the Vulkan backend uploads them, plus one staging copy of the largest tensor,
 // alive while it is uploaded. With `weights16Bit` the tensors a load leaves mapped (weightBytes)
 // take their stored bytes, rounded up to whole 32-bit words, and the others their f32 bytes (so
-// it inherits weightBytes' precision: exact for the Llama layout); without, every tensor is f32.
-double deviceLoadBytes(const io::Checkpoint& checkpoint, bool weights16Bit);
+// it inherits weightBytes' precision); without, every tensor is f32.
+double deviceLoadBytes(const io::Checkpoint& checkpoint, const ModelSpec& spec, bool weights16Bit);
 
 struct DeviceForwardEstimate {
     double capture = 0.0;     // every head of each captured layer and kind, plus one download copy
@@ -117,8 +119,8 @@ DeviceForwardEstimate estimateDeviceForward(const ModelSpec& spec, int64_t token
 // Both throw vk::OutOfDeviceMemory when the estimate exceeds `device.available`, before anything
 // is allocated, so that callers fall back to the CPU backend as they do when an allocation fails;
 // the message says how much is needed, how much is available and what to reduce.
-void checkDeviceLoadBudget(const io::Checkpoint& checkpoint, const DeviceMemory& device,
-                           bool weights16Bit);
+void checkDeviceLoadBudget(const io::Checkpoint& checkpoint, const ModelSpec& spec,
+                           const DeviceMemory& device, bool weights16Bit);
 void checkDeviceForwardBudget(const ModelSpec& spec, int64_t tokens, const CaptureRequest& capture,
                               const DeviceMemory& device);
 } // namespace headlight

@@ -43,6 +43,11 @@ struct ModelFamily {
     // is still dropped through taskHeads. Null: Headlight reads no head of this family.
     HostLmHead (*readLmHead)(const io::Checkpoint& checkpoint, const ModelSpec& spec,
                              std::set<std::string>& read) = nullptr;
+    // The full names of the 2-D float tensors its layout widens to f32 on load although the file
+    // could keep them mapped, so that the memory plans (model/memory_budget.h) count them as f32.
+    // Null: the plans take every such tensor as mapped.
+    std::vector<std::string> (*widenedMatrices)(const io::Checkpoint& checkpoint,
+                                                const ModelSpec& spec) = nullptr;
 };
 
 // Every family, in the order error messages list them.

@@ -19,9 +19,9 @@ namespace headlight {
 std::unique_ptr<TransformerModel> loadModel(const std::string& folder, Backend& backend) {
     ModelSpec spec = loadModelConfig(folder);
     const io::Checkpoint checkpoint(folder);
-    checkLoadBudget(checkpoint, backend.kind() == BackendKind::Cpu);
+    checkLoadBudget(checkpoint, spec, backend.kind() == BackendKind::Cpu);
     if (const auto device = backend.deviceMemory())
-        checkDeviceLoadBudget(checkpoint, *device, keepsWeights16Bit(backend));
+        checkDeviceLoadBudget(checkpoint, spec, *device, keepsWeights16Bit(backend));
     const HostWeights weights = readWeights(checkpoint, spec);
     return std::make_unique<TransformerModel>(std::move(spec), weights, backend);
 }
@@ -55,7 +55,10 @@ TransformerModel::TransformerModel(ModelSpec spec, const HostWeights& weights, B
     for (const HostLayer& host : weights.layers) layers_.push_back(upload(host));
     const HostLmHead& head = weights.lmHead;
     lmHead_ = {head.kind, {}, {}, upload(head.transform), upload(head.transformNorm), head.absence};
-    if (!head.weight.empty()) lmHead_.weight = backend.upload(head.weight);
+    if (head.stored.valid())
+        lmHead_.weight = backend.uploadStored(head.stored);
+    else if (!head.weight.empty())
+        lmHead_.weight = backend.upload(head.weight);
     if (!head.bias.empty()) lmHead_.bias = backend.upload(head.bias);
 }
 

@@ -90,10 +90,10 @@ std::unique_ptr<TransformerModel> loadModelInt8(const std::string& folder, Backe
                                                 QuantizationReport* report) {
     ModelSpec spec = loadModelConfig(folder);
     const io::Checkpoint checkpoint(folder);
-    checkLoadBudget(checkpoint, backend.kind() == BackendKind::Cpu);
+    checkLoadBudget(checkpoint, spec, backend.kind() == BackendKind::Cpu);
     // Why f32: the Vulkan backend widens int8 weights on upload (only 16-bit ones stay stored).
     if (const auto device = backend.deviceMemory())
-        checkDeviceLoadBudget(checkpoint, *device, false);
+        checkDeviceLoadBudget(checkpoint, spec, *device, false);
     HostWeights weights = readWeights(checkpoint, spec);
     QuantizationReport made = quantizeInt8(weights);
     if (report) *report = std::move(made);

@@ -3,8 +3,9 @@
 // where the device can, test_vulkan_weights_16bit checks that path and its f32 fallback).
 // Widening is exact, so a pass must give what the f32 path gives on the same values: each
 // golden checkpoint's weights are rounded to the dtype and written twice, once in that dtype and
-// once as f32, and the two passes agree within 1e-4 (attentions, every hidden state) on the
-// golden input. The f32 path itself is held to PyTorch by test_golden_models.
+// once as f32, and the two passes agree within 1e-4 (attentions, every hidden state, and the
+// logits of a model with an LM head: Llama's untied head stays mapped too) on the golden input.
+// The f32 path itself is held to PyTorch by test_golden_models.
 #include "backend_fixture.h"
 #include "golden.h"
 #include "io/checkpoint.h"
@@ -23,6 +24,7 @@ Trace runOn(const QString& folder, Backend& backend, const ModelInput& input) {
     const auto model = loadModel(folder.toStdString(), backend);
     CaptureRequest capture;
     capture.hiddenStates = true;
+    capture.logits = model->hasLmHead();
     return model->forward(input, capture);
 }
 } // namespace
@@ -75,6 +77,10 @@ private Q_SLOTS:
         QVERIFY2(test::maxAbsDiff(stored.lastHiddenState, f32.lastHiddenState, &where) <=
                      test::kGoldenTolerance,
                  qPrintable("last_hidden_state " + where));
+        QCOMPARE(f32.logits.empty(), model == "bert"); // BertModel: no head
+        QCOMPARE(stored.logits.shape(), f32.logits.shape());
+        QVERIFY2(test::maxAbsDiff(stored.logits, f32.logits, &where) <= test::kGoldenTolerance,
+                 qPrintable("logits " + where));
         // The rounding changed the model: the pass ran on the rounded values, not the golden's.
         QVERIFY(test::maxAbsDiff(f32.lastHiddenState, expected.loadF32("last_hidden_state")) > 0.0);
     }

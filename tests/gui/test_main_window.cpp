@@ -127,7 +127,9 @@ private Q_SLOTS:
         QVERIFY(!window.errorDialog());
 
         // With nothing free, even a short pass would not fit beside the weights already held.
-        const double held = loadBytes(weightBytes(io::Checkpoint(folder.toStdString())), true);
+        const double held = loadBytes(weightBytes(io::Checkpoint(folder.toStdString()),
+                                                  loadModelConfig(folder.toStdString())),
+                                      true);
         qputenv("HEADLIGHT_MEMORY_LIMIT_MB", "0");
         QSignalSpy refused(&runner, &app::ForwardRunner::refusedForMemory);
         window.workspace()->setText("the cat sat on the mat");

@@ -179,14 +179,16 @@ private Q_SLOTS:
     void theEngineChecksBeforeLoadingAndRunning() {
         const std::string folder = (test::goldenRoot() + "/bert").toStdString();
         const auto backend = makeCpuBackend();
-        // The F32 golden's matrices stay mapped (one copy); its vectors are widened, held twice.
+        // The F32 golden's matrices stay mapped (one copy); its vectors and the embedding tables,
+        // which BERT's layout widens, are held twice.
         const io::Checkpoint checkpoint(folder);
         double matrices = 0.0, vectors = 0.0;
         for (const std::string& name : checkpoint.names()) {
             const io::TensorInfo& info = checkpoint.info(name);
-            (info.shape.size() == 2 ? matrices : vectors) += 4.0 * double(elementCount(info.shape));
+            const bool mapped = info.shape.size() == 2 && !name.starts_with("embeddings.");
+            (mapped ? matrices : vectors) += 4.0 * double(elementCount(info.shape));
         }
-        QVERIFY(matrices > 100e3 && vectors > 1e3);
+        QVERIFY(matrices > 50e3 && vectors > 100e3);
         const double need = matrices + 2.0 * vectors;
         QCOMPARE(checkpointF32Bytes(checkpoint), matrices + vectors);
         {
@@ -241,24 +243,26 @@ private Q_SLOTS:
     // The weights as f32 and a staging copy of the largest tensor (bert's [512, 32] positions);
     // an F32 checkpoint's mapped matrices take as many bytes kept as they are.
     void deviceLoadIsTheWeightsAndOneStagingCopy() {
-        const io::Checkpoint checkpoint((test::goldenRoot() + "/bert").toStdString());
+        const std::string folder = (test::goldenRoot() + "/bert").toStdString();
+        const io::Checkpoint checkpoint(folder);
         for (const bool weights16Bit : {false, true})
-            QCOMPARE(deviceLoadBytes(checkpoint, weights16Bit),
+            QCOMPARE(deviceLoadBytes(checkpoint, loadModelConfig(folder), weights16Bit),
                      checkpointF32Bytes(checkpoint) + 512.0 * 32.0 * 4.0);
     }
 
     void refusesADeviceLoadThatDoesNotFit() {
         const QString folder = test::goldenRoot() + "/bert";
         const io::Checkpoint checkpoint(folder.toStdString());
+        const ModelSpec spec = loadModelConfig(folder.toStdString());
         const QString need =
-            QString::fromStdString(formatBytes(deviceLoadBytes(checkpoint, false)));
+            QString::fromStdString(formatBytes(deviceLoadBytes(checkpoint, spec, false)));
         const DeviceMemory heap{100e3, "the device-local heap size"};
-        QCOMPARE(deviceErrorOf([&] { checkDeviceLoadBudget(checkpoint, heap, false); }),
+        QCOMPARE(deviceErrorOf([&] { checkDeviceLoadBudget(checkpoint, spec, heap, false); }),
                  folder + ": loading the weights needs " + need +
                      " of device memory but 100.0 kB is available (the device-local heap size): "
                      "close other programs using the GPU or choose a smaller model");
-        checkDeviceLoadBudget(checkpoint, {deviceLoadBytes(checkpoint, false), "exactly enough"},
-                              false);
+        checkDeviceLoadBudget(checkpoint, spec,
+                              {deviceLoadBytes(checkpoint, spec, false), "exactly enough"}, false);
     }
 
     void refusesADevicePassThatDoesNotFit() {

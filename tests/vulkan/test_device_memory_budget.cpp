@@ -70,8 +70,8 @@ private Q_SLOTS:
         const std::shared_ptr<vk::Context> context = test::makeContext();
         const auto backend = makeVulkanBackend(context);
         const std::string folder = (test::goldenRoot() + "/bert").toStdString();
-        checkDeviceLoadBudget(io::Checkpoint(folder), deviceMemoryOf(*context),
-                              keepsWeights16Bit(*backend)); // 256 kB fits
+        checkDeviceLoadBudget(io::Checkpoint(folder), loadModelConfig(folder),
+                              deviceMemoryOf(*context), keepsWeights16Bit(*backend)); // 256 kB fits
         const auto model = loadModel(folder, *backend);
         const ModelSpec& spec = model->spec();
 

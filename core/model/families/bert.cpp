@@ -61,5 +61,6 @@ const ModelFamily kBertFamily{Architecture::Bert,
                               families::taskHeads({"cls."}),
                               ignoredInBase,
                               nullptr,
-                              families::readBertMaskedLmHead};
+                              families::readBertMaskedLmHead,
+                              families::encoderEmbeddingTables};
 } // namespace headlight

@@ -49,5 +49,7 @@ const ModelFamily kDistilBertFamily{Architecture::DistilBert,
                                     families::taskHeads({"vocab_transform.", "vocab_layer_norm.",
                                                          "vocab_projector.", "pre_classifier."}),
                                     ignoredInBase,
-                                    nullptr};
+                                    nullptr,
+                                    nullptr,
+                                    families::encoderEmbeddingTables};
 } // namespace headlight

@@ -30,19 +30,27 @@ HostLinear conv1d(const WeightReader& r, const std::string& name, int64_t in, in
     return {transposed(r.get(name + ".weight", {in, out})), r.get(name + ".bias", {out}), {}};
 }
 
+namespace {
+constexpr const char* kWordEmbeddings = "embeddings.word_embeddings.weight";
+constexpr const char* kPositionEmbeddings = "embeddings.position_embeddings.weight";
+constexpr const char* kTokenTypeEmbeddings = "embeddings.token_type_embeddings.weight";
+
+// An encoder saved alone or under its task head's "<model_type>." prefix.
+std::vector<std::string> encoderPrefixes(const ModelSpec& s) {
+    return {"", std::string(architectureName(s.architecture)) + "."};
+}
+} // namespace
+
 HostWeights readEncoderWeights(const io::Checkpoint& checkpoint, const ModelSpec& s,
                                const EncoderLayerNames& names, std::set<std::string>& read) {
-    const std::string root = std::string(architectureName(s.architecture)) + ".";
-    const WeightReader r =
-        readerFor(checkpoint, {"", root}, "embeddings.word_embeddings.weight", read);
+    const WeightReader r = readerFor(checkpoint, encoderPrefixes(s), kWordEmbeddings, read);
     const int64_t d = s.hidden, f = s.intermediate;
     HostWeights w;
     w.prefix = r.prefix();
-    w.tokenEmbedding = r.get("embeddings.word_embeddings.weight", {s.vocabSize, d});
-    w.positionEmbedding = r.get("embeddings.position_embeddings.weight", {s.maxPositions, d});
+    w.tokenEmbedding = r.get(kWordEmbeddings, {s.vocabSize, d});
+    w.positionEmbedding = r.get(kPositionEmbeddings, {s.maxPositions, d});
     if (s.typeVocabSize > 0)
-        w.tokenTypeEmbedding =
-            r.get("embeddings.token_type_embeddings.weight", {s.typeVocabSize, d});
+        w.tokenTypeEmbedding = r.get(kTokenTypeEmbeddings, {s.typeVocabSize, d});
     w.embeddingNorm = r.layerNorm("embeddings.LayerNorm", d);
     for (int i = 0; i < s.layers; ++i) {
         const std::string l = names.layer + std::to_string(i) + ".";
@@ -58,6 +66,17 @@ HostWeights readEncoderWeights(const io::Checkpoint& checkpoint, const ModelSpec
         w.layers.push_back(std::move(layer));
     }
     return w;
+}
+
+std::vector<std::string> encoderEmbeddingTables(const io::Checkpoint& checkpoint,
+                                                const ModelSpec& s) {
+    for (const std::string& prefix : encoderPrefixes(s)) {
+        if (!checkpoint.contains(prefix + kWordEmbeddings)) continue;
+        std::vector<std::string> tables{prefix + kWordEmbeddings, prefix + kPositionEmbeddings};
+        if (s.typeVocabSize > 0) tables.push_back(prefix + kTokenTypeEmbeddings);
+        return tables;
+    }
+    return {};
 }
 
 namespace {

@@ -39,6 +39,10 @@ struct EncoderLayerNames {
 // config has them, post-LN layers; the whole model optionally under "<model_type>.".
 HostWeights readEncoderWeights(const io::Checkpoint& checkpoint, const ModelSpec& s,
                                const EncoderLayerNames& names, std::set<std::string>& read);
+// The embedding tables readEncoderWeights widens to f32 (word, position, token types), under the
+// prefix it would read them with; none when the checkpoint has no word embeddings.
+std::vector<std::string> encoderEmbeddingTables(const io::Checkpoint& checkpoint,
+                                                const ModelSpec& s);
 
 // The Llama layout ([model.]embed_tokens, layers.N.*, norm), shared by Llama, Mistral, Qwen2 and
 // Qwen3. Llama, Mistral and Qwen3 bias o_proj whenever q, k and v are biased (attention_bias).

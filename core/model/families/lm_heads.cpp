@@ -4,6 +4,14 @@
 
 namespace headlight::families {
 namespace {
+// The head's [V, D] matrix `name`, left in its mapped file in the stored dtype where it can be
+// (as the token embedding is), else widened: an 8B model's head is 2.1 GB as f32.
+void readHeadMatrix(const WeightReader& reader, const std::string& name, const ModelSpec& spec,
+                    HostLmHead& head) {
+    head.stored = reader.mapped(name, {spec.vocabSize, spec.hidden});
+    if (!head.stored.valid()) head.weight = reader.get(name, {spec.vocabSize, spec.hidden});
+}
+
 // An untied head's weight [V, D] under `name`, or no head, with `absence` saying why.
 HostLmHead untiedHead(const io::Checkpoint& checkpoint, const ModelSpec& spec,
                       std::set<std::string>& read, const std::string& name,
@@ -14,7 +22,7 @@ HostLmHead untiedHead(const io::Checkpoint& checkpoint, const ModelSpec& spec,
         return head;
     }
     head.kind = HostLmHead::Kind::Untied;
-    head.weight = WeightReader(checkpoint, "", read).get(name, {spec.vocabSize, spec.hidden});
+    readHeadMatrix(WeightReader(checkpoint, "", read), name, spec, head);
     return head;
 }
 } // namespace
@@ -60,11 +68,14 @@ HostLmHead readBertMaskedLmHead(const io::Checkpoint& checkpoint, const ModelSpe
                                                 : r.get("decoder.bias", {spec.vocabSize});
     if (checkpoint.contains(p + "decoder.bias") && checkpoint.contains(p + "bias"))
         r.get("decoder.bias", {spec.vocabSize});
-    // Tied, HF makes the decoder the word embedding whatever decoder.weight holds.
-    const Tensor decoder = r.optional("decoder.weight", {spec.vocabSize, spec.hidden});
-    if (!spec.tieEmbeddings)
-        head.weight =
-            decoder.empty() ? r.get("decoder.weight", {spec.vocabSize, spec.hidden}) : decoder;
+    // Tied, HF makes the decoder the word embedding whatever decoder.weight holds: it is still
+    // checked when stored, then dropped.
+    if (!spec.tieEmbeddings || checkpoint.contains(p + "decoder.weight"))
+        readHeadMatrix(r, "decoder.weight", spec, head);
+    if (spec.tieEmbeddings) {
+        head.weight = Tensor();
+        head.stored = {};
+    }
     return head;
 }
 

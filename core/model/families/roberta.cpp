@@ -55,5 +55,7 @@ const ModelFamily kRobertaFamily{Architecture::Roberta,
                                  readWeights,
                                  families::taskHeads(),
                                  ignoredInBase,
-                                 positionIds};
+                                 positionIds,
+                                 nullptr,
+                                 families::encoderEmbeddingTables};
 } // namespace headlight
