@@ -6,14 +6,18 @@
 // Vulkan plan), each against bytes worked out here from the file's shapes and dtypes.
 // test_vulkan_weights_16bit holds the device plan to what a Vulkan load allocates, and
 // test_stored_dtype_models the logits of the mapped head to those of its f32 twin.
+#include "backend/backend.h"
 #include "cli_runner.h"
 #include "golden.h"
 #include "io/checkpoint.h"
+#include "io/safetensors.h"
 #include "model/checkpoint_layout.h"
 #include "model/memory_budget.h"
+#include "model/transformer.h"
 #include "rounded_twins.h"
 #include "temp_files.h"
 
+#include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTest>
@@ -63,6 +67,43 @@ QJsonObject infoJson(const QString& folder) {
     return QJsonDocument::fromJson(run.out.toUtf8()).object();
 }
 
+// bert_mlm (F16, tied) rewritten untied: its decoder.weight a copy of the word embeddings, so
+// that its logits must equal the tied model's. Returns the new folder.
+QString untiedBertMlm(test::ScratchDir& scratch) {
+    const QString golden = test::goldenRoot() + "/bert_mlm";
+    const io::Checkpoint tied(golden.toStdString());
+    std::vector<io::TensorToWrite> tensors;
+    for (const std::string& name : tied.names()) {
+        const io::TensorInfo& info = tied.info(name);
+        tensors.push_back({name, info.shape, {}, {}, info.dtype, tied.storedBytes(name)});
+    }
+    const std::string words = "bert.embeddings.word_embeddings.weight";
+    tensors.push_back({"cls.predictions.decoder.weight",
+                       tied.info(words).shape,
+                       {},
+                       {},
+                       tied.info(words).dtype,
+                       tied.storedBytes(words)});
+    const QString folder = scratch.freshFolder();
+    io::writeSafetensors((folder + "/model.safetensors").toStdString(), tensors);
+    QFile in(golden + "/config.json");
+    if (!in.open(QIODevice::ReadOnly)) return {};
+    QJsonObject config = QJsonDocument::fromJson(in.readAll()).object();
+    config.insert("tie_word_embeddings", false);
+    QFile out(folder + "/config.json");
+    if (!out.open(QIODevice::WriteOnly)) return {};
+    out.write(QJsonDocument(config).toJson());
+    return folder;
+}
+
+Tensor logitsOf(const QString& folder, const ModelInput& input) {
+    const auto backend = makeCpuBackend();
+    const auto model = loadModel(folder.toStdString(), *backend);
+    CaptureRequest capture;
+    capture.logits = true;
+    return model->forward(input, capture).logits;
+}
+
 // The three tables readEncoderWeights widens, under `prefix`.
 std::set<std::string> encoderTables(const std::string& prefix) {
     return {prefix + "embeddings.word_embeddings.weight",
@@ -103,6 +144,29 @@ private Q_SLOTS:
         QCOMPARE(lmHead.stored.storedBytes(), double(spec.vocabSize) * double(spec.hidden) * 2.0);
         // The bytes are the file's own, where the checkpoint maps the tensor.
         QCOMPARE(lmHead.stored.bytes, checkpoint.mappedMatrix(head.toStdString()).bytes);
+    }
+
+    // An untied BertForMaskedLM's decoder stays mapped too, and gives the tied model's logits
+    // when it holds the word embeddings.
+    void untiedBertDecoderStaysMapped() {
+        const QString folder = untiedBertMlm(scratch_);
+        QVERIFY(!folder.isEmpty());
+        const ModelSpec spec = loadModelConfig(folder.toStdString());
+        QVERIFY(!spec.tieEmbeddings);
+        const HostLmHead head = readWeights(io::Checkpoint(folder.toStdString()), spec).lmHead;
+        QCOMPARE(head.kind, HostLmHead::Kind::MaskedLm);
+        QVERIFY(head.weight.empty());
+        QCOMPARE(head.stored.dtype, io::DType::F16);
+        QCOMPARE(head.stored.storedBytes(), double(spec.vocabSize) * double(spec.hidden) * 2.0);
+
+        const test::GoldenCase golden = test::goldenCaseOf("bert_mlm");
+        const ModelInput input =
+            test::goldenInput(io::SafetensorsFile(golden.tensorsPath().toStdString()));
+        const Tensor untied = logitsOf(folder, input), tied = logitsOf(golden.folder, input);
+        QCOMPARE(untied.shape(), (std::vector<int64_t>{int64_t(input.ids.size()), spec.vocabSize}));
+        QString where;
+        QVERIFY2(test::maxAbsDiff(untied, tied, &where) <= test::kGoldenTolerance,
+                 qPrintable("logits " + where));
     }
 
     // `info` on an untied BF16 checkpoint: the head among the mapped bytes at V · D · 2, every
