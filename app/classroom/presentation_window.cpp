@@ -1,6 +1,7 @@
 #include "presentation_window.h"
 
 #include "classroom.h"
+#include "streamed_figures.h"
 #include "workspace.h"
 
 #include <QFileInfo>
@@ -128,20 +129,21 @@ PresentationWindow::PresentationWindow(Classroom* classroom, Workspace* workspac
     layout->addWidget(strip_);
     layout->addWidget(figure_, 1);
     layout->addWidget(caption_);
-    connect(workspace_, &Workspace::refreshed, this, &PresentationWindow::refresh);
+    // Why figureUpdated: a long pass's map is built on the workspace's loader, whose end redraws
+    // the workspace, and a selection whose map is still being built shows so here too.
+    connect(workspace_, &Workspace::figureUpdated, this, &PresentationWindow::refresh);
     connect(classroom_, &Classroom::stepChanged, this, &PresentationWindow::refresh);
     connect(strip_, &TokenStrip::tokenHovered, this, &PresentationWindow::setLaser);
     connect(figure_, &LaserFigureView::tokenHovered, this, &PresentationWindow::setLaser);
     connect(strip_, &TokenStrip::tokenClicked, workspace_, &Workspace::selectQuery);
-    refresh();
 }
 
 void PresentationWindow::start() {
-    refresh();
     // Why the geometry too: without a window manager (a bare X server, a kiosk) full screen is
     // only a hint.
     setGeometry(workspace_->screen()->geometry());
     showFullScreen();
+    refresh();
     raise();
     activateWindow();
     setFocus();
@@ -167,12 +169,16 @@ QString PresentationWindow::captionText() const {
     return QString::fromStdString(classroom_->caption());
 }
 
-// The same figure as the workspace's, from its result and selection.
+// The same figure as the workspace's, from its result and selection; a long pass's map is built
+// off the GUI thread first (on the workspace's loader), the figure saying which meanwhile.
 void PresentationWindow::refresh() {
+    if (!isVisible()) return; // Why: a map built for a closed window would be one no one sees
     const ViewKind view = workspace_->view();
     const ForwardResult* result = workspace_->result();
     const ViewState& state = workspace_->state();
-    if (isPanelView(view))
+    if (!workspace_->ensureDrawable(view, state))
+        figure_->setFigure(render::EmptyFigure{streamedWaitNote(view, *result, state)});
+    else if (isPanelView(view))
         figure_->setPanels(buildPanels(view, result, state), buildFigure(view, result, state));
     else
         figure_->setFigure(
