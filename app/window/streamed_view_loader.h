@@ -11,6 +11,8 @@
 #include <QObject>
 #include <memory>
 
+class QThreadPool;
+
 namespace headlight::app {
 
 class StreamedViewLoader : public QObject {
@@ -24,6 +26,8 @@ public:
     bool ensure(ViewKind kind, const std::shared_ptr<const ForwardResult>& result,
                 const ViewState& state);
     bool busy() const;
+    // The threads every loader builds on (not Qt's global pool: see the .cpp).
+    static QThreadPool* pool();
 
 Q_SIGNALS:
     void ready(); // a build finished: redraw
