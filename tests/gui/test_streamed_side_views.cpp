@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 
 using namespace headlight;
 
@@ -52,11 +53,12 @@ public:
         QThreadPool* pool = app::StreamedViewLoader::pool();
         pool->waitForDone();
         pool->setMaxThreadCount(1);
-        pool->start([this] {
-            started_.release();
-            held_.acquire();
+        // Why shared: the held thread may still be inside acquire() when the gate is gone.
+        pool->start([shared = shared_] {
+            shared->started.release();
+            shared->held.acquire();
         });
-        started_.acquire();
+        shared_->started.acquire();
     }
     ~PoolGate() { release(); }
     PoolGate(const PoolGate&) = delete;
@@ -65,13 +67,16 @@ public:
     void release() {
         if (released_) return;
         released_ = true;
-        held_.release();
+        shared_->held.release();
         app::StreamedViewLoader::pool()->setMaxThreadCount(threads_);
     }
 
 private:
+    struct Shared {
+        QSemaphore started, held;
+    };
     int threads_;
-    QSemaphore started_, held_;
+    std::shared_ptr<Shared> shared_ = std::make_shared<Shared>();
     bool released_ = false;
 };
 
