@@ -9,7 +9,9 @@
 #include <QLabel>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QResizeEvent>
 #include <QScreen>
+#include <QScrollArea>
 #include <QVBoxLayout>
 
 namespace headlight::app {
@@ -17,6 +19,7 @@ namespace {
 
 // The laser: a saturated red that stands out on viridis, cividis and the white page alike.
 const QColor kLaser{230, 0, 60};
+constexpr int kMinStripCap = 100; // pixels: about two rows of the strip's large chips
 
 QFont pixelFont(const QWidget* widget, int pixels, bool bold) {
     QFont font = widget->font();
@@ -119,6 +122,12 @@ PresentationWindow::PresentationWindow(Classroom* classroom, Workspace* workspac
     strip_ = new LaserTokenStrip(this);
     strip_->setFont(pixelFont(this, 24, true));
     strip_->setFocusPolicy(Qt::NoFocus);
+    stripArea_ = new QScrollArea(this);
+    stripArea_->setWidget(strip_);
+    stripArea_->setWidgetResizable(true);
+    stripArea_->setFrameShape(QFrame::NoFrame);
+    stripArea_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    stripArea_->setFocusPolicy(Qt::NoFocus);
     figure_ = new LaserFigureView(this);
     figure_->setFocusPolicy(Qt::NoFocus);
     figure_->setMouseTracking(true);
@@ -126,7 +135,7 @@ PresentationWindow::PresentationWindow(Classroom* classroom, Workspace* workspac
     layout->setContentsMargins(24, 16, 24, 16);
     layout->setSpacing(12);
     layout->addWidget(title_);
-    layout->addWidget(strip_);
+    layout->addWidget(stripArea_);
     layout->addWidget(figure_, 1);
     layout->addWidget(caption_);
     // Why figureUpdated: a long pass's map is built on the workspace's loader, whose end redraws
@@ -185,11 +194,25 @@ void PresentationWindow::refresh() {
             buildFigure(view, result, state,
                         workspace_->corpusStats() ? &*workspace_->corpusStats() : nullptr));
     const QStringList tokens = result ? result->tokens : QStringList();
-    if (strip_->tokens() != tokens) strip_->setTokens(tokens);
+    if (strip_->tokens() != tokens) {
+        strip_->setTokens(tokens);
+        fitStrip();
+    }
     strip_->setSelected(state.query);
     title_->setText(titleText());
     caption_->setText(captionText());
     caption_->setVisible(!caption_->text().isEmpty());
+}
+
+// Why capped: a long text's strip (1,500 chips) would push the figure off the screen.
+void PresentationWindow::fitStrip() {
+    const int whole = strip_->heightForWidth(stripArea_->viewport()->width());
+    stripArea_->setFixedHeight(std::min(whole, std::max(kMinStripCap, height() / 4)));
+}
+
+void PresentationWindow::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    fitStrip();
 }
 
 void PresentationWindow::setLaser(int token) {

@@ -16,6 +16,7 @@
 #include <QWidget>
 
 class QLabel;
+class QScrollArea;
 
 namespace headlight::app {
 
@@ -76,15 +77,18 @@ public:
 
 protected:
     void keyPressEvent(QKeyEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void refresh();
     void setLaser(int token);
+    void fitStrip(); // the strip's height: all of it, or a quarter of the window scrolled
 
     Classroom* classroom_;
     Workspace* workspace_;
     QLabel* title_;
     LaserTokenStrip* strip_;
+    QScrollArea* stripArea_; // holds the strip
     LaserFigureView* figure_;
     QLabel* caption_;
 };
