@@ -1,6 +1,7 @@
 #include "presentation_window.h"
 
 #include "classroom.h"
+#include "streamed_figures.h"
 #include "workspace.h"
 
 #include <QFileInfo>
@@ -8,7 +9,9 @@
 #include <QLabel>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QResizeEvent>
 #include <QScreen>
+#include <QScrollArea>
 #include <QVBoxLayout>
 
 namespace headlight::app {
@@ -16,6 +19,7 @@ namespace {
 
 // The laser: a saturated red that stands out on viridis, cividis and the white page alike.
 const QColor kLaser{230, 0, 60};
+constexpr int kMinStripCap = 100; // pixels: about two rows of the strip's large chips
 
 QFont pixelFont(const QWidget* widget, int pixels, bool bold) {
     QFont font = widget->font();
@@ -118,6 +122,12 @@ PresentationWindow::PresentationWindow(Classroom* classroom, Workspace* workspac
     strip_ = new LaserTokenStrip(this);
     strip_->setFont(pixelFont(this, 24, true));
     strip_->setFocusPolicy(Qt::NoFocus);
+    stripArea_ = new QScrollArea(this);
+    stripArea_->setWidget(strip_);
+    stripArea_->setWidgetResizable(true);
+    stripArea_->setFrameShape(QFrame::NoFrame);
+    stripArea_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    stripArea_->setFocusPolicy(Qt::NoFocus);
     figure_ = new LaserFigureView(this);
     figure_->setFocusPolicy(Qt::NoFocus);
     figure_->setMouseTracking(true);
@@ -125,23 +135,24 @@ PresentationWindow::PresentationWindow(Classroom* classroom, Workspace* workspac
     layout->setContentsMargins(24, 16, 24, 16);
     layout->setSpacing(12);
     layout->addWidget(title_);
-    layout->addWidget(strip_);
+    layout->addWidget(stripArea_);
     layout->addWidget(figure_, 1);
     layout->addWidget(caption_);
-    connect(workspace_, &Workspace::refreshed, this, &PresentationWindow::refresh);
+    // Why figureUpdated: a long pass's map is built on the workspace's loader, whose end redraws
+    // the workspace, and a selection whose map is still being built shows so here too.
+    connect(workspace_, &Workspace::figureUpdated, this, &PresentationWindow::refresh);
     connect(classroom_, &Classroom::stepChanged, this, &PresentationWindow::refresh);
     connect(strip_, &TokenStrip::tokenHovered, this, &PresentationWindow::setLaser);
     connect(figure_, &LaserFigureView::tokenHovered, this, &PresentationWindow::setLaser);
     connect(strip_, &TokenStrip::tokenClicked, workspace_, &Workspace::selectQuery);
-    refresh();
 }
 
 void PresentationWindow::start() {
-    refresh();
     // Why the geometry too: without a window manager (a bare X server, a kiosk) full screen is
     // only a hint.
     setGeometry(workspace_->screen()->geometry());
     showFullScreen();
+    refresh();
     raise();
     activateWindow();
     setFocus();
@@ -167,23 +178,41 @@ QString PresentationWindow::captionText() const {
     return QString::fromStdString(classroom_->caption());
 }
 
-// The same figure as the workspace's, from its result and selection.
+// The same figure as the workspace's, from its result and selection; a long pass's map is built
+// off the GUI thread first (on the workspace's loader), the figure saying which meanwhile.
 void PresentationWindow::refresh() {
+    if (!isVisible()) return; // Why: a map built for a closed window would be one no one sees
     const ViewKind view = workspace_->view();
     const ForwardResult* result = workspace_->result();
     const ViewState& state = workspace_->state();
-    if (isPanelView(view))
+    if (!workspace_->ensureDrawable(view, state))
+        figure_->setFigure(render::EmptyFigure{streamedWaitNote(view, *result, state)});
+    else if (isPanelView(view))
         figure_->setPanels(buildPanels(view, result, state), buildFigure(view, result, state));
     else
         figure_->setFigure(
             buildFigure(view, result, state,
                         workspace_->corpusStats() ? &*workspace_->corpusStats() : nullptr));
     const QStringList tokens = result ? result->tokens : QStringList();
-    if (strip_->tokens() != tokens) strip_->setTokens(tokens);
+    if (strip_->tokens() != tokens) {
+        strip_->setTokens(tokens);
+        fitStrip();
+    }
     strip_->setSelected(state.query);
     title_->setText(titleText());
     caption_->setText(captionText());
     caption_->setVisible(!caption_->text().isEmpty());
+}
+
+// Why capped: a long text's strip (1,500 chips) would push the figure off the screen.
+void PresentationWindow::fitStrip() {
+    const int whole = strip_->heightForWidth(stripArea_->viewport()->width());
+    stripArea_->setFixedHeight(std::min(whole, std::max(kMinStripCap, height() / 4)));
+}
+
+void PresentationWindow::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    fitStrip();
 }
 
 void PresentationWindow::setLaser(int token) {

@@ -6,7 +6,9 @@
 //   + / ] and - / [                   next / previous head
 //   Esc                               leave (the window is as it was)
 // The token under the pointer lights up like a laser pointer, in the token strip and on the
-// heatmap's token axes (its row and column), wherever the pointer is.
+// heatmap's token axes (its row and column), wherever the pointer is. A long pass's map is built
+// off the GUI thread (on the workspace's loader) while the figure says which; a closed window
+// asks for none.
 
 #include "figure_view.h"
 #include "token_strip.h"
@@ -14,6 +16,7 @@
 #include <QWidget>
 
 class QLabel;
+class QScrollArea;
 
 namespace headlight::app {
 
@@ -74,15 +77,18 @@ public:
 
 protected:
     void keyPressEvent(QKeyEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void refresh();
     void setLaser(int token);
+    void fitStrip(); // the strip's height: all of it, or a quarter of the window scrolled
 
     Classroom* classroom_;
     Workspace* workspace_;
     QLabel* title_;
     LaserTokenStrip* strip_;
+    QScrollArea* stripArea_; // holds the strip
     LaserFigureView* figure_;
     QLabel* caption_;
 };

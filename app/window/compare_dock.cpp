@@ -5,6 +5,8 @@
 #include "figure_view.h"
 #include "model_session.h"
 #include "scene_files.h"
+#include "streamed_figures.h"
+#include "streamed_view_loader.h"
 #include "variants/catalogue.h"
 #include "workspace.h"
 
@@ -43,10 +45,14 @@ render::Figure scenarioFigure(const ForwardResult* result, const ViewState& stat
     return figure;
 }
 
-// One side's figure: its heatmap, or (while the workspace shows the output effect) its variant
-// against exact attention.
+// One side's figure: its heatmap (unless a long pass's map is still being built: `mapReady`),
+// or (while the workspace shows the output effect) its variant against exact attention.
 void showSide(FigureView* view, ViewKind kind, const ForwardResult* result, const ViewState& state,
-              const QString& name) {
+              const QString& name, bool mapReady) {
+    if (kind != ViewKind::VariantEffect && !mapReady)
+        return view->setFigure(render::EmptyFigure{
+            name + QStringLiteral(" · ") +
+            streamedWaitNote(ViewKind::Heatmap, *result, clampedTo(*result, state))});
     if (kind != ViewKind::VariantEffect || !result || result->tokenCount() == 0)
         return view->setFigure(scenarioFigure(result, state, name));
     const ViewState clamped = clampedTo(*result, state);
@@ -91,7 +97,8 @@ CompareDock::CompareDock(Workspace* workspace, QWidget* parent)
     : QDockWidget(tr("Compare A | B"), parent)
     , workspace_(workspace)
     , runnerB_(new ForwardRunner(this))
-    , sessionB_(new ModelSession(this)) {
+    , sessionB_(new ModelSession(this))
+    , loaderB_(new StreamedViewLoader(this)) {
     setObjectName(QStringLiteral("compareDock"));
     auto* body = new QWidget(this);
     auto* layout = new QVBoxLayout(body);
@@ -107,7 +114,10 @@ CompareDock::CompareDock(Workspace* workspace, QWidget* parent)
     }
     layout->addWidget(figures, 1);
     setWidget(body);
-    connect(workspace_, &Workspace::refreshed, this, &CompareDock::refresh);
+    // Why figureUpdated: A's map of a long pass is built on the workspace's loader, whose end
+    // redraws the workspace, and a selection whose map is still being built shows so here too.
+    connect(workspace_, &Workspace::figureUpdated, this, &CompareDock::refresh);
+    connect(loaderB_, &StreamedViewLoader::ready, this, &CompareDock::refresh);
     connect(workspace_, &Workspace::modelChanged, this, &CompareDock::runB);
     connect(workspace_->textEdit(), &QPlainTextEdit::textChanged, this, [this] {
         if (isVisible()) runnerB_->schedule(workspace_->text());
@@ -272,11 +282,20 @@ void CompareDock::refresh() {
     runnerB_->setOutputWanted(kind == ViewKind::VariantEffect);
     const ViewState& state = workspace_->state();
     const ForwardResult* a = workspace_->result();
-    showSide(viewA_, kind, a, state, tr("A"));
-    showSide(viewB_, kind, resultB_.get(), state, tr("B"));
-    if (a && resultB_ && a->tokenCount() > 0 && resultB_->tokenCount() > 0)
-        difference_->setFigure(differenceFigure(*a, *resultB_, state));
-    else
+    // A long pass's maps (the heatmaps' and A − B's) are built off the GUI thread first, one at
+    // a time per pass: when a build ends, the newest selection's map is built next (a stale one
+    // is kept, not drawn), and one that ends while the dock is hidden draws nothing.
+    const bool readyA = workspace_->ensureDrawable(ViewKind::Heatmap, state);
+    const bool readyB = !resultB_ || !resultB_->streamed ||
+                        loaderB_->ensure(ViewKind::Heatmap, resultB_, clampedTo(*resultB_, state));
+    showSide(viewA_, kind, a, state, tr("A"), readyA);
+    showSide(viewB_, kind, resultB_.get(), state, tr("B"), readyB);
+    if (!a || !resultB_ || a->tokenCount() == 0 || resultB_->tokenCount() == 0)
         difference_->setFigure(render::EmptyFigure{tr("A − B appears when both have run.")});
+    else if (!readyA || !readyB)
+        difference_->setFigure(
+            render::EmptyFigure{tr("A − B follows once A's and B's maps are built…")});
+    else
+        difference_->setFigure(differenceFigure(*a, *resultB_, state));
 }
 } // namespace headlight::app

@@ -6,7 +6,9 @@
 // heatmaps follow the workspace's layer, head and query cursor; a click on a row of either
 // selects that query everywhere; the third figure is A − B on a diverging scale. While the
 // workspace shows the output effect (ViewKind::VariantEffect), A and B each show their variant
-// against exact attention instead of the heatmap. B runs only while the dock is shown.
+// against exact attention instead of the heatmap. B runs only while the dock is shown. A long
+// pass's maps are built off the GUI thread (A's on the workspace's loader, B's on the dock's
+// own), each side saying which map it waits for.
 
 #include "figure_builders.h"
 #include "io/scenario.h"
@@ -22,6 +24,7 @@ namespace headlight::app {
 
 class FigureView;
 class ModelSession;
+class StreamedViewLoader;
 class Workspace;
 
 class CompareDock : public QDockWidget {
@@ -63,6 +66,7 @@ private:
     Workspace* workspace_;
     ForwardRunner* runnerB_;
     ModelSession* sessionB_;
+    StreamedViewLoader* loaderB_; // B's long-pass maps, built off the GUI thread
     QString chosenFolder_; // B's own checkpoint; empty: the same checkpoint as A
     QJsonObject variantB_;
     std::shared_ptr<const ForwardResult> resultB_;

@@ -334,6 +334,10 @@ bool Workspace::drawing() const {
     return streamedLoader_->busy();
 }
 
+bool Workspace::ensureDrawable(ViewKind kind, const ViewState& state) {
+    return streamedLoader_->ensure(kind, result_, state);
+}
+
 bool Workspace::canvasShown() const {
     return pages_->currentWidget() == canvasPage_;
 }
@@ -462,6 +466,7 @@ void Workspace::refresh() {
             buildFigure(view_, result_.get(), state_, corpus_ ? &*corpus_ : nullptr));
     updateSummary();
     updateAtlas();
+    Q_EMIT figureUpdated();
     if (ready) Q_EMIT refreshed();
 }
 

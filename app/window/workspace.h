@@ -81,6 +81,11 @@ public:
     // Whether the figure waits for a long pass's map, built off the GUI thread (refreshed()
     // follows).
     bool drawing() const;
+    // Whether `kind` can be drawn from the current result for `state` now; else the map it needs
+    // is built off the GUI thread, one build at a time, and figureUpdated() follows. Why here:
+    // the views beside the workspace (compare mode's A, presentation mode) draw its result, and
+    // one loader per result builds each map once.
+    bool ensureDrawable(ViewKind kind, const ViewState& state);
     QPlainTextEdit* textEdit() const { return textEdit_; }
     TokenStrip* tokenStrip() const { return tokenStrip_; }
     FigureView* figureView() const { return figureView_; }
@@ -115,6 +120,9 @@ Q_SIGNALS:
     void atlasFailed(const QString& reason);   // the Atlas's pass refused or failed
     void readoutChanged(const QString& text);
     void refreshed(); // the figure was redrawn from the current result and selection
+    // The result or selection changed: the figure was redrawn, or shows "Building …" while a long
+    // pass's map is built off the GUI thread (refreshed() follows once it is drawn).
+    void figureUpdated();
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
