@@ -1,11 +1,12 @@
 #pragma once
 // The SHA-256 of the files of a checkpoint folder that Headlight reads, by role, for the
-// provenance of exports (app/figures/provenance.h). ModelSession hashes a model's files on its
-// worker thread right after loading it, so the window's first export does not stall on a
-// multi-gigabyte weights file; each file is hashed once per version (path, size, modification
-// time) in a process.
+// provenance of exports (app/figures/provenance.h). ModelSession hashes a model's files on a
+// worker thread once the model has loaded (an 8B's 16 GB take a minute), so the window's first
+// export does not stall on them and the model is usable meanwhile; each file is hashed once per
+// version (path, size, modification time) in a process.
 
 #include <QString>
+#include <atomic>
 #include <map>
 #include <stdexcept>
 
@@ -28,7 +29,7 @@ public:
 
 // SHA-256 of a file, computed once per file version (path, size, modification time) in this
 // process, so a model's weights are hashed once however many figures are exported from it.
-// Throws FileHashError when the file cannot be read.
-QString fileSha256(const QString& path);
-ModelFiles hashModelFiles(const QString& folder);
+// Throws FileHashError when the file cannot be read, or when `stop` is set while it is read.
+QString fileSha256(const QString& path, const std::atomic<bool>* stop = nullptr);
+ModelFiles hashModelFiles(const QString& folder, const std::atomic<bool>* stop = nullptr);
 } // namespace headlight::app

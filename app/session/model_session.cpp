@@ -70,10 +70,12 @@ ModelSession::ModelSession(QObject* parent)
     : QObject(parent)
     , watcher_(new QFutureWatcher<std::shared_ptr<Result>>(this)) {
     connect(watcher_, &QFutureWatcherBase::finished, this, &ModelSession::finish);
+    hashPool_.setMaxThreadCount(1);
 }
 
 ModelSession::~ModelSession() {
     watcher_->waitForFinished();
+    stopHashing();
 }
 
 bool ModelSession::busy() const {
@@ -90,15 +92,26 @@ void ModelSession::load(const QString& folder, const BackendChoice& choice,
             result->model = loadCheckpoint(folder, choice, deviceSelector);
         } catch (const std::exception& error) {
             result->error = QString::fromUtf8(error.what());
-            return result;
-        }
-        try {
-            hashModelFiles(result->model->folder); // for the exports' provenance, off the UI thread
-        } catch (const FileHashError&) {
-            // Why ignored: the model loaded; an export that needs the hash reports the reason.
         }
         return result;
     }));
+}
+
+void ModelSession::hashFilesInBackground(const QString& folder) {
+    stopHashing();
+    hashing_ = QtConcurrent::run(&hashPool_, [this, folder] {
+        try {
+            hashModelFiles(folder, &stopHashing_);
+        } catch (const FileHashError&) {
+            // Why ignored: the model loaded; an export that needs the hash reports the reason.
+        }
+    });
+}
+
+void ModelSession::stopHashing() {
+    stopHashing_ = true;
+    hashing_.waitForFinished();
+    stopHashing_ = false;
 }
 
 void ModelSession::finish() {
@@ -108,6 +121,7 @@ void ModelSession::finish() {
         return;
     }
     current_ = std::move(result->model);
+    hashFilesInBackground(current_->folder);
     Q_EMIT loaded(current_->summary());
 }
 } // namespace headlight::app

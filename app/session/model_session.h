@@ -8,9 +8,12 @@
 #include "model/transformer.h"
 #include "tokenize/tokenizer.h"
 
+#include <QFuture>
 #include <QFutureWatcher>
 #include <QObject>
 #include <QString>
+#include <QThreadPool>
+#include <atomic>
 #include <memory>
 
 namespace headlight::app {
@@ -62,8 +65,15 @@ Q_SIGNALS:
 private:
     struct Result;
     void finish();
+    void hashFilesInBackground(const QString& folder);
+    void stopHashing();
 
     QFutureWatcher<std::shared_ptr<Result>>* watcher_;
     std::shared_ptr<LoadedModel> current_;
+    // The current model's files being hashed for the exports' provenance (file_hashes.h), on a
+    // pool of their own: a minute of hashing must not hold up a pass in the global pool.
+    QThreadPool hashPool_;
+    QFuture<void> hashing_;
+    std::atomic<bool> stopHashing_ = false;
 };
 } // namespace headlight::app

@@ -1,11 +1,12 @@
-// A Llama-3.2-1B-shaped BF16 checkpoint (16 layers × 32 heads, 8 KV heads, a 128,256-token tied
-// vocabulary; support/sparse_llama.h: sparse shards with random attention weights, and the golden
-// Llama's tokenizer) in the main window under the offscreen platform: it opens, a short text
-// runs, and every view tab (with a variant where the view shows one), the Atlas tab, the compare
-// dock and the knockout grid draw the model's data (figures of its shape, coloured pixels) with
-// no error shown. `headlight inspect` and `headlight export` read the same checkpoint, and the
-// CLI's dump of a head equals the window's. (The GPU canvas tab has no Vulkan surface offscreen;
-// tests/smoke draws it.)
+// Real-size BF16 checkpoints in the main window under the offscreen platform: a
+// Llama-3.2-1B-shaped one (16 layers × 32 heads, 8 KV heads, a 128,256-token tied vocabulary; 2.5
+// GB) as test_real_size_window and a Llama-3.1-8B-shaped one (32 × 32, an untied LM head; 16 GB)
+// as test_real_size_window_8b (support/sparse_llama.h: sparse shards with random attention
+// weights, and the golden Llama's tokenizer). Each opens, a short text runs, and every view tab
+// (with a variant where the view shows one), the Atlas tab, the compare dock and the knockout grid
+// draw the model's data (figures of its shape, coloured pixels) with no error shown. `headlight
+// inspect` and `headlight export` read the same checkpoint, and the CLI's dump of a head equals the
+// window's. (The GPU canvas tab has no Vulkan surface offscreen; tests/smoke draws it.)
 #include "atlas_page.h"
 #include "atlas_view.h"
 #include "cli_runner.h"
@@ -32,7 +33,6 @@ using namespace headlight;
 
 namespace {
 constexpr int kRealSizeWaitMs = 300000; // a ceiling for a loaded machine, not a measurement
-constexpr int kLayers = int(test::kLlama1B.layers), kHeads = int(test::kLlama1B.heads);
 const QString kRealSizeText = QStringLiteral("The animal didn't cross the street because it was");
 
 // Pixels of a saturated colour (a colour map's, a violin's), sampled every other pixel: a
@@ -49,8 +49,10 @@ bool mostlyColoured(const QImage& image, double share) {
     return colouredPixels(image) > share * image.width() * image.height();
 }
 
-QString saveRealSizeShot(const QImage& image, const QString& name) {
-    const QString path = QStringLiteral(HEADLIGHT_TEST_OUTPUT_DIR "/real_size_%1.png").arg(name);
+QString saveRealSizeShot(const QImage& image, const test::LlamaShape& shape, const QString& name) {
+    const QString path = QStringLiteral(HEADLIGHT_TEST_OUTPUT_DIR "/real_size_%1L_%2.png")
+                             .arg(shape.layers)
+                             .arg(name);
     image.save(path);
     return path;
 }
@@ -74,22 +76,24 @@ bool hasWhatTheViewNeeds(const app::ForwardResult& result, app::ViewKind kind) {
 }
 
 // The model's shape where the figure carries it.
-void verifyModelShape(const render::Figure& figure, app::ViewKind kind, int tokens) {
+void verifyModelShape(const render::Figure& figure, app::ViewKind kind, int tokens,
+                      const test::LlamaShape& shape) {
+    const int layers = int(shape.layers), heads = int(shape.heads);
     if (kind == app::ViewKind::ModelGrid) {
         const auto& grid = std::get<render::ModelGridFigure>(figure);
-        QCOMPARE(grid.layers, kLayers);
-        QCOMPARE(grid.heads, kHeads);
+        QCOMPARE(grid.layers, layers);
+        QCOMPARE(grid.heads, heads);
         QCOMPARE(grid.tokens, tokens);
     } else if (kind == app::ViewKind::JsdMatrix) {
-        QCOMPARE(std::get<render::HeatmapFigure>(figure).rows, kLayers * kHeads);
+        QCOMPARE(std::get<render::HeatmapFigure>(figure).rows, layers * heads);
     } else if (kind == app::ViewKind::Heatmap || kind == app::ViewKind::Rollout) {
         QCOMPARE(std::get<render::HeatmapFigure>(figure).rows, tokens);
         QCOMPARE(std::get<render::HeatmapFigure>(figure).cols, tokens);
     } else if (kind == app::ViewKind::EntropyViolins) {
         const auto& violins = std::get<render::ViolinFigure>(figure);
-        QCOMPARE(int(violins.panels.size()), kLayers);
+        QCOMPARE(int(violins.panels.size()), layers);
         for (const render::ViolinPanel& panel : violins.panels)
-            QCOMPARE(int(panel.violins.size()), kHeads);
+            QCOMPARE(int(panel.violins.size()), heads);
     }
 }
 
@@ -102,6 +106,8 @@ bool hasDataPanel(const render::PanelsFigure& panels) {
 
 class TestRealSizeWindow : public QObject {
     Q_OBJECT
+    const test::LlamaShape shape_;
+    const int layers_ = int(shape_.layers), heads_ = int(shape_.heads);
     test::ScratchDir scratch_;
     QString folder_;
     std::unique_ptr<app::MainWindow> window_;
@@ -129,11 +135,23 @@ class TestRealSizeWindow : public QObject {
         QVERIFY2(error && error->isHidden(), qPrintable(error ? error->text() : QString()));
     }
 
+    // The 8B runs the views, the Atlas and `inspect`; the compare dock, the knockout grid and
+    // `export` are the same code on any shape and would cost it a minute of passes each.
+    bool checksEveryFeature() const { return shape_.layers == test::kLlama1B.layers; }
+
+    QString saveShot(const QImage& image, const QString& name) const {
+        return saveRealSizeShot(image, shape_, name);
+    }
+
+public:
+    explicit TestRealSizeWindow(const test::LlamaShape& shape = test::kLlama1B)
+        : shape_(shape) {}
+
 private Q_SLOTS:
     void initTestCase() {
         QStandardPaths::setTestModeEnabled(true);
         QSettings().clear();
-        folder_ = test::writeSparseLlama(scratch_, test::kLlama1B, 2, test::Fill::RandomAttention);
+        folder_ = test::writeSparseLlama(scratch_, shape_, 2, test::Fill::RandomAttention);
         for (const char* name : {"tokenizer.json", "tokenizer_config.json"})
             QVERIFY(QFile::copy(test::goldenRoot() + "/llama/" + name, folder_ + "/" + name));
         window_ = std::make_unique<app::MainWindow>(app::LaunchOptions{});
@@ -149,7 +167,7 @@ private Q_SLOTS:
         const int t = workspace_->tokenCount();
         QVERIFY(t > 8 && t <= 32);
         QCOMPARE(workspace_->result()->attention.shape(),
-                 (std::vector<int64_t>{kLayers, kHeads, t, t}));
+                 (std::vector<int64_t>{layers_, heads_, t, t}));
         QVERIFY(window_->windowTitle().contains(QFileInfo(folder_).fileName()));
     }
 
@@ -200,14 +218,14 @@ private Q_SLOTS:
         const auto kind = app::ViewKind(view);
         setVariant(variant);
         workspace_->setView(kind);
-        workspace_->selectHead(kLayers - 1, kHeads - 1);
+        workspace_->selectHead(layers_ - 1, heads_ - 1);
         QTRY_VERIFY_WITH_TIMEOUT(!workspace_->runner().busy() && workspace_->result() &&
                                      hasWhatTheViewNeeds(*workspace_->result(), kind),
                                  kRealSizeWaitMs);
         verifyNoErrorShown();
         app::FigureView* figureView = workspace_->figureView();
         const QImage pixels = figureView->grab().toImage();
-        const QString shot = saveRealSizeShot(pixels, app::viewId(kind));
+        const QString shot = saveShot(pixels, app::viewId(kind));
         if (const render::PanelsFigure* panels = figureView->panels()) {
             QVERIFY2(hasDataPanel(*panels) == data,
                      qPrintable(panels->title + " | " + panels->caption));
@@ -217,14 +235,14 @@ private Q_SLOTS:
         } else {
             const auto* empty = std::get_if<render::EmptyFigure>(&figureView->figure());
             QVERIFY2(!empty, qPrintable(empty ? empty->message : QString()));
-            verifyModelShape(figureView->figure(), kind, workspace_->tokenCount());
+            verifyModelShape(figureView->figure(), kind, workspace_->tokenCount(), shape_);
         }
         if (data) QVERIFY2(mostlyColoured(pixels, 0.005), qPrintable(shot));
     }
 
     void theAtlasDrawsTheText() {
         setVariant("{}");
-        workspace_->selectHead(kLayers - 1, kHeads - 1);
+        workspace_->selectHead(layers_ - 1, heads_ - 1);
         workspace_->showAtlas();
         app::AtlasPage* page = workspace_->atlasPage();
         QTRY_VERIFY_WITH_TIMEOUT(page->result() && page->result()->text == kRealSizeText &&
@@ -232,52 +250,54 @@ private Q_SLOTS:
                                      !page->view()->loader().busy(),
                                  kRealSizeWaitMs);
         QCOMPARE(page->result()->tokens, int64_t(workspace_->tokenCount()));
-        QCOMPARE(page->result()->layer, kLayers - 1);
-        QCOMPARE(page->result()->head, kHeads - 1);
+        QCOMPARE(page->result()->layer, layers_ - 1);
+        QCOMPARE(page->result()->head, heads_ - 1);
         const QImage pixels = page->view()->grab().toImage();
-        QVERIFY2(mostlyColoured(pixels, 0.05), qPrintable(saveRealSizeShot(pixels, "atlas")));
+        QVERIFY2(mostlyColoured(pixels, 0.05), qPrintable(saveShot(pixels, "atlas")));
         verifyNoErrorShown();
         workspace_->setView(app::ViewKind::Heatmap);
     }
 
     void theCompareDockRunsBesideIt() {
+        if (!checksEveryFeature()) QSKIP("checked on the 1B-shaped checkpoint");
         app::CompareDock* dock = window_->compareDock();
         dock->setVariantB(QJsonDocument::fromJson(R"({"attention": {"kernel": "lsh"}})").object());
         dock->show();
         const int t = workspace_->tokenCount();
         QTRY_VERIFY_WITH_TIMEOUT(dock->resultB() && dock->resultB()->tokenCount() == t,
                                  kRealSizeWaitMs);
-        QCOMPARE(dock->resultB()->attention.shape(), (std::vector<int64_t>{kLayers, kHeads, t, t}));
+        QCOMPARE(dock->resultB()->attention.shape(), (std::vector<int64_t>{layers_, heads_, t, t}));
         const auto& difference = std::get<render::HeatmapFigure>(dock->differenceView()->figure());
         QCOMPARE(difference.rows, t);
         const QImage pixels = dock->viewB()->grab().toImage();
-        QVERIFY2(mostlyColoured(pixels, 0.05), qPrintable(saveRealSizeShot(pixels, "compare_b")));
-        saveRealSizeShot(window_->grab().toImage(), "compare_window");
+        QVERIFY2(mostlyColoured(pixels, 0.05), qPrintable(saveShot(pixels, "compare_b")));
+        saveShot(window_->grab().toImage(), "compare_window");
         dock->hide();
         verifyNoErrorShown();
     }
 
     // A knocked-out head of the last layer: the pass re-runs and the grid reads out the change
-    // at the last token through the tied LM head.
+    // at the last token through the LM head.
     void theKnockoutGridKnocksOutAHead() {
+        if (!checksEveryFeature()) QSKIP("checked on the 1B-shaped checkpoint");
         app::KnockoutGrid* grid = window_->variantDock()->knockoutGrid();
         app::HeadToggles* toggles = grid->toggles();
-        QCOMPARE(toggles->sizeHint(), QSize(26 + kHeads * 25, 13 + kLayers * 25));
+        QCOMPARE(toggles->sizeHint(), QSize(26 + heads_ * 25, 13 + layers_ * 25));
         window_->variantDock()->show();
         window_->variantDock()->raise();
         QTest::mouseClick(toggles, Qt::LeftButton, {},
-                          toggles->cellRect(kLayers - 1, kHeads - 1).center());
+                          toggles->cellRect(layers_ - 1, heads_ - 1).center());
         QTRY_VERIFY_WITH_TIMEOUT(workspace_->result() &&
                                      workspace_->result()->knockouts.heads.size() == 1 &&
                                      !workspace_->runner().busy(),
                                  kRealSizeWaitMs);
-        const variants::HeadAblationSpec knocked{kLayers - 1, kHeads - 1,
+        const variants::HeadAblationSpec knocked{layers_ - 1, heads_ - 1,
                                                  variants::AblationMode::Zero};
         QCOMPARE(workspace_->result()->knockouts.heads.front(), knocked);
         QCOMPARE(int(workspace_->result()->outputChange.size()), workspace_->tokenCount());
         QVERIFY2(grid->readout()->text().contains("KL(p_clean ‖ p_ablated) = "),
                  qPrintable(grid->readout()->text()));
-        saveRealSizeShot(window_->grab().toImage(), "knockout_window");
+        saveShot(window_->grab().toImage(), "knockout_window");
         workspace_->setKnockouts({});
         verifyNoErrorShown();
     }
@@ -290,38 +310,46 @@ private Q_SLOTS:
         const QString dump = scratch_.freshPath();
         const test::CliResult run = test::runHeadlight(
             {"inspect", "--model", folder_, "--backend", "cpu", "--text", kRealSizeText, "--dump",
-             dump, "--layers", QString::number(kLayers - 1), "--heads", QString::number(kHeads - 1),
+             dump, "--layers", QString::number(layers_ - 1), "--heads", QString::number(heads_ - 1),
              "--json"},
             kRealSizeWaitMs);
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         const QJsonObject json = QJsonDocument::fromJson(run.out.toUtf8()).object();
-        QCOMPARE(json["layers"].toInt(), kLayers);
-        QCOMPARE(json["heads"].toInt(), kHeads);
+        QCOMPARE(json["layers"].toInt(), layers_);
+        QCOMPARE(json["heads"].toInt(), heads_);
         QCOMPARE(json["ids"].toArray().size(), t);
         const Tensor head = io::SafetensorsFile(dump.toStdString()).loadF32("attentions");
         QCOMPARE(head.shape(), (std::vector<int64_t>{1, 1, t, t}));
         const std::vector<float> shown =
-            app::headAttention(*workspace_->result(), kLayers - 1, kHeads - 1);
+            app::headAttention(*workspace_->result(), layers_ - 1, heads_ - 1);
         for (std::size_t i = 0; i < shown.size(); ++i)
             QVERIFY(std::abs(head.values()[i] - shown[i]) <= 1e-5f);
     }
 
     // `headlight export` draws the model grid of the same pass (one export: each hashes the
-    // 2.5 GB of weights for the figure's provenance).
+    // checkpoint's weights for the figure's provenance).
     void theCliExportsTheModelGrid() {
+        if (!checksEveryFeature()) QSKIP("checked on the 1B-shaped checkpoint");
         const QString png = scratch_.freshPath(".png");
         const test::CliResult run =
             test::runHeadlight({"export", "--model", folder_, "--text", kRealSizeText, "--view",
-                                "model-grid", "--layer", "15", "--head", "31", "--out", png},
+                                "model-grid", "--layer", QString::number(layers_ - 1), "--head",
+                                QString::number(heads_ - 1), "--out", png},
                                kRealSizeWaitMs);
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         const QImage grid(png);
         QVERIFY(grid.width() > 1000);
-        QVERIFY2(mostlyColoured(grid, 0.05), qPrintable(saveRealSizeShot(grid, "export_grid")));
+        QVERIFY2(mostlyColoured(grid, 0.05), qPrintable(saveShot(grid, "export_grid")));
     }
 
     void cleanupTestCase() { window_.reset(); }
 };
 
 HEADLIGHT_TEST_MAIN(TestRealSizeWindow)
+// The 8B's own ctest test (tests/CMakeLists.txt names it), so that it runs beside the 1B's.
+namespace {
+[[maybe_unused]] const bool registered8B =
+    test::registerTest({"test_real_size_window_8b", test::TestApp::Widgets,
+                        [] { return std::make_unique<TestRealSizeWindow>(test::kLlama8B); }});
+} // namespace
 #include "test_real_size_window.moc"
