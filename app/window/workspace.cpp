@@ -19,13 +19,19 @@
 #include <QSpinBox>
 #include <QStackedWidget>
 #include <QTabBar>
+#include <QThreadPool>
 #include <QVBoxLayout>
 #include <cmath>
+#include <utility>
 
 namespace headlight::app {
 namespace {
 
 constexpr int kMinStripCap = 72; // pixels: about two rows of token chips
+// A pass shows which layer it is in once it has run this long. Why not at once: each new text
+// relays out the controls' row, a dozen times in a pass too short to read them (a BERT-base
+// toggle's), and that work competed with the pass for the cores.
+constexpr qint64 kProgressAfterMs = 400;
 
 // A classic sentence for attention: which noun does "it" attend to?
 const QString kSampleText =
@@ -104,10 +110,12 @@ Workspace::Workspace(QWidget* canvasPage, QWidget* parent)
     });
     connect(runner_, &ForwardRunner::busyChanged, this, [this] {
         passProgress_.clear();
+        passClock_.start();
         updateSummary();
         shareBackend();
     });
     connect(runner_, &ForwardRunner::progress, this, [this](int done, int total) {
+        if (passClock_.elapsed() < kProgressAfterMs) return;
         passProgress_ = tr("layer %1 of %2 · Esc cancels").arg(done).arg(total);
         updateSummary();
     });
@@ -431,7 +439,13 @@ void Workspace::setColormap(render::Colormap map) {
 }
 
 void Workspace::onResult(std::shared_ptr<const ForwardResult> result) {
-    result_ = std::move(result);
+    std::shared_ptr<const ForwardResult> previous = std::exchange(result_, std::move(result));
+    // Why released on a worker: freeing the previous pass's maps hands their pages back to the
+    // system, milliseconds the new pass's frame would otherwise wait for. Not when it may hold
+    // the last reference to another model: a backend is closed on the GUI thread.
+    if (previous && previous->model == result_->model)
+        QThreadPool::globalInstance()->start(
+            [previous = std::move(previous)]() mutable { previous.reset(); });
     errorLabel_->hide();
     tokenStrip_->setTokens(result_->tokens);
     fitTokenStrip();
