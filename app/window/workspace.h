@@ -18,7 +18,6 @@
 #include "forward_runner.h"
 #include "io/scenario.h"
 
-#include <QElapsedTimer>
 #include <QJsonObject>
 #include <QTimer>
 #include <QWidget>
@@ -152,7 +151,7 @@ private:
     QCheckBox* averageBox_ = nullptr;
     QLabel* summaryLabel_ = nullptr;
     QString passProgress_; // "layer 3 of 12 · Esc cancels" while a pass runs
-    QElapsedTimer passClock_; // since the pass in flight began
+    QTimer progressDelay_; // runs while a pass is too young to show its progress
     QLabel* readoutLabel_ = nullptr;
     QWidget* knnControls_ = nullptr;
     QSlider* knnSlider_ = nullptr;
