@@ -164,9 +164,9 @@ std::vector<render::ViolinPanel> violinPanels(const ViolinSet& set, bool pairs) 
 
 render::Figure violins(const ForwardResult& r, const ViewState& s, bool jsd,
                        const CorpusStats* corpus) {
-    const AttentionStats& text = r.stats;
-    const ViolinSet& set =
-        corpus ? (jsd ? corpus->jsd : corpus->entropy) : (jsd ? text.jsd : text.entropy);
+    const ViolinSet& set = corpus ? (jsd ? corpus->jsd : corpus->entropy)
+                                  : (jsd ? r.stats.violins(r.attention, r.valid).jsd
+                                         : r.stats.violins(r.attention, r.valid).entropy);
     if (set.order.empty())
         return render::EmptyFigure{
             QStringLiteral("Adjacent-layer JSD needs a model with two or more layers.")};

@@ -68,6 +68,14 @@ AttentionStats violinStats(const Tensor& entropy, const Tensor& adjacentJsd,
     return stats;
 }
 
+const HeadViolins& AttentionStats::violins(const Tensor& attention,
+                                           const analysis::TokenMask& valid) const {
+    if (!entropy.grid.empty()) return *this;
+    if (!violins_)
+        violins_ = std::make_shared<const HeadViolins>(analyseAttention(attention, valid));
+    return *violins_;
+}
+
 const CostlyStats& AttentionStats::costly(const Tensor& weights,
                                           const analysis::TokenMask& valid) const {
     if (!costly_) {

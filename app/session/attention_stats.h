@@ -1,8 +1,9 @@
 #pragma once
 // Everything the views need from one forward pass that costs more than a copy: per-head entropy
-// and adjacent-layer JSD distributions (for the violins), computed on the worker thread with the
-// pass; and the head × head JSD matrix with its clustered order and the attention rollout, which
-// cost O((L·H)²·T²) and O(L·T³), computed only when their view is first drawn and then kept.
+// and adjacent-layer JSD distributions (for the violins); and the head × head JSD matrix with its
+// clustered order and the attention rollout, which cost O((L·H)²·T²) and O(L·T³). A dense pass's
+// are all computed only when their view is first drawn and then kept: a toggle shown in another
+// view pays for none of them. A long (streamed) pass's violins come with the pass.
 
 #include "analysis/attention_view.h"
 #include "analysis/clustering.h"
@@ -27,9 +28,19 @@ struct CostlyStats {
     Tensor rollout;                 // [T, T]
 };
 
-struct AttentionStats {
+struct HeadViolins {
     ViolinSet entropy; // nats, one violin per (layer, head)
     ViolinSet jsd;     // bits, one per (layer pair l → l+1, head)
+};
+
+// A dense pass's leaves the inherited violins empty (violins() computes them); a streamed pass's or
+// a corpus's sets them.
+struct AttentionStats : HeadViolins {
+    // The violins as set when `entropy` has them, else computed on first use from the pass's
+    // [L, H, T, T] attention and [T] mask (as analyseAttention does), then kept (copies share
+    // them). Call from one thread at a time, as `costly`.
+    const HeadViolins& violins(const Tensor& attention, const analysis::TokenMask& valid) const;
+    bool violinsComputed() const { return !entropy.grid.empty() || violins_ != nullptr; }
 
     // Computed on first use from the pass's [L, H, T, T] attention and [T] mask, then kept (copies
     // share it). Call from one thread at a time: the window's, or the command line's.
@@ -37,6 +48,7 @@ struct AttentionStats {
     bool costlyComputed() const { return costly_ != nullptr; }
 
 private:
+    mutable std::shared_ptr<const HeadViolins> violins_;
     mutable std::shared_ptr<const CostlyStats> costly_;
 };
 
@@ -52,7 +64,8 @@ struct CorpusStats {
 // with each layer's heads ordered by median.
 ViolinSet violinSet(const analysis::HeadValues& values, float high);
 
-// [L, H, T, T] attention, [T] mask -> the violins (the costly part waits for its views). T ≥ 1.
+// [L, H, T, T] attention, [T] mask -> the violins, computed now (the costly part waits for its
+// views). T ≥ 1.
 // A map with negative weights (learned Linformer's A·F, Nyström) is read as each row's shares
 // |w_ij| / Σ_j |w_ij|, here and in `costly`.
 AttentionStats analyseAttention(const Tensor& attention, const analysis::TokenMask& valid);

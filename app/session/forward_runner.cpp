@@ -171,12 +171,11 @@ std::shared_ptr<ForwardResult> runPass(const std::shared_ptr<const LoadedModel>&
         if (request.withQueryKey)
             result->queryKey = std::make_shared<const QueryKeyAnalysis>(analyseQueriesKeys(
                 *model, prepared.input, request.variant, intervention, prepared.kinds));
+        // Why no statistics for a dense pass: its violins wait for their view (stats.violins).
         if (streamed)
             keepStreamed(*model, trace, *result);
-        else {
+        else
             result->attention = trace.stackedProbabilities();
-            result->stats = analyseAttention(result->attention, trace.valid);
-        }
         result->valid = trace.valid;
         result->forwardMs = trace.forwardMs;
         keepInternals(trace, *result);

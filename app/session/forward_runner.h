@@ -45,7 +45,7 @@ struct ForwardResult {
     // A long pass's queries and keys in place of `attention` (streamsAttention); else null
     std::shared_ptr<const StreamedAttention> streamed;
     analysis::TokenMask valid; // [T]
-    AttentionStats stats;
+    AttentionStats stats;      // a dense pass's are computed when a view first asks
     variants::VariantSpec variant;                             // what the pass ran with
     std::map<std::string, Tensor> internals;                   // pass-wide variant internals
     std::vector<std::map<std::string, Tensor>> layerInternals; // [L] per-layer internals

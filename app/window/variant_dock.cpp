@@ -93,9 +93,11 @@ void VariantDock::onEdited(const QJsonObject& next, int mergeKey) {
 }
 
 void VariantDock::apply(const QJsonObject& spec) {
+    // Why the pass first: the panel's refresh (every choice checked against the model) then runs
+    // beside it instead of before it.
+    workspace_->setVariant(spec);
     panel_->setSpec(spec);
     json_->setPlainText(QString::fromUtf8(specText(spec)));
-    workspace_->setVariant(spec);
 }
 
 bool VariantDock::saveSpec(const QString& path, QString* error) const {

@@ -19,13 +19,19 @@
 #include <QSpinBox>
 #include <QStackedWidget>
 #include <QTabBar>
+#include <QThreadPool>
 #include <QVBoxLayout>
 #include <cmath>
+#include <utility>
 
 namespace headlight::app {
 namespace {
 
 constexpr int kMinStripCap = 72; // pixels: about two rows of token chips
+// A pass says it is running, and which layer it is in, once it has run this long. Why not at once:
+// each new text relays out the controls, a dozen times in a pass too short to read them (a
+// BERT-base toggle's), and that work competed with the pass for the cores.
+constexpr int kProgressAfterMs = 400;
 
 // A classic sentence for attention: which noun does "it" attend to?
 const QString kSampleText =
@@ -102,14 +108,21 @@ Workspace::Workspace(QWidget* canvasPage, QWidget* parent)
         onFailure(reason);
         Q_EMIT memoryRefused(reason);
     });
-    connect(runner_, &ForwardRunner::busyChanged, this, [this] {
+    progressDelay_.setSingleShot(true);
+    progressDelay_.setInterval(kProgressAfterMs);
+    connect(&progressDelay_, &QTimer::timeout, this, &Workspace::updateSummary);
+    connect(runner_, &ForwardRunner::busyChanged, this, [this](bool busy) {
         passProgress_.clear();
+        if (busy)
+            progressDelay_.start();
+        else
+            progressDelay_.stop();
         updateSummary();
         shareBackend();
     });
     connect(runner_, &ForwardRunner::progress, this, [this](int done, int total) {
         passProgress_ = tr("layer %1 of %2 · Esc cancels").arg(done).arg(total);
-        updateSummary();
+        if (!progressDelay_.isActive()) updateSummary();
     });
     connect(runner_, &ForwardRunner::cancelled, this,
             [this] { Q_EMIT message(tr("Forward pass cancelled")); });
@@ -435,7 +448,13 @@ void Workspace::setColormap(render::Colormap map) {
 }
 
 void Workspace::onResult(std::shared_ptr<const ForwardResult> result) {
-    result_ = std::move(result);
+    std::shared_ptr<const ForwardResult> previous = std::exchange(result_, std::move(result));
+    // Why released on a worker: freeing the previous pass's maps hands their pages back to the
+    // system, milliseconds the new pass's frame would otherwise wait for. Not when it may hold
+    // the last reference to another model: a backend is closed on the GUI thread.
+    if (previous && previous->model == result_->model)
+        QThreadPool::globalInstance()->start(
+            [previous = std::move(previous)]() mutable { previous.reset(); });
     errorLabel_->hide();
     tokenStrip_->setTokens(result_->tokens);
     fitTokenStrip();
@@ -494,7 +513,7 @@ void Workspace::updateSummary() {
     QString text = result_ ? tr("%n token(s) · forward %1 ms", nullptr, result_->tokenCount())
                                  .arg(result_->forwardMs, 0, 'f', 1)
                            : QString();
-    if (runner_->busy())
+    if (runner_->busy() && !progressDelay_.isActive())
         text +=
             passProgress_.isEmpty() ? tr("  · running…") : tr("  · running %1").arg(passProgress_);
     summaryLabel_->setText(text);

@@ -159,6 +159,7 @@ private:
     QCheckBox* averageBox_ = nullptr;
     QLabel* summaryLabel_ = nullptr;
     QString passProgress_; // "layer 3 of 12 · Esc cancels" while a pass runs
+    QTimer progressDelay_; // runs while a pass is too young to show its progress
     QLabel* readoutLabel_ = nullptr;
     QWidget* knnControls_ = nullptr;
     QSlider* knnSlider_ = nullptr;

@@ -1,5 +1,7 @@
 #include "figures/figure_style.h"
 
+#include "figures/text_cache.h"
+
 #include <QFontMetricsF>
 #include <QLinearGradient>
 #include <algorithm>
@@ -29,6 +31,12 @@ void paintBarLabel(QPainter& painter, const QRectF& area, const QString& label, 
                            area.height());
     paintAxisTitle(painter, labelArea, label, font, true);
 }
+
+// Kept per thread for each font (named by textCacheFont) and text (text_cache.h says why).
+double advance(const QFont& font, const QString& fontName, const QString& text) {
+    thread_local TextCache<double> cache;
+    return cache.get(fontName, text, [&] { return QFontMetricsF(font).horizontalAdvance(text); });
+}
 } // namespace
 
 QFont figureFont(const QRectF& bounds, TextRole role) {
@@ -55,13 +63,14 @@ double fontHeight(const QFont& font) {
 }
 
 double textWidth(const QFont& font, const QString& text) {
-    return QFontMetricsF(font).horizontalAdvance(text);
+    return advance(font, textCacheFont(font), text);
 }
 
 double widestText(const QFont& font, const QStringList& texts) {
+    const QString fontName = textCacheFont(font);
     double widest = 0.0;
     for (const QString& text : texts)
-        widest = std::max(widest, textWidth(font, text));
+        widest = std::max(widest, advance(font, fontName, text));
     return widest;
 }
 

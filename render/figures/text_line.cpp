@@ -1,5 +1,7 @@
 #include "figures/text_line.h"
 
+#include "figures/text_cache.h"
+
 #include <QFontMetricsF>
 #include <QPaintEngine>
 #include <QPainterPath>
@@ -47,9 +49,23 @@ Extent extentOf(const QTextLayout& layout) {
     return extent;
 }
 
-double heightOf(const QTextLayout& layout) {
-    const Extent extent = extentOf(layout);
-    return extent.above + extent.below;
+// A line's extent and natural width, as its layout gives them.
+struct Measured {
+    Extent extent;
+    double width = 0.0;
+};
+
+// Kept per thread for each font (named by textCacheFont) and text (text_cache.h says why).
+Measured measured(const QFont& font, const QString& fontName, const QString& text) {
+    thread_local TextCache<Measured> cache;
+    return cache.get(fontName, text, [&] {
+        const auto layout = layOut(font, text);
+        return Measured{extentOf(*layout), layout->lineAt(0).naturalTextWidth()};
+    });
+}
+
+double heightOf(const Measured& line) {
+    return line.extent.above + line.extent.below;
 }
 
 // Glyph outlines in the layout's coordinates (baseline at the line's ascent).
@@ -105,13 +121,15 @@ QStringList figureFontFamilies() {
 }
 
 double lineHeight(const QFont& font, const QString& text) {
-    return std::max(QFontMetricsF(font).height(), heightOf(*layOut(font, text)));
+    return std::max(QFontMetricsF(font).height(),
+                    heightOf(measured(font, textCacheFont(font), text)));
 }
 
 double linesHeight(const QFont& font, const QStringList& texts) {
+    const QString fontName = textCacheFont(font);
     double tallest = QFontMetricsF(font).height();
     for (const QString& text : texts)
-        tallest = std::max(tallest, lineHeight(font, text));
+        tallest = std::max(tallest, heightOf(measured(font, fontName, text)));
     return tallest;
 }
 
@@ -119,17 +137,21 @@ void drawTextLine(QPainter& painter, const QRectF& box, Qt::Alignment alignment,
                   const QString& text) {
     if (text.isEmpty()) return;
     const QFont font = painter.font();
-    auto layout = layOut(font, text);
-    if (layout->lineAt(0).naturalTextWidth() > box.width() + 0.5)
-        layout = layOut(
-            font, QFontMetricsF(font).elidedText(text, Qt::ElideRight, std::max(box.width(), 0.0)));
-    const double width = layout->lineAt(0).naturalTextWidth();
+    const QString fontName = textCacheFont(font);
+    QString shown = text;
+    Measured line = measured(font, fontName, text);
+    if (line.width > box.width() + 0.5) {
+        shown = QFontMetricsF(font).elidedText(text, Qt::ElideRight, std::max(box.width(), 0.0));
+        line = measured(font, fontName, shown);
+    }
+    const auto layout = layOut(font, shown);
+    const double width = line.width;
     double x = box.left();
     if (alignment & Qt::AlignRight)
         x = box.right() - width;
     else if (alignment & Qt::AlignHCenter)
         x = box.center().x() - width / 2;
-    const Extent extent = extentOf(*layout);
+    const Extent extent = line.extent;
     const double baseline = box.center().y() - (extent.above + extent.below) / 2 + extent.above;
     drawLayout(painter, *layout, QPointF(x, baseline - layout->lineAt(0).ascent()));
 }

@@ -9,6 +9,8 @@
 #include "token_strip.h"
 
 #include <QAction>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QMenuBar>
 #include <QPlainTextEdit>
@@ -105,6 +107,47 @@ private Q_SLOTS:
         QCOMPARE(workspace->result()->stats.costly(workspace->result()->attention, workspace->result()->valid)
                      .headJsd.shape(),
                  (std::vector<int64_t>{layersHeads, layersHeads}));
+    }
+
+    // The entropy and JSD violins wait for their view too: a toggle shown in the heatmap computes
+    // none, and once a violin view is shown it draws what the worker computed with every pass
+    // before (analyseAttention, eagerly, from the pass's maps), number for number.
+    void violinsWaitForTheirViewAndMatchTheEagerOnes() {
+        app::MainWindow window({});
+        window.show();
+        openGpt2(window);
+        app::Workspace* workspace = window.workspace();
+        workspace->setView(app::ViewKind::Heatmap);
+        typeText(workspace, "the violins wait for their view");
+        QSignalSpy shown(workspace, &app::Workspace::resultShown);
+        workspace->setVariant(
+            QJsonDocument::fromJson(R"({"mask": {"preset": "longformer", "window": 2}})").object());
+        QTRY_VERIFY_WITH_TIMEOUT(!shown.isEmpty(), kWaitMs);
+        const app::ForwardResult& result = *workspace->result();
+        QVERIFY(!result.variant.isVanilla());
+        QVERIFY(!result.stats.violinsComputed());
+        const app::AttentionStats eager = app::analyseAttention(result.attention, result.valid);
+        for (const bool jsd : {false, true}) {
+            workspace->setView(jsd ? app::ViewKind::JsdViolins : app::ViewKind::EntropyViolins);
+            QVERIFY(result.stats.violinsComputed());
+            const auto& violins = std::get<render::ViolinFigure>(workspace->figureView()->figure());
+            const app::ViolinSet& set = jsd ? eager.jsd : eager.entropy;
+            QCOMPARE(violins.grid, set.grid);
+            QCOMPARE(violins.panels.size(), set.order.size());
+            for (const render::ViolinPanel& panel : violins.panels) {
+                QCOMPARE(int(panel.violins.size()), 4);
+                for (std::size_t i = 0; i < panel.violins.size(); ++i) {
+                    const render::ViolinShape& shape = panel.violins[i];
+                    QCOMPARE(int64_t(shape.head), set.order[std::size_t(panel.layer)][i]);
+                    const analysis::Violin& v =
+                        set.violins[std::size_t(panel.layer * 4 + shape.head)];
+                    QCOMPARE(shape.q1, v.summary.q1);
+                    QCOMPARE(shape.median, v.summary.median);
+                    QCOMPARE(shape.q3, v.summary.q3);
+                    QCOMPARE(shape.density, v.density);
+                }
+            }
+        }
     }
 
     void staleRequestsAreDropped() {

@@ -137,6 +137,25 @@ private Q_SLOTS:
         QCOMPARE(render::missingGlyphs(font, QString::fromUcs4(U"a\U0010FFFDb")), 1);
     }
 
+    // Figures keep what they measure per font and text (text_cache.h): a kept width is the font's
+    // own, asked again or after the same text in another size or weight.
+    void keptWidthsAreEachFontsOwn_data() { addSampleRows(); }
+    void keptWidthsAreEachFontsOwn() {
+        QFETCH(QString, text);
+        const QFont label = render::figureFont(QRectF(0, 0, 800, 500), render::TextRole::Label);
+        QFont bold = label;
+        bold.setBold(true);
+        const QFont title = render::figureFont(QRectF(0, 0, 1600, 1000), render::TextRole::Title);
+        for (int round = 0; round < 2; ++round)
+            for (const QFont& font : {label, bold, title}) {
+                QCOMPARE(render::textWidth(font, text),
+                         QFontMetricsF(font).horizontalAdvance(text));
+                QCOMPARE(render::widestText(font, {text, QString()}),
+                         QFontMetricsF(font).horizontalAdvance(text));
+            }
+        QVERIFY(render::textWidth(bold, text) != render::textWidth(title, text));
+    }
+
     void aLineFitsTheBoxItsMetricsAskFor_data() { addSampleRows(); }
     void aLineFitsTheBoxItsMetricsAskFor() {
         QFETCH(QString, text);
