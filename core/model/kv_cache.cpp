@@ -136,6 +136,80 @@ std::string KvCache::lastDecision() const {
     return decision_;
 }
 
+SharedRows::SharedRows(Tensor rows) {
+    if (rows.empty()) return;
+    const int64_t count = rows.dim(0);
+    blocks_.push_back({std::make_shared<const Tensor>(std::move(rows)), count});
+}
+
+int64_t SharedRows::rows() const {
+    int64_t count = 0;
+    for (const Block& block : blocks_)
+        count += block.rows;
+    return count;
+}
+
+SharedRows SharedRows::leading(int64_t rows) const {
+    SharedRows kept;
+    for (const Block& block : blocks_) {
+        if (rows <= 0) break;
+        kept.blocks_.push_back({block.tensor, std::min(rows, block.rows)});
+        rows -= block.rows;
+    }
+    return kept;
+}
+
+SharedRows SharedRows::followedBy(const SharedRows& tail) const {
+    if (tail.empty()) return {};
+    SharedRows all = *this;
+    all.blocks_.insert(all.blocks_.end(), tail.blocks_.begin(), tail.blocks_.end());
+    if (all.blocks_.size() >= kMaxBlocks) return SharedRows(all.joined());
+    return all;
+}
+
+Tensor SharedRows::joined() const {
+    if (blocks_.empty()) return {};
+    const Tensor& first = *blocks_.front().tensor;
+    if (blocks_.size() == 1 && blocks_.front().rows == first.dim(0)) return first;
+    std::vector<int64_t> shape = first.shape();
+    shape[0] = rows();
+    const int64_t rowFloats = first.dim(0) == 0 ? 0 : int64_t(first.size()) / first.dim(0);
+    // Why appended, not written into a zero-filled tensor: filling 16 MB of logits first doubled
+    // the memory traffic of a token appended to a pass.
+    std::vector<float> values;
+    values.reserve(std::size_t(elementCount(shape)));
+    for (const Block& block : blocks_)
+        values.insert(values.end(), block.tensor->data(),
+                      block.tensor->data() + block.rows * rowFloats);
+    return Tensor(std::move(shape), std::move(values));
+}
+
+Trace CachedPass::fullTrace() const {
+    Trace full = trace;
+    putRows(rows, full);
+    return full;
+}
+
+KeptRows takeRows(Trace& trace) {
+    KeptRows rows;
+    for (Tensor& hidden : trace.hiddenStates)
+        rows.hiddenStates.emplace_back(std::move(hidden));
+    trace.hiddenStates.clear();
+    rows.lastHiddenState = SharedRows(std::move(trace.lastHiddenState));
+    rows.logits = SharedRows(std::move(trace.logits));
+    trace.lastHiddenState = {};
+    trace.logits = {};
+    return rows;
+}
+
+void putRows(const KeptRows& rows, Trace& trace) {
+    trace.hiddenStates.clear();
+    for (const SharedRows& hidden : rows.hiddenStates)
+        trace.hiddenStates.push_back(hidden.joined());
+    trace.lastHiddenState = rows.lastHiddenState.joined();
+    trace.logits = rows.logits.joined();
+}
+
 DeviceTensor joinedRows(Backend& backend, const std::vector<DeviceTensor>& blocks) {
     if (blocks.size() == 1) return blocks.front();
     int64_t rows = 0;

@@ -29,6 +29,38 @@
 
 namespace headlight {
 
+// Rows [T, C] of a captured tensor (a pass's logits, a hidden state) as blocks shared with the
+// passes they were kept for: a pass appended to a kept one shares the kept rows instead of
+// copying them (a 1,000-token pass's logits are 16 MB, and copying them for the cache cost a
+// token appended to it a third of its time).
+class SharedRows {
+public:
+    SharedRows() = default;
+    explicit SharedRows(Tensor rows); // one block; none when `rows` is empty
+
+    int64_t rows() const;
+    bool empty() const { return blocks_.empty(); }
+    // The first `rows` rows, shared.
+    SharedRows leading(int64_t rows) const;
+    // These rows, then `tail`'s; empty when `tail` is (nothing captured for the new rows).
+    SharedRows followedBy(const SharedRows& tail) const;
+    // The rows as one tensor [T, C] (a copy).
+    Tensor joined() const;
+
+private:
+    struct Block {
+        std::shared_ptr<const Tensor> tensor; // [R, C]
+        int64_t rows = 0;                     // its first `rows` rows
+    };
+    std::vector<Block> blocks_;
+};
+
+// A trace's per-position rows, kept as shared blocks.
+struct KeptRows {
+    std::vector<SharedRows> hiddenStates;
+    SharedRows lastHiddenState, logits;
+};
+
 // One pass as the cache keeps it; never changed once kept.
 struct CachedPass {
     // What the pass was asked (the key).
@@ -43,7 +75,11 @@ struct CachedPass {
     // Per layer, keys and values [kvHeads, T, headDim] after RoPE; empty unless the plan lets
     // position i depend on positions ≤ i only.
     std::vector<DeviceTensor> keys, values;
-    Trace trace;
+    Trace trace;   // without the rows in `rows`
+    KeptRows rows; // the trace's hidden states, last hidden state and logits
+
+    // The pass's trace, its rows joined.
+    Trace fullTrace() const;
 
     int64_t tokens() const { return int64_t(ids.size()); }
     bool causalPrefix() const { return !keys.empty(); }
@@ -94,6 +130,10 @@ bool sameCapture(const CaptureRequest& a, const CaptureRequest& b);
 // tensors compared by value); `layers` when they are the same.
 int firstDifferingLayer(const variants::Intervention& a, const variants::Intervention& b,
                         int layers);
+// Moves the trace's hidden states, last hidden state and logits into shared rows.
+KeptRows takeRows(Trace& trace);
+// Puts `rows` back into the trace (joined copies).
+void putRows(const KeptRows& rows, Trace& trace);
 // The residual stream entering a layer as one tensor [T, D] (its blocks copied together).
 DeviceTensor joinedRows(Backend& backend, const std::vector<DeviceTensor>& blocks);
 // The first `rows` rows of `blocks`, as blocks; a block cut in two is copied.

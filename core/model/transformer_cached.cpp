@@ -64,8 +64,10 @@ Tensor mapsJoined(const Tensor& head, int64_t keep, const Tensor& tail, float fi
     return joined;
 }
 
-// The trace of a prefix reuse: `fresh` computed positions keep.. of the request.
-Trace prefixTrace(const Trace& kept, int64_t keep, Trace fresh) {
+// The trace of a prefix reuse: `fresh` computed positions keep.. of the request. Its per-position
+// rows go to `rows` (the kept pass's first `keep`, then fresh's), not into the trace.
+Trace prefixTrace(const CachedPass& from, int64_t keep, Trace fresh, KeptRows& rows) {
+    const Trace& kept = from.trace;
     Trace trace;
     trace.ids = joinedValues(kept.ids, keep, fresh.ids);
     trace.valid = joinedValues(kept.valid, keep, fresh.valid);
@@ -82,10 +84,12 @@ Trace prefixTrace(const Trace& kept, int64_t keep, Trace fresh) {
         out.attentionRule = b.attentionRule;
         out.internals = b.internals;
     }
-    for (std::size_t i = 0; i < fresh.hiddenStates.size(); ++i)
-        trace.hiddenStates.push_back(rowsJoined(kept.hiddenStates[i], keep, fresh.hiddenStates[i]));
-    trace.lastHiddenState = rowsJoined(kept.lastHiddenState, keep, fresh.lastHiddenState);
-    trace.logits = rowsJoined(kept.logits, keep, fresh.logits);
+    const KeptRows tail = takeRows(fresh);
+    for (std::size_t i = 0; i < tail.hiddenStates.size(); ++i)
+        rows.hiddenStates.push_back(
+            from.rows.hiddenStates[i].leading(keep).followedBy(tail.hiddenStates[i]));
+    rows.lastHiddenState = from.rows.lastHiddenState.leading(keep).followedBy(tail.lastHiddenState);
+    rows.logits = from.rows.logits.leading(keep).followedBy(tail.logits);
     trace.internals = std::move(fresh.internals);
     return trace;
 }
@@ -164,7 +168,7 @@ Trace TransformerModel::forwardCached(KvCache& cache, const ModelInput& input,
     const CacheReuse reuse = cache.find(request);
     if (reuse.kind == CacheReuse::Kind::Same) {
         cache.note("the same request: its kept trace");
-        Trace trace = reuse.from->trace;
+        Trace trace = reuse.from->fullTrace();
         trace.forwardMs = millisecondsSince(started);
         return trace;
     }
@@ -188,6 +192,7 @@ Trace TransformerModel::forwardCached(KvCache& cache, const ModelInput& input,
     if (reuse.kind == CacheReuse::Kind::Layers) {
         cache.note("layers 0.." + std::to_string(reuse.layer - 1) + " kept");
         trace = runFromLayer(reuse, input, capture, variant, plan, control, *kept);
+        kept->rows = takeRows(trace);
     } else if (reuse.kind == CacheReuse::Kind::Prefix) {
         cache.note("positions 0.." + std::to_string(reuse.prefix - 1) + " kept");
         trace = runAfterPrefix(reuse, input, capture, variant, plan, control, *kept);
@@ -197,8 +202,12 @@ Trace TransformerModel::forwardCached(KvCache& cache, const ModelInput& input,
         PassStart start;
         start.kept = kept.get();
         trace = runPass(input, capture, variant, plan, control, &start);
+        kept->rows = takeRows(trace);
     }
+    // Why the rows apart: the kept pass shares them (a prefix reuse shares its source's), and the
+    // trace returned gets them joined, one copy.
     kept->trace = trace;
+    putRows(kept->rows, trace);
     cache.keep(std::move(kept));
     trace.forwardMs = millisecondsSince(started);
     return trace;
@@ -232,11 +241,13 @@ Trace TransformerModel::runFromLayer(const CacheReuse& reuse, const ModelInput& 
     for (std::size_t l = 0; l < first; ++l)
         trace.layers[l] = from.trace.layers[l];
     if (capture.hiddenStates)
-        trace.hiddenStates.insert(trace.hiddenStates.begin(), from.trace.hiddenStates.begin(),
-                                  from.trace.hiddenStates.begin() + reuse.layer);
+        for (int l = reuse.layer - 1; l >= 0; --l)
+            trace.hiddenStates.insert(trace.hiddenStates.begin(),
+                                      from.rows.hiddenStates[std::size_t(l)].joined());
     return trace;
 }
 
+// The trace of positions 0..T−1 without its per-position rows, which go to kept.rows.
 Trace TransformerModel::runAfterPrefix(const CacheReuse& reuse, const ModelInput& input,
                                        const CaptureRequest& capture,
                                        const variants::VariantSpec& variant,
@@ -253,7 +264,8 @@ Trace TransformerModel::runAfterPrefix(const CacheReuse& reuse, const ModelInput
     start.kept = &kept;
     start.prefixFrom = &from;
     start.prefix = keep;
-    return prefixTrace(from.trace, keep, runPass(fresh, capture, variant, plan, control, &start));
+    return prefixTrace(from, keep, runPass(fresh, capture, variant, plan, control, &start),
+                       kept.rows);
 }
 
 void TransformerModel::keepKeysValues(int index, const DeviceTensor& k, const DeviceTensor& v,

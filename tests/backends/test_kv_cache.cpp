@@ -158,6 +158,31 @@ private Q_SLOTS:
         compareTraces(cached, loaded->forward(inputOf(edited), capture));
     }
 
+    // A generation loop: 40 tokens appended one at a time, each pass sharing the kept rows of the
+    // one before (past the bound on shared blocks, where they are joined into one), then a
+    // shorter edit cutting into a shared block; each equals a full pass.
+    void appendsOneTokenAtATime() {
+        const auto loaded = loadModel(modelFolder("llama").toStdString(), fixture_.backend());
+        const CaptureRequest capture = everything(*loaded);
+        const std::vector<int32_t> ids = idsOf(50, loaded->spec().vocabSize, 2);
+        const auto prefix = [&](int64_t count) {
+            return inputOf(std::vector<int32_t>(ids.begin(), ids.begin() + count));
+        };
+        KvCache cache;
+        loaded->forwardCached(cache, prefix(10), capture);
+        for (int64_t count = 11; count <= 50; ++count) {
+            const Trace cached = loaded->forwardCached(cache, prefix(count), capture);
+            QCOMPARE(cache.lastDecision(), "positions 0.." + std::to_string(count - 2) + " kept");
+            if (count % 13 == 0 || count == 50)
+                compareTraces(cached, loaded->forward(prefix(count), capture));
+        }
+        std::vector<int32_t> edited(ids.begin(), ids.begin() + 30);
+        edited.back() = ids[40];
+        const Trace cached = loaded->forwardCached(cache, inputOf(edited), capture);
+        QCOMPARE(cache.lastDecision(), std::string("positions 0..28 kept"));
+        compareTraces(cached, loaded->forward(inputOf(edited), capture));
+    }
+
     // A knockout toggled in a layer reuses the layers before it, with or without a prefix kept.
     void layerReuseEqualsFullPass_data() { causalModels_data(); }
     void layerReuseEqualsFullPass() {

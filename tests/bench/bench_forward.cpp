@@ -56,6 +56,8 @@ void runForward(benchmark::State& state, Backend& backend) {
                                                    benchmark::Counter::kIsIterationInvariantRate,
                                                    benchmark::Counter::kIs1000);
     state.counters["capture_MB"] = double(capturedBytes) / 1e6;
+    // The pass's GEMM FLOP count, for the f32 floor tools/bench/compare_pytorch.sh prints.
+    state.counters["GEMM_GFLOP"] = forwardFlops(spec, tokens) / 1e9;
 }
 
 void BM_BertBaseForwardCpu(benchmark::State& state) {

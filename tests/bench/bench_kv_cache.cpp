@@ -9,7 +9,9 @@
 //   maps_append_ms / maps_full_ms  the same with every attention map captured [L, H, T, T];
 //   toggle_reuse_ms / toggle_full_ms  a knockout toggled in the last layer with the layers
 //              before it reused, and without.
-// Each time is the median of several runs.
+// Each time is the median of several runs. BM_AppendToken times the append alone, one per
+// iteration (/0: the decode step's capture, /1: the LM-head views'), so that a profiler run with
+// --benchmark_filter=BM_AppendToken sees nothing else.
 #include "bert_base.h"
 #include "model/transformer.h"
 
@@ -163,7 +165,32 @@ void BM_IncrementalRecompute(benchmark::State& state) {
         state.counters["toggle_full_over_reuse"] = toggleFull / toggleReuse;
     }
 }
+
+// Each iteration appends another 1,001st token (one the cache does not hold), so that every
+// request reuses the 1,000 positions of a kept pass and computes one.
+void BM_AppendToken(benchmark::State& state) {
+    const std::unique_ptr<Backend> backend = makeCpuBackend();
+    const ModelSpec spec = llamaShaped();
+    const TransformerModel model(spec, llamaWeights(spec), *backend);
+    std::mt19937 rng(7);
+    std::vector<int32_t> ids;
+    for (int64_t t = 0; t <= kTokens; ++t)
+        ids.push_back(int32_t(rng() % uint32_t(spec.vocabSize)));
+    ModelInput appended = firstTokens(ids, kTokens + 1);
+    CaptureRequest capture;
+    capture.probabilities = false;
+    capture.logits = state.range(0) == 1;
+    capture.internals = state.range(0) == 1;
+    KvCache cache;
+    model.forwardCached(cache, firstTokens(ids, kTokens), capture);
+    for (auto _ : state) {
+        appended.ids.back() = (appended.ids.back() + 1) % int32_t(spec.vocabSize);
+        benchmark::DoNotOptimize(
+            model.forwardCached(cache, appended, capture).lastHiddenState.data());
+    }
+}
 } // namespace
 
+BENCHMARK(BM_AppendToken)->Arg(0)->Arg(1)->MinTime(2.0)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_IncrementalRecompute)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK_MAIN();

@@ -130,6 +130,8 @@ void BM_Llama1BForwardCpu(benchmark::State& state) {
     state.counters["GFLOP/s"] = benchmark::Counter(forwardFlops(spec, state.range(0)),
                                                    benchmark::Counter::kIsIterationInvariantRate,
                                                    benchmark::Counter::kIs1000);
+    // The pass's GEMM FLOP count, for the f32 floor tools/bench/compare_llama.sh prints.
+    state.counters["GEMM_GFLOP"] = forwardFlops(spec, state.range(0)) / 1e9;
     state.SetLabel(dtype == io::DType::BF16 ? "bf16" : "f32");
 }
 } // namespace

@@ -4,11 +4,14 @@ and 8 key/value heads of 64, SwiGLU FFN 8192, RoPE θ = 500,000, RMSNorm; random
 at T = 128 in float32 and in bfloat16, as Hugging Face's LlamaModel runs it (no attention maps
 kept; scaled_dot_product_attention where this PyTorch has it, else HF's eager attention). Both sides start from the embeddings and stop at the final
 norm: the 128k-entry LM head is left out, as bench_llama_forward leaves it out. Prints one JSON
-line per dtype: {"dtype", "tokens", "seconds", "cpu_seconds", "threads"} (medians of runs; CPU
-time of all threads, the measure to compare on a loaded machine, with one thread).
+line per dtype: {"dtype", "tokens", "seconds", "cpu_seconds", "threads", "blas"} (medians of runs;
+CPU time of all threads, the measure to compare on a loaded machine, with one thread; blas: the
+libblas.so.3 this process loaded, resolved).
 
 Thread count follows HEADLIGHT_BENCH_THREADS (default: all cores), the same as the C++
 benchmark's OpenMP threads. HEADLIGHT_BENCH_DTYPES picks the dtypes (default "float32,bfloat16").
+HEADLIGHT_BENCH_RUNS sets the timed runs (default 3); 1 also skips the warm-up run, for the
+reference BLAS (Debian's netlib libblas3, through LD_LIBRARY_PATH), whose passes take minutes.
 """
 import json
 import os
@@ -16,6 +19,8 @@ import statistics
 import time
 
 import torch
+
+from blas_library import blas_library
 
 HIDDEN, LAYERS, HEADS, KV_HEADS, HEAD_DIM, FFN = 2048, 16, 32, 8, 64, 8192
 THETA, EPS, TOKENS = 500000.0, 1e-5, 128
@@ -83,7 +88,8 @@ def time_dtype(dtype, runs):
     layers = [make_layer().to(dtype) for _ in range(LAYERS)]
     x = torch.randn(TOKENS, HIDDEN).to(dtype)
     cos, sin = rotary(TOKENS, dtype)
-    forward(layers, x, cos, sin)  # warm-up
+    if runs > 1:
+        forward(layers, x, cos, sin)  # warm-up
     seconds, cpu = [], []
     for _ in range(runs):
         start, start_cpu = time.perf_counter(), time.process_time()
@@ -99,9 +105,11 @@ def main():
     dtypes = os.environ.get("HEADLIGHT_BENCH_DTYPES", "float32,bfloat16").split(",")
     with torch.no_grad():
         for name in dtypes:
-            seconds, cpu_seconds = time_dtype(getattr(torch, name), runs=3)
+            seconds, cpu_seconds = time_dtype(getattr(torch, name),
+                                              runs=int(os.environ.get("HEADLIGHT_BENCH_RUNS", 3)))
             print(json.dumps({"dtype": name, "tokens": TOKENS, "seconds": seconds,
-                              "cpu_seconds": cpu_seconds, "threads": threads}), flush=True)
+                              "cpu_seconds": cpu_seconds, "threads": threads,
+                              "blas": blas_library()}), flush=True)
 
 
 if __name__ == "__main__":
