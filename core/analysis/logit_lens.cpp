@@ -30,8 +30,28 @@ int LogitLens::settledRow(int t) const {
     return row;
 }
 
+namespace {
+constexpr int64_t kLensBlockBytes = int64_t(256) << 20;
+
+// Row `r` of the lens, read from `logits` [T, V].
+void readRow(LogitLens& lens, int r, const float* logits, int64_t vocab,
+             const std::vector<int32_t>& finalTop) {
+    for (int t = 0; t < lens.tokens; ++t) {
+        const float* row = logits + t * vocab;
+        const TokenDistribution d = distributionOf(row, vocab);
+        const float target = row[finalTop[std::size_t(t)]];
+        const std::size_t i = lens.at(r, t);
+        lens.top[i] = d.top;
+        lens.probability[i] = float(d.probability);
+        lens.entropy[i] = float(d.entropy);
+        lens.finalRank[i] =
+            int32_t(std::count_if(row, row + vocab, [&](float v) { return v > target; }));
+    }
+}
+} // namespace
+
 LogitLens logitLens(int rows, const Tensor& finalLogits,
-                    const std::function<Tensor(int row)>& rowLogits) {
+                    const std::function<Tensor(int first, int count)>& rowLogits) {
     LogitLens lens;
     lens.rows = rows;
     lens.tokens = int(finalLogits.dim(0));
@@ -44,20 +64,16 @@ LogitLens logitLens(int rows, const Tensor& finalLogits,
     std::vector<int32_t> finalTop(std::size_t(lens.tokens));
     for (int t = 0; t < lens.tokens; ++t)
         finalTop[std::size_t(t)] = distributionOf(finalLogits.data() + t * vocab, vocab).top;
-    for (int r = 0; r < rows; ++r) {
-        const Tensor logits = r == rows - 1 ? finalLogits : rowLogits(r);
-        for (int t = 0; t < lens.tokens; ++t) {
-            const float* row = logits.data() + t * vocab;
-            const TokenDistribution d = distributionOf(row, vocab);
-            const float target = row[finalTop[std::size_t(t)]];
-            const std::size_t i = lens.at(r, t);
-            lens.top[i] = d.top;
-            lens.probability[i] = float(d.probability);
-            lens.entropy[i] = float(d.entropy);
-            lens.finalRank[i] =
-                int32_t(std::count_if(row, row + vocab, [&](float v) { return v > target; }));
-        }
+    const int64_t rowBytes = std::max<int64_t>(1, int64_t(finalLogits.size() * sizeof(float)));
+    const int block = int(std::max<int64_t>(1, kLensBlockBytes / rowBytes));
+    for (int first = 0; first < rows - 1; first += block) {
+        const int count = std::min(block, rows - 1 - first);
+        const Tensor logits = rowLogits(first, count);
+        for (int r = 0; r < count; ++r)
+            readRow(lens, first + r, logits.data() + int64_t(r) * int64_t(finalLogits.size()),
+                    vocab, finalTop);
     }
+    readRow(lens, rows - 1, finalLogits.data(), vocab, finalTop);
     return lens;
 }
 
@@ -70,8 +86,15 @@ LogitLens logitLens(const TransformerModel& model, const Trace& trace) {
         if (hidden.dim(0) != trace.logits.dim(0))
             throw ModelError("the logit lens needs every layer's hidden state at token resolution, "
                              "and this pass pools tokens");
-    return logitLens(rows, trace.logits, [&](int row) {
-        return model.lensLogits(trace.hiddenStates[std::size_t(row)]);
+    return logitLens(rows, trace.logits, [&](int first, int count) {
+        const Tensor& one = trace.hiddenStates[std::size_t(first)];
+        Tensor stacked({count * one.dim(0), one.dim(1)}, 0.0f);
+        for (int r = 0; r < count; ++r) {
+            const Tensor& hidden = trace.hiddenStates[std::size_t(first + r)];
+            std::copy(hidden.data(), hidden.data() + hidden.size(),
+                      stacked.data() + int64_t(r) * int64_t(one.size()));
+        }
+        return model.lensLogits(stacked);
     });
 }
 } // namespace headlight::analysis

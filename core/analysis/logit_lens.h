@@ -35,9 +35,11 @@ struct LogitLens {
     int settledRow(int t) const;
 };
 
-// `finalLogits` [T, V] is the last row; `rowLogits(r)` gives row r < rows − 1 as [T, V].
+// `finalLogits` [T, V] is the last row; `rowLogits(first, count)` gives rows first … first +
+// count − 1 (all < rows − 1) as [count · T, V]. Rows are asked for in blocks of up to 256 MiB of
+// logits: an LM head in a 16-bit dtype is converted once per call, and an 8B's is 1 GB.
 LogitLens logitLens(int rows, const Tensor& finalLogits,
-                    const std::function<Tensor(int row)>& rowLogits);
+                    const std::function<Tensor(int first, int count)>& rowLogits);
 
 // The lens of a pass captured with hiddenStates and logits: rows are the trace's hidden states,
 // the last replaced by the model's logits. Throws ModelError when the model has no LM head.
