@@ -6,7 +6,7 @@
 // view tab (with a variant where the view shows one), the Atlas tab, the compare dock and the
 // knockout grid draw the model's data (figures of its shape, coloured pixels) with no error shown,
 // and `headlight inspect` and `headlight export` read the same checkpoint; on the 8B the views
-// its first pass draws, the Atlas and `inspect` do. The CLI's dump of a head equals the window's.
+// of its own pass, the Atlas and `inspect` do. The CLI's dump of a head equals the window's.
 // (The GPU canvas tab has no Vulkan surface offscreen; tests/smoke draws it.)
 #include "atlas_page.h"
 #include "atlas_view.h"
@@ -136,14 +136,11 @@ class TestRealSizeWindow : public QObject {
         QVERIFY2(error && error->isHidden(), qPrintable(error ? error->text() : QString()));
     }
 
-    // The 8B runs the views its first pass draws, the Atlas and `inspect`. The others (a variant's
-    // pass, and the logit lens, which runs the 1 GB LM head once per layer) are the same code on
-    // any shape and cost the 8B a minute or more each (docs/engine.md), as would the compare dock,
-    // the knockout grid and `export`.
+    // The 8B runs the views of its own pass (with the captures they ask for), the Atlas and
+    // `inspect`. The views of a variant's pass are the same code on any shape and cost the 8B a
+    // minute or more each (docs/engine.md), as would the compare dock, the knockout grid and
+    // `export`.
     bool checksEveryFeature() const { return shape_.layers == test::kLlama1B.layers; }
-    static bool drawsFromTheFirstPass(app::ViewKind view, const QString& variant) {
-        return variant == QStringLiteral("{}") && view != app::ViewKind::LogitLens;
-    }
 
     QString saveShot(const QImage& image, const QString& name) const {
         return saveRealSizeShot(image, shape_, name);
@@ -213,7 +210,7 @@ private Q_SLOTS:
         };
         static_assert(std::size(rows) == app::kAllViewCount);
         for (const auto& row : rows) {
-            if (!checksEveryFeature() && !drawsFromTheFirstPass(row.view, row.variant)) continue;
+            if (!checksEveryFeature() && row.variant != none) continue;
             QTest::newRow(qPrintable(app::viewId(row.view)))
                 << int(row.view) << row.variant << row.data;
         }
