@@ -122,11 +122,7 @@ PresentationWindow::PresentationWindow(Classroom* classroom, Workspace* workspac
     strip_ = new LaserTokenStrip(this);
     strip_->setFont(pixelFont(this, 24, true));
     strip_->setFocusPolicy(Qt::NoFocus);
-    stripArea_ = new QScrollArea(this);
-    stripArea_->setWidget(strip_);
-    stripArea_->setWidgetResizable(true);
-    stripArea_->setFrameShape(QFrame::NoFrame);
-    stripArea_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    stripArea_ = scrolledStrip(strip_, this);
     stripArea_->setFocusPolicy(Qt::NoFocus);
     figure_ = new LaserFigureView(this);
     figure_->setFocusPolicy(Qt::NoFocus);
@@ -204,10 +200,8 @@ void PresentationWindow::refresh() {
     caption_->setVisible(!caption_->text().isEmpty());
 }
 
-// Why capped: a long text's strip (1,500 chips) would push the figure off the screen.
 void PresentationWindow::fitStrip() {
-    const int whole = strip_->heightForWidth(stripArea_->viewport()->width());
-    stripArea_->setFixedHeight(std::min(whole, std::max(kMinStripCap, height() / 4)));
+    fitStripArea(stripArea_, height(), kMinStripCap);
 }
 
 void PresentationWindow::resizeEvent(QResizeEvent* event) {

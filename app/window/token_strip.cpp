@@ -5,6 +5,7 @@
 #include <QFontMetrics>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QScrollArea>
 #include <algorithm>
 #include <cmath>
 
@@ -155,5 +156,19 @@ void TokenStrip::mousePressEvent(QMouseEvent* event) {
     if (event->button() != Qt::LeftButton || index < 0) return;
     setSelected(index == selected_ ? -1 : index);
     Q_EMIT tokenClicked(selected_);
+}
+
+QScrollArea* scrolledStrip(TokenStrip* strip, QWidget* parent) {
+    auto* area = new QScrollArea(parent);
+    area->setWidget(strip);
+    area->setWidgetResizable(true);
+    area->setFrameShape(QFrame::NoFrame);
+    area->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    return area;
+}
+
+void fitStripArea(QScrollArea* area, int available, int minCap) {
+    const int whole = area->widget()->heightForWidth(area->viewport()->width());
+    area->setFixedHeight(std::min(whole, std::max(minCap, available / 4)));
 }
 } // namespace headlight::app

@@ -7,6 +7,8 @@
 #include <QWidget>
 #include <vector>
 
+class QScrollArea;
+
 namespace headlight::app {
 
 class TokenStrip : public QWidget {
@@ -51,4 +53,10 @@ private:
     int selected_ = -1;
     int hovered_ = -1;
 };
+
+// `strip` in a scroll area of its own (`parent`'s), which fitStripArea sizes.
+QScrollArea* scrolledStrip(TokenStrip* strip, QWidget* parent);
+// The area's height: all of its strip, or at most max(minCap, available / 4) of it, scrolled.
+// Why capped: a long text's strip (1,500 chips) would push the figure off the window.
+void fitStripArea(QScrollArea* area, int available, int minCap);
 } // namespace headlight::app

@@ -67,11 +67,7 @@ Workspace::Workspace(QWidget* canvasPage, QWidget* parent)
     errorLabel_->setFont(scaledFont(this, 15));
     errorLabel_->hide();
     tokenStrip_ = new TokenStrip(this);
-    tokenArea_ = new QScrollArea(this);
-    tokenArea_->setWidget(tokenStrip_);
-    tokenArea_->setWidgetResizable(true);
-    tokenArea_->setFrameShape(QFrame::NoFrame);
-    tokenArea_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    tokenArea_ = scrolledStrip(tokenStrip_, this);
     figureView_ = new FigureView(this);
     pages_ = new QStackedWidget(this);
     pages_->addWidget(figureView_);
@@ -379,11 +375,8 @@ void Workspace::showAtlasOnCanvas() {
         showCanvas();
 }
 
-// Why capped: a text of thousands of tokens wraps to hundreds of rows, which would push the
-// figure off the screen; past a quarter of the workspace the strip scrolls.
 void Workspace::fitTokenStrip() {
-    const int whole = tokenStrip_->heightForWidth(tokenArea_->width());
-    tokenArea_->setFixedHeight(std::min(whole, std::max(kMinStripCap, height() / 4)));
+    fitStripArea(tokenArea_, height(), kMinStripCap);
 }
 
 void Workspace::resizeEvent(QResizeEvent* event) {
