@@ -82,6 +82,15 @@ HostWeights llamaWeights(const ModelSpec& s) {
     return w;
 }
 
+// kTokens + 1 ids: the input, and the token appended to it.
+std::vector<int32_t> randomIds(const ModelSpec& spec) {
+    std::mt19937 rng(7);
+    std::vector<int32_t> ids;
+    for (int64_t t = 0; t <= kTokens; ++t)
+        ids.push_back(int32_t(rng() % uint32_t(spec.vocabSize)));
+    return ids;
+}
+
 ModelInput firstTokens(const std::vector<int32_t>& ids, int64_t count) {
     ModelInput input;
     input.ids.assign(ids.begin(), ids.begin() + count);
@@ -107,10 +116,7 @@ void BM_IncrementalRecompute(benchmark::State& state) {
     const std::unique_ptr<Backend> backend = makeCpuBackend();
     const ModelSpec spec = llamaShaped();
     const TransformerModel model(spec, llamaWeights(spec), *backend);
-    std::mt19937 rng(7);
-    std::vector<int32_t> ids;
-    for (int64_t t = 0; t <= kTokens; ++t)
-        ids.push_back(int32_t(rng() % uint32_t(spec.vocabSize)));
+    const std::vector<int32_t> ids = randomIds(spec);
     const ModelInput prefix = firstTokens(ids, kTokens), appended = firstTokens(ids, kTokens + 1);
     CaptureRequest nothing;
     nothing.probabilities = false;
@@ -172,10 +178,7 @@ void BM_AppendToken(benchmark::State& state) {
     const std::unique_ptr<Backend> backend = makeCpuBackend();
     const ModelSpec spec = llamaShaped();
     const TransformerModel model(spec, llamaWeights(spec), *backend);
-    std::mt19937 rng(7);
-    std::vector<int32_t> ids;
-    for (int64_t t = 0; t <= kTokens; ++t)
-        ids.push_back(int32_t(rng() % uint32_t(spec.vocabSize)));
+    const std::vector<int32_t> ids = randomIds(spec);
     ModelInput appended = firstTokens(ids, kTokens + 1);
     CaptureRequest capture;
     capture.probabilities = false;
