@@ -11,18 +11,12 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${1:-$root/build/release}
 threads=${HEADLIGHT_BENCH_THREADS:-$(nproc)}
 export OMP_NUM_THREADS=$threads HEADLIGHT_BENCH_THREADS=$threads
-reference_blas=/usr/lib/$(gcc -dumpmachine)/blas
+source "$root/tools/bench/reference_blas.sh"
 
 ours=$("$build/bench/bench_forward" --benchmark_filter='BertBaseForwardCpu|GemmPeak' --benchmark_format=json)
 floor=$("$build/bench/bench_gemm_floor" --benchmark_format=json)
 torch=$(/usr/bin/python3 "$root/tools/bench/torch_bert_forward.py")
-reference=""
-if [[ ${HEADLIGHT_BENCH_REFERENCE_BLAS:-1} == 1 && ! -e $reference_blas/libblas.so.3 ]]; then
-  echo "no reference BLAS at $reference_blas (Debian's libblas3): its line is left out" >&2
-elif [[ ${HEADLIGHT_BENCH_REFERENCE_BLAS:-1} == 1 ]]; then
-  reference=$(LD_LIBRARY_PATH=$reference_blas HEADLIGHT_BENCH_RUNS=1 \
-    /usr/bin/python3 "$root/tools/bench/torch_bert_forward.py")
-fi
+reference=$(reference_blas_run "$root/tools/bench/torch_bert_forward.py")
 
 /usr/bin/python3 - "$root" "$ours" "$torch" "$floor" "$reference" <<'PY'
 import json, sys
