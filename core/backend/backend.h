@@ -116,6 +116,8 @@ public:
     // The free device memory, for backends with memory of their own (none: host memory, which
     // model/memory_budget.h checks separately).
     virtual std::optional<DeviceMemory> deviceMemory() const { return std::nullopt; }
+    // Whether 16-bit weights stay 16-bit on the device (model/memory_budget.h plans with it).
+    virtual bool keepsWeights16Bit() const { return false; }
 
     // [SECTION] memory
     virtual DeviceTensor upload(const Tensor& host) = 0;

@@ -35,6 +35,10 @@ public:
     }
 
     Backend& backend() { return *backend_; }
+    // A second backend of the same kind (on the same Vulkan context), owned by the caller.
+    std::unique_ptr<Backend> another() const {
+        return kind_ == BackendKind::Cpu ? makeCpuBackend() : makeVulkanBackend(context_);
+    }
     // As `headlight --backend` spells it.
     const char* cliName() const { return backendName(kind_); }
 

@@ -1,6 +1,7 @@
 #include "cpu_backend.h"
 #include "cpu_gemm.h"
 
+#include "backend/finite_guard.h"
 #include "backend/key_mask.h"
 
 #include <cmath>
@@ -258,5 +259,7 @@ void CpuBackend::attention(const DeviceTensor& q, const DeviceTensor& k, const D
 } // namespace headlight::cpu
 
 namespace headlight {
-std::unique_ptr<Backend> makeCpuBackend() { return std::make_unique<cpu::CpuBackend>(); }
+std::unique_ptr<Backend> makeCpuBackend() {
+    return guardedWhenEnabled(std::make_unique<cpu::CpuBackend>());
+}
 } // namespace headlight

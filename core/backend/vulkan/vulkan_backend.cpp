@@ -2,6 +2,7 @@
 // vulkan_ops.cpp (elementwise, norms, rope, gather), vulkan_linear.cpp and vulkan_attention.cpp.
 #include "vulkan_backend.h"
 
+#include "backend/finite_guard.h"
 #include "buffer.h"
 #include "context.h"
 #include "io/stored_matrix.h"
@@ -145,11 +146,8 @@ std::optional<DeviceMemory> VulkanBackend::deviceMemory() const {
 
 namespace headlight {
 std::unique_ptr<Backend> makeVulkanBackend(std::shared_ptr<vk::Context> context) {
-    return vk::makeVulkanBackend(std::move(context), {});
+    return guardedWhenEnabled(vk::makeVulkanBackend(std::move(context), {}));
 }
 
-bool keepsWeights16Bit(const Backend& backend) {
-    const auto* vulkan = dynamic_cast<const vk::VulkanBackend*>(&backend);
-    return vulkan && vulkan->keepsWeights16Bit();
-}
+bool keepsWeights16Bit(const Backend& backend) { return backend.keepsWeights16Bit(); }
 } // namespace headlight

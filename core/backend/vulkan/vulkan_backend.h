@@ -104,7 +104,7 @@ public:
 
     std::size_t maxBindingBytes() const { return maxBindingBytes_; }
     // Whether uploadStored keeps F16 / BF16 weights in 16 bits on this device.
-    bool keepsWeights16Bit() const { return weights16Bit_; }
+    bool keepsWeights16Bit() const override { return weights16Bit_; }
     // Device bytes taken by the weights uploadStored has made so far (tests compare the paths).
     std::size_t storedWeightBytes() const { return storedWeightBytes_; }
 
