@@ -57,7 +57,8 @@ int runGui(int argc, char** argv) {
     QApplication::setApplicationVersion(QStringLiteral(HEADLIGHT_VERSION));
 
     QCommandLineParser parser;
-    parser.setApplicationDescription("Runs Transformer variants and shows what happens inside them.");
+    parser.setApplicationDescription(
+        "Runs Transformer variants and shows what happens inside them.");
     parser.addHelpOption();
     parser.addVersionOption();
     addWindowOptions(parser);
@@ -105,5 +106,12 @@ int main(int argc, char** argv) {
     QHashSeed::setDeterministicGlobalSeed();
     if (argc > 1 && headlight::app::isCliCommand(QString::fromLocal8Bit(argv[1])))
         return headlight::app::runCli(argc, argv);
+    QStringList args;
+    for (int i = 1; i < argc; ++i)
+        args << QString::fromLocal8Bit(argv[i]);
+    if (const QString error = headlight::app::windowArgumentsError(args); !error.isEmpty()) {
+        std::fprintf(stderr, "headlight: %s\n", qPrintable(error));
+        return 2;
+    }
     return runGui(argc, argv);
 }

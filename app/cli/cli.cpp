@@ -6,6 +6,7 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QFileInfo>
 #include <QGuiApplication>
 #include <QTextStream>
 #include <algorithm>
@@ -62,8 +63,8 @@ void ensureRuntimeFolder() {
 std::unique_ptr<QCoreApplication> makeApplication(int& argc, char** argv) {
     const bool paints =
         argc >= 2 && (std::strcmp(argv[1], "export") == 0 || std::strcmp(argv[1], "figures") == 0 ||
-                      std::strcmp(argv[1], "merge") == 0 ||
-                      std::strcmp(argv[1], "patch") == 0 || std::strcmp(argv[1], "reproduce") == 0);
+                      std::strcmp(argv[1], "merge") == 0 || std::strcmp(argv[1], "patch") == 0 ||
+                      std::strcmp(argv[1], "reproduce") == 0);
     if (!paints) return std::make_unique<QCoreApplication>(argc, argv);
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
     ensureRuntimeFolder();
@@ -140,10 +141,9 @@ CliOption dpiOption() {
 
 const std::vector<CliCommand>& cliCommands() {
     static const std::vector<CliCommand> commands = {
-        aboutCommand(),     convertCommand(),  devicesCommand(), exportCommand(),
-        figuresCommand(),   infoCommand(),     inspectCommand(), mergeCommand(),
-        patchCommand(),
-        reproduceCommand(), tokenizeCommand(), variantsCommand()};
+        aboutCommand(),   convertCommand(),   devicesCommand(),  exportCommand(),
+        figuresCommand(), infoCommand(),      inspectCommand(),  mergeCommand(),
+        patchCommand(),   reproduceCommand(), tokenizeCommand(), variantsCommand()};
     return commands;
 }
 
@@ -167,6 +167,93 @@ const std::vector<CliOption>& windowOptions() {
 bool isCliCommand(const QString& word) {
     if (word == "help" || word == "--help" || word == "-h" || word == "--version") return true;
     return findCommand(word) != nullptr;
+}
+
+namespace {
+int editDistance(const QString& a, const QString& b) {
+    std::vector<int> row(std::size_t(b.size()) + 1);
+    for (std::size_t j = 0; j < row.size(); ++j)
+        row[j] = int(j);
+    for (qsizetype i = 1; i <= a.size(); ++i) {
+        int diagonal = row[0];
+        row[0] = int(i);
+        for (qsizetype j = 1; j <= b.size(); ++j) {
+            const int above = row[std::size_t(j)];
+            row[std::size_t(j)] = std::min({above + 1, row[std::size_t(j - 1)] + 1,
+                                            diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = above;
+        }
+    }
+    return row.back();
+}
+
+QString suggestion(const QString& word, const QStringList& names) {
+    const QString nearest = nearestName(word, names);
+    return nearest.isEmpty() ? QString() : " (did you mean " + nearest + "?)";
+}
+
+// Qt's own options that QApplication takes with a value (`-platform offscreen`).
+bool isQtValueOption(const QString& word) {
+    static const QStringList options{"-platform",        "-platformpluginpath",
+                                     "-platformtheme",   "-plugin",
+                                     "-qwindowgeometry", "-qwindowtitle",
+                                     "-qwindowicon",     "-style",
+                                     "-stylesheet",      "-session",
+                                     "-display",         "-geometry"};
+    return options.contains(word);
+}
+
+QString windowOptionError(const QStringList& args, qsizetype& i) {
+    const QString& word = args[i];
+    const qsizetype equals = word.indexOf(QLatin1Char('='));
+    const QString flag = equals < 0 ? word : word.left(equals);
+    if (flag == "--help" || flag == "--help-all" || flag == "--version") return {};
+    QStringList flags;
+    for (const CliOption& option : windowOptions())
+        flags << option.flag;
+    const auto option = std::find_if(windowOptions().begin(), windowOptions().end(),
+                                     [&flag](const CliOption& o) { return o.flag == flag; });
+    if (option == windowOptions().end())
+        return "unknown option '" + flag + "'" + suggestion(flag, flags);
+    if (!option->takesValue() && equals >= 0) return flag + " takes no value";
+    if (option->takesValue() && equals < 0 && ++i >= args.size()) return flag + " needs a value";
+    return {};
+}
+} // namespace
+
+QString nearestName(const QString& word, const QStringList& names) {
+    QString nearest;
+    int best = std::max(2, int(word.size()) / 3) + 1; // farther than this is not a typo
+    for (const QString& name : names) {
+        const int distance = editDistance(word, name);
+        if (distance < best) best = distance, nearest = name;
+    }
+    return nearest;
+}
+
+QString windowArgumentsError(const QStringList& args) {
+    bool fileGiven = false;
+    for (qsizetype i = 0; i < args.size(); ++i) {
+        const QString& word = args[i];
+        if (word.startsWith(QLatin1String("--"))) {
+            if (const QString error = windowOptionError(args, i); !error.isEmpty()) return error;
+        } else if (word.startsWith(QLatin1Char('-'))) {
+            if (word != "-h" && isQtValueOption(word)) ++i; // Qt's own, with its value
+        } else if (fileGiven) {
+            return "unexpected argument '" + word + "': the window opens one scene or lesson file";
+        } else if (!QFileInfo::exists(word) && !word.contains(QLatin1Char('/')) &&
+                   !word.contains(QLatin1Char('.'))) {
+            // A word with no path or extension that names no file is a command, mistyped.
+            QStringList names{"help"};
+            for (const CliCommand& command : cliCommands())
+                names << command.name;
+            return "unknown command '" + word + "'" + suggestion(word, names) +
+                   "; `headlight --help` lists the commands";
+        } else {
+            fileGiven = true;
+        }
+    }
+    return {};
 }
 
 int runCli(int argc, char** argv) {

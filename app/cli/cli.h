@@ -12,6 +12,14 @@ namespace headlight::app {
 
 bool isCliCommand(const QString& word);
 int runCli(int argc, char** argv);
+// Why the window's arguments (all but the program name, with no command word) cannot open it:
+// an unknown command or option, with the nearest name, an option without its value, or a
+// stray word; empty when they are fine. Checked before any GUI object exists, so a typo is
+// reported (exit 2) even where no display is.
+QString windowArgumentsError(const QStringList& args);
+// The name of `names` nearest to `word` in edit distance, when near enough to be a typo of it;
+// else empty.
+QString nearestName(const QString& word, const QStringList& names);
 
 // Each command's declaration, with the function that runs it (one file per command).
 CliCommand aboutCommand();

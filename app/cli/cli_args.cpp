@@ -1,5 +1,9 @@
 #include "cli_args.h"
 
+#include "cli.h"
+#include "default_model.h"
+
+#include <QFileInfo>
 #include <algorithm>
 #include <optional>
 
@@ -11,6 +15,16 @@ const CliOption* findOption(const CliCommand& command, const QString& flag) {
         std::find_if(command.options.begin(), command.options.end(),
                      [&flag](const CliOption& option) { return option.flag == flag; });
     return found == command.options.end() ? nullptr : &*found;
+}
+
+// " (did you mean --model?)" for a mistyped option, else "".
+std::string nearestOption(const CliCommand& command, const QString& flag) {
+    if (!flag.startsWith(QLatin1String("--"))) return {};
+    QStringList flags;
+    for (const CliOption& option : command.options)
+        flags << option.flag;
+    const QString nearest = nearestName(flag, flags);
+    return nearest.isEmpty() ? std::string() : " (did you mean " + nearest.toStdString() + "?)";
 }
 
 bool isHelp(const QString& word) {
@@ -25,21 +39,28 @@ CliArgs::CliArgs(const QStringList& args, const CliCommand& command) {
     };
     for (qsizetype i = 0; i < args.size(); ++i) {
         const QString& word = args[i];
-        const CliOption* option = findOption(command, word);
+        // "--flag=value" is "--flag value", as GNU getopt and QCommandLineParser read it.
+        const qsizetype equals = word.startsWith(QLatin1String("--")) ? word.indexOf('=') : -1;
+        const QString flag = equals < 0 ? word : word.left(equals);
+        const CliOption* option = findOption(command, flag);
         if (isHelp(word))
             helpAsked_ = true;
+        else if (option && !option->takesValue() && equals >= 0)
+            note(flag.toStdString() + " takes no value");
         else if (option && !option->takesValue())
-            values_[word].append(QString());
+            values_[flag].append(QString());
+        else if (option && equals >= 0)
+            values_[flag].append(word.mid(equals + 1));
         else if (option && i + 1 < args.size())
-            values_[word].append(args[++i]);
+            values_[flag].append(args[++i]);
         else if (option)
-            note(word.toStdString() + " needs a value");
+            note(flag.toStdString() + " needs a value");
         else if (!word.startsWith(QLatin1Char('-')) &&
                  (std::size_t(operands_.size()) < command.operands.size() ||
                   (!command.operands.empty() && command.operands.back().repeats)))
             operands_.append(word);
         else
-            note("unknown argument '" + word.toStdString() + "'");
+            note("unknown argument '" + word.toStdString() + "'" + nearestOption(command, flag));
     }
     if (mistake && !helpAsked_) throw CliUsageError(*mistake);
 }
@@ -52,6 +73,14 @@ QString CliArgs::value(const QString& flag) const {
 QString CliArgs::required(const QString& flag) const {
     if (!has(flag)) throw CliUsageError(flag.toStdString() + " is required");
     return value(flag);
+}
+
+QString CliArgs::model() const {
+    const QString value = required("--model");
+    if (value.contains(QLatin1Char('/')) || QFileInfo::exists(value)) return value;
+    const std::optional<QString> resources = resourcesFolder();
+    const QString zoo = resources ? *resources + "/models/" + value : QString();
+    return resources && QFileInfo(zoo).isDir() ? zoo : value;
 }
 
 int CliArgs::integer(const QString& flag, int fallback, int minimum, int maximum) const {

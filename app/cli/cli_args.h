@@ -36,6 +36,9 @@ public:
     QString value(const QString& flag) const; // last value given, or empty
     QStringList values(const QString& flag) const { return values_.value(flag); }
     QString required(const QString& flag) const; // throws CliUsageError when missing
+    // --model, required: the value as given, or the zoo model of that name
+    // (resources/models/NAME) when it is a bare name and no folder here, as a scene reads it.
+    QString model() const;
     int integer(const QString& flag, int fallback, int minimum, int maximum) const;
     BackendKind backend() const; // --backend, validated
 

@@ -68,7 +68,7 @@ QString exportText(const CliArgs& args) {
 
 io::Scenario atlasExportScenario(const CliArgs& args) {
     io::Scenario scenario;
-    scenario.model = sceneModelName(args.required("--model"));
+    scenario.model = sceneModelName(args.model());
     scenario.view = "atlas";
     scenario.text = exportText(args).toStdString(); // whole, so that reproduce runs the same text
     scenario.selection.layer = args.has("--layer") ? args.value("--layer").toInt() : 0;
@@ -92,7 +92,7 @@ int runAtlasExport(const CliArgs& args, render::ExportOptions options,
     if (args.has("--overlay") && args.value("--overlay") != QLatin1String("mask"))
         throw CliError("--overlay must be mask, not '" + args.value("--overlay").toStdString() +
                        "'");
-    const QString folder = args.required("--model");
+    const QString folder = args.model();
     const analysis::TilePooling pooling =
         parsePooling(args.has("--pool") ? args.value("--pool") : QStringLiteral("mean"));
     const std::string selector = args.value("--vulkan-device").toStdString();

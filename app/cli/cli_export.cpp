@@ -140,7 +140,7 @@ void checkOut(const QString& out) {
 
 Request parseRequest(const CliArgs& args) {
     Request request;
-    request.folder = args.required("--model");
+    request.folder = args.model();
     request.scenario.model = sceneModelName(request.folder);
     request.view = parseView(args.required("--view"));
     request.scenario.view = viewId(request.view).toStdString();

@@ -113,7 +113,7 @@ std::optional<QuantizationReport> int8Report(const CliArgs& args, const io::Chec
 }
 
 int runInfo(const CliArgs& args) {
-    const std::string folder = io::resolveModel(args.required("--model").toStdString()).folder;
+    const std::string folder = io::resolveModel(args.model().toStdString()).folder;
     const ModelSpec s = loadModelConfig(folder);
     const io::Checkpoint checkpoint(folder);
     const StoredTensors stored = summariseStoredTensors(checkpoint);

@@ -345,7 +345,7 @@ bool wantsInt8Weights(const CliArgs& args) {
 }
 
 int runInspect(const CliArgs& args) {
-    const std::string folder = io::resolveModel(args.required("--model").toStdString()).folder;
+    const std::string folder = io::resolveModel(args.model().toStdString()).folder;
     if (!args.has("--dump") && !args.has("--json") && !args.has("--ablate"))
         throw CliError("nothing to do: give --dump FILE and/or --json (or --ablate HEADS)");
     const std::vector<variants::HeadAblationSpec> ablations =

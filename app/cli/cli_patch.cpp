@@ -63,7 +63,7 @@ int runPatch(const CliArgs& args) {
     if (args.has("--backend")) forced = args.backend();
     const std::string selector = args.value("--vulkan-device").toStdString();
     const std::unique_ptr<LoadedModel> loaded =
-        loadCheckpoint(args.required("--model"), chooseBackend(forced, selector), selector);
+        loadCheckpoint(args.model(), chooseBackend(forced, selector), selector);
     if (!loaded->backendNote.isEmpty())
         std::fprintf(stderr, "headlight patch: %s\n", qPrintable(loaded->backendNote));
     const tokenize::Tokenizer* tokenizer = loaded->tokenizer.get();

@@ -43,7 +43,7 @@ void printPlain(QTextStream& out, const tokenize::Encoding& encoding) {
 
 int runTokenize(const CliArgs& parsed) {
     const auto tokenizer = tokenize::Tokenizer::load(
-        io::resolveModel(parsed.required("--model").toStdString()).folder);
+        io::resolveModel(parsed.model().toStdString()).folder);
     std::optional<std::string> pair;
     if (parsed.has("--text-pair")) pair = parsed.value("--text-pair").toStdString();
     const tokenize::Encoding encoding = tokenizer->encode(parsed.required("--text").toStdString(),

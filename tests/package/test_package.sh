@@ -30,6 +30,9 @@ for package in libqt6core6 libqt6gui6 libqt6widgets6 libqt6svg6 libvulkan1 qt6-q
 done
 grep -q "libopenblas0-openmp" <<<"$depends" || fail "Depends lacks OpenBLAS's OpenMP build: $depends"
 [[ $(dpkg-deb -f "$deb" Recommends) == *mesa-vulkan-drivers* ]] || fail "no Recommends of mesa-vulkan-drivers"
+description=$(dpkg-deb -f "$deb" Description)
+[[ $description == *"attention maps, statistics and internals"* && $description != *";"* ]] ||
+  fail "the Description is not the prose of tools/packaging/CMakeLists.txt: $description"
 
 root="$work/root"
 dpkg-deb -x "$deb" "$root"

@@ -4,6 +4,7 @@
 // one-line reason, then the usage lines, and exits non-zero.
 #include "cli_runner.h"
 
+#include <QProcess>
 #include <QRegularExpression>
 #include <QTest>
 #include <map>
@@ -20,11 +21,10 @@ const std::map<QString, QStringList> kOptions = {
     {"about", {"--backend", "--vulkan-device"}},
     {"convert", {"--model", "--out"}},
     {"devices", {"--backend", "--vulkan-device", "--json"}},
-    {"export",
-     {"--list-views", "--model", "--text", "--text-file", "--texts", "--variant", "--view",
-      "--layer", "--head", "--region", "--pool", "--overlay", "--lambda", "--dpi", "--size",
-      "--backend",
-      "--vulkan-device", "--out", "--scene", "--scenario"}},
+    {"export", {"--list-views", "--model",         "--text",   "--text-file", "--texts",
+                "--variant",    "--view",          "--layer",  "--head",      "--region",
+                "--pool",       "--overlay",       "--lambda", "--dpi",       "--size",
+                "--backend",    "--vulkan-device", "--out",    "--scene",     "--scenario"}},
     {"figures",
      {"--corpus", "--out", "--models", "--format", "--dpi", "--backend", "--vulkan-device",
       "--shard", "--variants"}},
@@ -155,8 +155,13 @@ private Q_SLOTS:
                                  << "headlight export: --model is required";
         QTest::newRow("unknown") << QStringList{"tokenize", "--colour"}
                                  << "headlight tokenize: unknown argument '--colour'";
+        QTest::newRow("near option") << QStringList{"tokenize", "--modle", "x"}
+                                     << "headlight tokenize: unknown argument '--modle' (did you "
+                                        "mean --model?)";
         QTest::newRow("no value") << QStringList{"inspect", "--model"}
                                   << "headlight inspect: --model needs a value";
+        QTest::newRow("switch with a value")
+            << QStringList{"tokenize", "--json=yes"} << "headlight tokenize: --json takes no value";
         QTest::newRow("stray word")
             << QStringList{"devices", "gpu"} << "headlight devices: unknown argument 'gpu'";
         QTest::newRow("no figure set")
@@ -179,6 +184,55 @@ private Q_SLOTS:
         const test::CliResult run = runHeadlight({"export", "--colour", "--help"});
         QCOMPARE(run.exitCode, 0);
         QCOMPARE(run.out, runHeadlight({"export", "--help"}).out);
+    }
+
+    // A mistyped command or window option is refused before any window exists, so it is
+    // reported with no display too (QT_QPA_PLATFORM=xcb with no DISPLAY aborted in QApplication).
+    void unknownWordsAreRefusedBeforeTheWindow_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("near command")
+            << QStringList{"inpsect", "--model", "x"}
+            << "headlight: unknown command 'inpsect' (did you mean inspect?); `headlight --help` "
+               "lists the commands";
+        QTest::newRow("far command") << QStringList{"foo"}
+                                     << "headlight: unknown command 'foo'; `headlight --help` "
+                                        "lists the commands";
+        QTest::newRow("near option") << QStringList{"--modle", "x"}
+                                     << "headlight: unknown option '--modle' (did you mean "
+                                        "--model?)";
+        QTest::newRow("switch with a value")
+            << QStringList{"--present=yes"} << "headlight: --present takes no value";
+        QTest::newRow("no value") << QStringList{"--screenshot"}
+                                  << "headlight: --screenshot needs a value";
+    }
+
+    void unknownWordsAreRefusedBeforeTheWindow() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, reason);
+        QProcess process;
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert("QT_QPA_PLATFORM", "xcb");
+        environment.remove("DISPLAY");
+        process.setProcessEnvironment(environment);
+        process.start(QStringLiteral(HEADLIGHT_BINARY), args);
+        QVERIFY(process.waitForFinished(60000));
+        QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(process.exitCode(), 2);
+        QCOMPARE(QString::fromUtf8(process.readAllStandardError()), reason + "\n");
+    }
+
+    // "--flag=value" reads as "--flag value", and a zoo model's name works in --model as in a
+    // scene's "model".
+    void flagEqualsValueAndZooNames() {
+        const test::CliResult spaced =
+            runHeadlight({"tokenize", "--model", "pre_ln", "--text", "a b", "--json"});
+        QVERIFY2(spaced.exitCode == 0, qPrintable(spaced.err));
+        QVERIFY(spaced.out.contains("\"ids\""));
+        const test::CliResult equals =
+            runHeadlight({"tokenize", "--model=pre_ln", "--text=a b", "--json"});
+        QVERIFY2(equals.exitCode == 0, qPrintable(equals.err));
+        QCOMPARE(equals.out, spaced.out);
     }
 
     void helpForAnUnknownCommandFails() {
