@@ -9,6 +9,7 @@
 #include "analysis/output_effect.h"
 #include "backend_fixture.h"
 #include "golden.h"
+#include "io/checkpoint.h"
 #include "variants/variant_spec.h"
 
 #include <QTest>
@@ -22,6 +23,20 @@ Tensor floats(const std::vector<float>& values, const Tensor& like) {
 
 template <typename Int> std::vector<int64_t> ints(const std::vector<Int>& values) {
     return {values.begin(), values.end()};
+}
+
+// logits [T, V] = hidden [T, D] · weightᵀ [D, V], in double precision.
+Tensor headProduct(const Tensor& hidden, const Tensor& weight) {
+    const int64_t tokens = hidden.dim(0), width = hidden.dim(1), vocab = weight.dim(0);
+    Tensor logits({tokens, vocab});
+    for (int64_t t = 0; t < tokens; ++t)
+        for (int64_t v = 0; v < vocab; ++v) {
+            double sum = 0.0;
+            for (int64_t d = 0; d < width; ++d)
+                sum += double(hidden.data()[t * width + d]) * double(weight.data()[v * width + d]);
+            logits.data()[t * vocab + v] = float(sum);
+        }
+    return logits;
 }
 
 Trace runPass(const TransformerModel& model, const ModelInput& input,
@@ -143,10 +158,32 @@ private Q_SLOTS:
                 0.01); // the variant changes the output: the comparison is not vacuous
     }
 
+    // Llama's untied head is lm_head.weight read from the file: the model's logits equal the
+    // last hidden state times lm_head.weightᵀ, and not the product with the embedding a tied head
+    // would use (the two matrices differ, so the check tells them apart).
     void untiedHeadIsLmHeadWeight() {
-        const auto model =
-            loadModel((test::goldenRoot() + "/llama").toStdString(), fixture_.backend());
+        const QString folder = test::goldenRoot() + "/llama";
+        const auto model = loadModel(folder.toStdString(), fixture_.backend());
         QVERIFY(model->hasLmHead());
+        const test::GoldenCase golden = test::goldenCaseOf("llama");
+        const io::SafetensorsFile expected(golden.tensorsPath().toStdString());
+        CaptureRequest logits;
+        logits.logits = true;
+        const Trace trace = model->forward(test::goldenInput(expected), logits);
+        const Tensor goldenLast = expected.loadF32("last_hidden_state");
+        QString where;
+        QVERIFY2(test::maxAbsDiff(trace.lastHiddenState, goldenLast, &where) <=
+                     test::kGoldenTolerance,
+                 qPrintable("last_hidden_state " + where));
+        const io::Checkpoint checkpoint(folder.toStdString());
+        const Tensor head = checkpoint.loadF32("lm_head.weight");
+        const Tensor embedding = checkpoint.loadF32("model.embed_tokens.weight");
+        QCOMPARE(trace.logits.shape(), (std::vector<int64_t>{goldenLast.dim(0), head.dim(0)}));
+        QVERIFY2(test::maxAbsDiff(trace.logits, headProduct(trace.lastHiddenState, head), &where) <=
+                     test::kGoldenTolerance,
+                 qPrintable("logits against lm_head.weight: " + where));
+        QVERIFY(test::maxAbsDiff(trace.logits, headProduct(trace.lastHiddenState, embedding)) >
+                0.01);
         const auto bert =
             loadModel((test::goldenRoot() + "/bert").toStdString(), fixture_.backend());
         QVERIFY(!bert->hasLmHead());

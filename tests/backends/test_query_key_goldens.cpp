@@ -16,9 +16,12 @@ using namespace headlight;
 
 namespace {
 // Largest difference between `ours` [T, 2] and the reference's head `head` of [H, T, 2], with NaN
-// required in the same places; +inf when a NaN is out of place.
+// required in the same places; +inf when a NaN is out of place or `ours` does not hold the
+// reference's T · 2 coordinates (the count comes from the reference, so that no coordinates at
+// all cannot pass).
 double qkCoordinateError(const std::vector<float>& ours, const Tensor& expected, int head) {
-    const std::size_t n = ours.size();
+    const auto n = std::size_t(expected.dim(1) * expected.dim(2));
+    if (ours.size() != n) return INFINITY;
     const float* reference = expected.data() + std::size_t(head) * n;
     double error = 0.0;
     for (std::size_t i = 0; i < n; ++i) {
@@ -71,6 +74,8 @@ private Q_SLOTS:
         capture.layers = {layer};
         const ModelInput input = golden.input();
         const Trace trace = model->forward(input, capture);
+        QVERIFY2(std::size_t(layer) < trace.layers.size(),
+                 "the golden's layer is not in the trace");
         const LayerTrace& captured = trace.layers[std::size_t(layer)];
         const ModelSpec& spec = model->spec();
         const Tensor queryXy = expected.loadF32("query_xy"), keyXy = expected.loadF32("key_xy");

@@ -2,8 +2,9 @@
 // the float64 PyTorch model of tools/zoo/model.py (tests/data/zoo, written by
 // tools/zoo/make_zoo_goldens.py): every position, norm, residual, order, FFN activation, MoE
 // routing, ACT and reversible option, and the attention options that train (priors, masks,
-// adaptive span, talking heads). Attentions, the last hidden state, logits through the tied head
-// and the format's internals, within 1e-4; on Vulkan with no validation error.
+// adaptive span, talking heads). Attentions, the last hidden state, the model's own logits (the
+// engine's output head, tied to the embedding) and the format's internals, within 1e-4; on
+// Vulkan with no validation error.
 #include "backend_fixture.h"
 #include "zoo_golden.h"
 

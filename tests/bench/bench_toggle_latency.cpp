@@ -6,8 +6,9 @@
 // result has been flushed. The model's pass cache is emptied before each toggle, so that each one
 // runs the whole pass (toggling back would otherwise show the kept one). After each toggle the
 // same pass runs bare (TransformerModel::forward of the same text, variant and capture, no window
-// work), so that both see the same load. Models: a BERT-base-sized random model at T = 128 and zoo
-// models at their 64-token context.
+// work), so that both see the same load. Models: a BERT-base-sized random model at T = 128, zoo
+// models at their 64-token context, and the tiny golden BERT and GPT-2 (tests/data/models) on the
+// window's sample text, where the pass costs little and the window's own work dominates.
 // Counters: toggle_p50_ms, toggle_p95_ms (wall); forward_p50_ms (the bare pass); overhead =
 // toggle_p50 / forward_p50 − 1; pass_p50_ms (the runner's pass as its result reports it);
 // window_p50_ms (toggle minus that pass: thread hops, statistics, refresh, layout, paint);
@@ -43,6 +44,7 @@ constexpr int kBertToggles = 20;
 constexpr int kZooToggles = 40;
 constexpr int kWarmUpToggles = 2;
 const char* const kZooModels[] = {"pre_ln", "rope", "encoder", "alibi"};
+const char* const kGoldenModels[] = {"bert", "gpt2"};
 
 double cpuMs(clockid_t clock) {
     timespec now{};
@@ -187,6 +189,16 @@ void waitForTokens(TimedWindow& window, int tokens) {
     }
 }
 
+// Waits until the window shows the first pass of the checkpoint it opened.
+void waitForFirstPass(TimedWindow& window) {
+    QElapsedTimer clock;
+    clock.start();
+    while (window.workspace()->tokenCount() == 0 || window.workspace()->runner().busy()) {
+        if (clock.elapsed() > 600000) throw std::runtime_error("the window showed no pass");
+        QApplication::processEvents(QEventLoop::AllEvents, 20);
+    }
+}
+
 std::shared_ptr<const app::LoadedModel> randomBertBase() {
     const ModelSpec spec = bench::bertBase();
     const HostWeights weights = bench::randomBertWeights(spec);
@@ -226,11 +238,24 @@ void BM_ToggleZoo(benchmark::State& state) {
     waitForTokens(*window, 64);
     measure(state, *window, kZooToggles);
 }
+
+void BM_ToggleGolden(benchmark::State& state) {
+    const char* name = kGoldenModels[state.range(0)];
+    state.SetLabel(name);
+    const auto window = openWindow();
+    window->openCheckpoint(QStringLiteral(HEADLIGHT_SOURCE_DIR "/tests/data/models/") + name);
+    waitForFirstPass(*window);
+    measure(state, *window, kZooToggles);
+}
 } // namespace
 
 BENCHMARK(BM_ToggleBertBase)->Iterations(1)->Unit(benchmark::kSecond);
 BENCHMARK(BM_ToggleZoo)
     ->DenseRange(0, std::size(kZooModels) - 1)
+    ->Iterations(1)
+    ->Unit(benchmark::kSecond);
+BENCHMARK(BM_ToggleGolden)
+    ->DenseRange(0, std::size(kGoldenModels) - 1)
     ->Iterations(1)
     ->Unit(benchmark::kSecond);
 

@@ -1,7 +1,7 @@
 #pragma once
 // BERT-base's shapes (12 layers, hidden 768, 12 heads, FFN 3072) with random weights, for the
-// benchmarks (bench_forward, bench_attention_atlas, bench_kv_cache) and the GUI tests that need a
-// real-size pass (test_pass_cancel, test_variant_latency). Header-only: each bench is one file.
+// benchmarks (bench_forward, bench_attention_atlas, bench_kv_cache, bench_toggle_latency) and the
+// GUI test that needs a real-size pass (test_pass_cancel). Header-only: each bench is one file.
 
 #include "model/transformer.h"
 

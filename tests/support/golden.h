@@ -1,7 +1,10 @@
 #pragma once
-// The golden checkpoints written by tools/golden/make_goldens.py (PyTorch, from Hugging Face's
-// model semantics): tests/data/models/<name>/{config.json, weights, tokenizer files, golden.json,
-// golden/<case>.safetensors}. Tests compare the engine against them within 1e-4.
+// The golden checkpoints written by tools/golden/make_goldens.py: tests/data/models/<name>/
+// {config.json, weights, tokenizer files, golden.json, golden/<case>.safetensors}. The tensors
+// come from the float64 NumPy reference of tools/golden/models_ref.py and the tokenizations from
+// tools/golden/tokenizers_ref.py, both written from Hugging Face's sources; PyTorch's own modules
+// recompute the tensors in test_crosscheck_torch (tools/golden/crosscheck_torch.py;
+// docs/golden-references.md). Tests compare the engine against them within 1e-4.
 
 #include "io/safetensors.h"
 #include "model/transformer.h"
@@ -30,7 +33,8 @@ struct GoldenCase {
     QString tensorsPath() const { return folder + "/golden/" + name() + ".safetensors"; }
     std::vector<int32_t> ints(const char* key) const {
         std::vector<int32_t> values;
-        for (const QJsonValue& v : json[key].toArray()) values.push_back(v.toInt());
+        for (const QJsonValue& v : json[key].toArray())
+            values.push_back(v.toInt());
         return values;
     }
 };
@@ -60,7 +64,9 @@ inline QStringList inspectInputArgs(const GoldenCase& golden) {
     return args;
 }
 
-inline QString goldenRoot() { return QStringLiteral(HEADLIGHT_TEST_DATA "/models"); }
+inline QString goldenRoot() {
+    return QStringLiteral(HEADLIGHT_TEST_DATA "/models");
+}
 
 // Every case of every golden model; fails the calling test when there are none.
 inline std::vector<GoldenCase> goldenCases() {

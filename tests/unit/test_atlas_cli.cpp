@@ -1,8 +1,9 @@
-// `headlight export --view atlas` as a user runs it: on the Mistral and Llama goldens (PyTorch,
-// from Hugging Face's semantics; tools/golden) a short text's atlas is drawn at one token a
-// tile, so its numbers (the .safetensors export) must be the golden's attention weights of the
-// head, or of the layer's mean, within the golden tolerance; --text-file reads the text whole;
-// the region's cells are the golden's block; and bad requests get one line and no file.
+// `headlight export --view atlas` as a user runs it: on the Mistral and Llama goldens (the
+// float64 NumPy reference of tools/golden/models_ref.py, from Hugging Face's semantics) a short
+// text's atlas is drawn at one token a tile, so its numbers (the .safetensors export) must be the
+// golden's attention weights of the head, or of the layer's mean, within the golden tolerance;
+// --text-file reads the text whole; the region's cells are the golden's block; and bad requests get
+// one line and no file.
 #include "cli_runner.h"
 #include "export/embedded_metadata.h"
 #include "golden.h"
@@ -135,7 +136,8 @@ private Q_SLOTS:
         test::ScratchDir dir;
         QByteArray text;
         const QByteArray words[] = {"attention ", "reads ", "every ", "token ", "before ", "it "};
-        for (int i = 0; text.size() < 8192; ++i) text += words[(i * 7 + i / 3) % 6];
+        for (int i = 0; text.size() < 8192; ++i)
+            text += words[(i * 7 + i / 3) % 6];
         const QByteArray asan = qgetenv("ASAN_OPTIONS");
         qputenv("ASAN_OPTIONS", asan + (asan.isEmpty() ? "" : ":") + "quarantine_size_mb=1");
         const auto peakAfterAtlasOf = [&](int tokens, const QString& out) {

@@ -7,10 +7,12 @@
 #include "error_of.h"
 #include "golden.h"
 #include "io/legacy_names.h"
+#include "model/model_family.h"
 #include "model/transformer.h"
 #include "model/unexpected_tensors.h"
 #include "temp_files.h"
 
+#include <QJsonDocument>
 #include <QTest>
 #include <map>
 
@@ -21,12 +23,24 @@ QString legacyRoot() {
     return QStringLiteral(HEADLIGHT_TEST_DATA "/legacy");
 }
 
-// The norms of every golden family: BERT/RoBERTa, DistilBERT, GPT-2, the Llama family, GPT-NeoX,
-// GPT-J and Phi-3.
+// The norms of every golden family: BERT/RoBERTa, DistilBERT, GPT-2, the Llama family (Qwen3's
+// query and key norms too), Gemma 2 and 3, OPT, GPT-NeoX, GPT-J and Phi-3.
 bool isNorm(const std::string& name) {
-    static const char* const kNorms[] = {
-        "LayerNorm", "sa_layer_norm",   "output_layer_norm",        "ln_1", "ln_2",
-        "ln_f",      "input_layernorm", "post_attention_layernorm", "norm", "final_layer_norm"};
+    static const char* const kNorms[] = {"LayerNorm",
+                                         "sa_layer_norm",
+                                         "output_layer_norm",
+                                         "ln_1",
+                                         "ln_2",
+                                         "ln_f",
+                                         "input_layernorm",
+                                         "post_attention_layernorm",
+                                         "pre_feedforward_layernorm",
+                                         "post_feedforward_layernorm",
+                                         "q_norm",
+                                         "k_norm",
+                                         "self_attn_layer_norm",
+                                         "norm",
+                                         "final_layer_norm"};
     const std::size_t dot = name.rfind('.');
     const std::size_t before = name.rfind('.', dot - 1);
     const std::string module = name.substr(before == std::string::npos ? 0 : before + 1,
@@ -45,7 +59,8 @@ std::string legacyName(const std::string& name) {
     return name;
 }
 
-// Keys Hugging Face drops on load, as old checkpoints and task classes save them.
+// Keys Hugging Face drops on load, as old checkpoints and task classes save them: one entry for
+// every golden model of tests/data/models (everyGoldenFamilyHasLegacyExtras fails on one missing).
 const std::map<QString, std::vector<std::string>> kIgnoredExtras{
     {"bert", {"embeddings.position_ids", "cls.predictions.bias", "classifier.weight"}},
     {"bert_mlm", {"bert.embeddings.position_ids", "bert.pooler.dense.weight"}},
@@ -62,7 +77,20 @@ const std::map<QString, std::vector<std::string>> kIgnoredExtras{
     {"gpt_neox_sequential", {"layers.1.attention.bias", "score.weight"}},
     {"gptj", {"transformer.h.0.attn.bias", "transformer.h.1.attn.masked_bias"}},
     {"phi3", {"model.layers.1.self_attn.rotary_emb.inv_freq", "model.rotary_emb.inv_freq"}},
+    {"qwen3", {"model.layers.1.self_attn.rotary_emb.inv_freq", "score.weight"}},
+    {"gemma2", {"model.layers.0.self_attn.rotary_emb.inv_freq", "classifier.weight"}},
+    {"gemma3", {"model.rotary_emb.inv_freq", "qa_outputs.bias"}},
+    {"opt", {"score.weight", "qa_outputs.weight"}},
+    {"opt_post_ln", {"classifier.bias"}},
 };
+
+// The golden models of tests/data/models, each once, in folder order.
+QStringList goldenModels() {
+    QStringList models;
+    for (const test::GoldenCase& golden : test::goldenCases())
+        if (!models.contains(golden.model)) models << golden.model;
+    return models;
+}
 
 // A copy of golden model `model` in one F32 file, norms under their legacy names, plus `extra`.
 QString legacyCopy(test::ScratchDir& scratch, const QString& model,
@@ -156,18 +184,45 @@ private Q_SLOTS:
         expectGoldenForward(folder, test::goldenCases()[std::size_t(index)]);
     }
 
+    // The family list below is the golden data's and the engine's, not this file's: every model
+    // type the engine runs has a golden model, and every golden model an entry in kIgnoredExtras,
+    // so that a family added to either cannot drop out of the per-family test unnoticed.
+    void everyGoldenFamilyHasLegacyExtras() {
+        const QStringList models = goldenModels();
+        QCOMPARE(models.size(), qsizetype(18));
+        QStringList goldenTypes;
+        for (const QString& model : models) {
+            QVERIFY2(kIgnoredExtras.count(model),
+                     qPrintable(model + " has no kIgnoredExtras entry"));
+            QFile config(test::goldenRoot() + "/" + model + "/config.json");
+            QVERIFY(config.open(QIODevice::ReadOnly));
+            goldenTypes << QJsonDocument::fromJson(config.readAll())["model_type"].toString();
+        }
+        QCOMPARE(kIgnoredExtras.size(), std::size_t(models.size()));
+        for (const ModelFamily* family : modelFamilies())
+            if (family->architecture != Architecture::Headlight)
+                QVERIFY2(goldenTypes.contains(QString(family->modelType)),
+                         qPrintable(QString(family->modelType) + " has no golden model"));
+    }
+
     void everyFamilyLoadsLegacyNamesAndIgnoresWhatHuggingFaceIgnores_data() {
         QTest::addColumn<QString>("model");
-        for (const auto& [model, extra] : kIgnoredExtras)
+        for (const QString& model : goldenModels())
             QTest::newRow(qPrintable(model)) << model;
     }
 
     void everyFamilyLoadsLegacyNamesAndIgnoresWhatHuggingFaceIgnores() {
         QFETCH(QString, model);
+        QVERIFY2(kIgnoredExtras.count(model), qPrintable(model + " has no kIgnoredExtras entry"));
         const QString folder = legacyCopy(scratch_, model, kIgnoredExtras.at(model));
+        int checked = 0;
         for (const test::GoldenCase& golden : test::goldenCases())
-            if (golden.model == model && golden.name() == "punctuation")
+            if (golden.model == model && golden.name() == "punctuation") {
                 expectGoldenForward(folder, golden);
+                if (QTest::currentTestFailed()) return;
+                ++checked;
+            }
+        QCOMPARE(checked, 1);
     }
 
     void refusesUnexpectedTensorsByName() {

@@ -1,8 +1,10 @@
 // The tokenizers against Hugging Face's behaviour: hand-checked encodings of small vocabularies in
 // tests/data/tokenizers (WordPiece from vocab.txt, byte-level BPE from vocab.json + merges.txt,
 // tokenizer.json with byte fallback, Metaspace and added tokens), the error messages for broken
-// folders, the golden files generated from transformers for tests/data/models/*, and the
-// `headlight tokenize` command.
+// folders, the tokenizations in tests/data/models/*/golden.json (written by our own reference
+// tokenizers, tools/golden/tokenizers_ref.py, from Hugging Face's sources; no `transformers` or
+// `tokenizers` code ran to make them: docs/golden-references.md), and the `headlight tokenize`
+// command.
 #include "tokenize/tokenizer.h"
 
 #include <QDir>
@@ -510,9 +512,9 @@ private Q_SLOTS:
                      "/tokenizer.json: larger than 256 MiB, too large for a tokenizer file");
     }
 
-    // --- golden files from transformers (tests/data/models/<model>/golden.json) ---
+    // --- tokenizations of tools/golden/tokenizers_ref.py (tests/data/models/*/golden.json) ---
 
-    void matchesTransformersGoldenFiles() {
+    void matchesReferenceTokenizerGoldenFiles() {
         const QDir models(HEADLIGHT_TEST_DATA "/models");
         const QStringList names = models.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
         int checked = 0;

@@ -1,7 +1,8 @@
 // Every golden architecture on the Vulkan backend (lavapipe in CI) node by node against the CPU
 // backend (embeddings, each layer's pre-softmax scores, probabilities and output state) within
-// 1e-4, with no validation error. The same checkpoints against PyTorch's golden tensors, on each
-// backend: tests/backends/test_golden_models.cpp.
+// 1e-4, with no validation error; both backends must give the golden's count of hidden states and
+// of layers, each map in the golden's shape. The same checkpoints against the float64 NumPy
+// reference's golden tensors, on each backend: tests/backends/test_golden_models.cpp.
 #include "backend/backend.h"
 #include "backend_fixture.h"
 #include "golden.h"
@@ -53,15 +54,31 @@ private Q_SLOTS:
         const auto onCpu = loadModel(golden.folder.toStdString(), cpu_.backend());
         const Trace gpu = onGpu->forward(input, capture), cpu = onCpu->forward(input, capture);
 
+        // The counts and shapes come from the golden: two backends that both drop a layer
+        // would otherwise agree on what is left.
+        const Tensor goldenAttentions = expected.loadF32("attentions"); // [L, H, T, T]
+        const auto goldenLayers = std::size_t(goldenAttentions.dim(0));
+        const std::vector<int64_t> mapShape(goldenAttentions.shape().begin() + 1,
+                                            goldenAttentions.shape().end());
+        const Tensor goldenHidden = expected.loadF32("hidden_states"); // [L + 1, T, D]
+        const auto goldenStates = std::size_t(goldenHidden.dim(0));
+        const std::vector<int64_t> stateShape{goldenHidden.dim(1), goldenHidden.dim(2)};
         QString where;
-        QCOMPARE(gpu.hiddenStates.size(), cpu.hiddenStates.size());
-        for (std::size_t n = 0; n < gpu.hiddenStates.size(); ++n)
+        QCOMPARE(cpu.hiddenStates.size(), goldenStates);
+        QCOMPARE(gpu.hiddenStates.size(), goldenStates);
+        QCOMPARE(cpu.layers.size(), goldenLayers);
+        QCOMPARE(gpu.layers.size(), goldenLayers);
+        for (std::size_t n = 0; n < gpu.hiddenStates.size(); ++n) {
+            QCOMPARE(cpu.hiddenStates[n].shape(), stateShape);
             QVERIFY2(test::maxAbsDiff(gpu.hiddenStates[n], cpu.hiddenStates[n], &where) <=
                          test::kGoldenTolerance,
                      qPrintable(QString("hidden state %1: ").arg(n) + where));
+        }
         for (std::size_t l = 0; l < gpu.layers.size(); ++l) {
             const Tensor& gs = gpu.layers[l].scores;
             const Tensor& cs = cpu.layers[l].scores;
+            QCOMPARE(cs.shape(), mapShape);
+            QCOMPARE(cpu.layers[l].probabilities.shape(), mapShape);
             QVERIFY2(test::maxAbsDiff(
                          gs, cs, [&](std::size_t i) { return finiteScore(cs.data()[i]); },
                          &where) <= test::kGoldenTolerance,
