@@ -149,10 +149,12 @@ class LshSemantics:
                   nothing.
     masked        the additive logit of a masked pair (causal, padding, and for same_bucket
                   another bucket): trax subtracts 1e9; math.inf removes the pair.
-    self_penalty  shared QK: subtracted from the logit of a query with its own key (trax: 1e5,
-                  which stays in the round's log-normaliser), or None: the pair is removed and
-                  restored alone when a query has no other key (§2.2, "not attending to itself
-                  except when there is no other target").
+    self_penalty  subtracted from the logit of a query with its own key, so that a query attends
+                  itself only when it has no other valid target (§2.2, shared-QK attention):
+                  trax subtracts 1e5 with shared QK (its self-mask value); the
+                  penalty stays in the round's log-normaliser, so a round in which a query has
+                  only itself weighs exp(−1e5) ≈ 0 beside a round that offers it other keys.
+                  Separate keys: only the own key that a query falls back on is penalised.
     shared_logit  shared QK, the logit of a query with key k̂_j: "unit" = q_i·k_j/√(‖k_j‖² + d·1e-6)
                   (trax's length_normalized then ÷√d; HF's _len_and_dim_norm: unit keys, no
                   further scale), "scaled" = scale · q_i·k_j/‖k_j‖ (unit keys, then the layer's
@@ -160,16 +162,17 @@ class LshSemantics:
 
     Separate keys (shared_qk = False) are Headlight's extension (the authors' LSH attention always
     shares QK): keys are hashed with the queries' rotations and take the queries' sorted slots, so
-    a query's own key is always in its chunk, and a query left with no key attends its own key."""
+    a query's own key is always in its chunk, and a query left with no key attends its own key
+    (with masked = inf; a finite `masked` leaves such a row over its masked keys)."""
     same_bucket: bool
     wrap: bool
     masked: float
-    self_penalty: object
+    self_penalty: float
     shared_logit: str
 
 
 TRAX = LshSemantics(same_bucket=False, wrap=True, masked=1e9, self_penalty=1e5, shared_logit="unit")
-HEADLIGHT_LSH = LshSemantics(same_bucket=True, wrap=False, masked=math.inf, self_penalty=None,
+HEADLIGHT_LSH = LshSemantics(same_bucket=True, wrap=False, masked=math.inf, self_penalty=1e5,
                              shared_logit="scaled")
 
 
@@ -283,17 +286,13 @@ def lsh_probabilities(q, k, rotations, chunk, shared_qk, scale, causal, record, 
     logits = logit_scale * sorted_q @ window_k.transpose(-1, -2)   # [B, H, R·n, c, 2c]
 
     with torch.no_grad():
-        removed = blocked
-        if shared_qk and semantics.self_penalty is None:
-            removed = removed | itself
-            lonely = ~(~removed).any(-1, keepdim=True)           # no key left: its own key alone
-            removed = torch.where(lonely, ~itself, removed)
-        elif not shared_qk:
-            lonely = ~(~removed).any(-1, keepdim=True) & (semantics.masked == math.inf)
-            removed = torch.where(lonely, ~itself, removed)
+        removed, penalised = blocked, itself
+        if not shared_qk:  # only the own key that a query falls back on
+            penalised = itself & ~(~blocked).any(-1, keepdim=True)
+            if semantics.masked == math.inf:
+                removed = blocked & ~penalised
         penalty = torch.zeros_like(logits).masked_fill(removed, -semantics.masked)
-        if shared_qk and semantics.self_penalty is not None:
-            penalty = penalty - semantics.self_penalty * itself.to(logits.dtype)
+        penalty = penalty - semantics.self_penalty * penalised.to(logits.dtype)
         penalty = penalty.masked_fill(~valid_query, 0.0)  # empty slots: any finite row, unused
     logits = logits + penalty
     probs = torch.softmax(logits, -1)
