@@ -2,11 +2,11 @@
 Performer's FAVOR+ and Reformer's LSH attention, written from the papers and from the semantics
 of their authors' published code, not from Headlight's engine:
 
-  FAVOR+  Choromanski et al., "Rethinking Attention with Performers", ICLR 2021 (§2.2–2.4, Lemma 1:
-          positive random features; §2.3: orthogonal random features); the authors' code is
+  FAVOR+  Choromanski et al., "Rethinking Attention with Performers", ICLR 2021 (§2: positive
+          random features, Lemma 1, and orthogonal random features); the authors' code is
           google-research/google-research, performer/fast_attention/jax/fast_attention.py
           (nonnegative_softmax_kernel_feature_creator, GaussianOrthogonalRandomMatrix,
-          FastAttentionviaLowRankDecomposition) and its TensorFlow twin.
+          FastAttentionviaLowRankDecomposition).
   LSH     Kitaev, Kaiser and Levskaya, "Reformer: The Efficient Transformer", ICLR 2020 (§2:
           angular LSH, sort, chunks with one chunk of look-back, shared QK, no attending to
           oneself, multi-round combination by the rounds' log-normalisers); the authors' code is
@@ -74,7 +74,7 @@ def favor_features(seed, layer, m, d, orthogonal):
     """The random projection Ω [m, d] (f32 values), rows ωᵢ.
 
     iid: m × d normals of the stream, row-major (the authors' GaussianUnstructuredRandomMatrix).
-    orthogonal (the authors' GaussianOrthogonalRandomMatrix, scaling = 0, Performer §2.3):
+    orthogonal (the authors' GaussianOrthogonalRandomMatrix, scaling = 0):
     ⌈m/d⌉ blocks of d × d normals; each block's rows are made orthonormal (Q of the QR
     factorisation of the block's transpose, signs fixed so that R has a positive diagonal: the
     rows' Gram–Schmidt basis, in order), the blocks stacked and cut to m rows; then row i is
@@ -142,7 +142,7 @@ class LshSemantics:
     """What LSH attention does where implementations may differ (Kitaev et al. 2020; trax).
 
     same_bucket   keys of another bucket that fall in a query's window are masked (the ideal
-                  P_i = {j : h(q_i) = h(k_j)} of §2.2) or attended (trax, Hugging Face: only the
+                  P_i = {j : h(q_i) = h(k_j)} of §2) or attended (trax, Hugging Face: only the
                   sort and the chunks select keys).
     wrap          the first chunk looks back at the last one, cyclically over the rounds' chunks
                   laid end to end (trax's look_adjacent on all rounds sorted together), or at
@@ -150,10 +150,10 @@ class LshSemantics:
     masked        the additive logit of a masked pair (causal, padding, and for same_bucket
                   another bucket): trax subtracts 1e9; math.inf removes the pair.
     self_penalty  subtracted from the logit of a query with its own key, so that a query attends
-                  itself only when it has no other valid target (§2.2, shared-QK attention):
-                  trax subtracts 1e5 with shared QK (its self-mask value); the
-                  penalty stays in the round's log-normaliser, so a round in which a query has
-                  only itself weighs exp(−1e5) ≈ 0 beside a round that offers it other keys.
+                  itself only when it has no other valid target (§2, causal masking for shared-QK
+                  attention): trax subtracts 1e5 with shared QK (its self-mask value); the penalty
+                  stays in the round's log-normaliser, so a round in which a query has only
+                  itself weighs exp(−1e5) ≈ 0 beside a round that offers it other keys.
                   Separate keys: only the own key that a query falls back on is penalised.
     shared_logit  shared QK, the logit of a query with key k̂_j: "unit" = q_i·k_j/√(‖k_j‖² + d·1e-6)
                   (trax's length_normalized then ÷√d; HF's _len_and_dim_norm: unit keys, no
@@ -185,7 +185,7 @@ def lsh_rotations(seed, layer, d, buckets, rounds):
 
 
 def lsh_hash(x, rotations):
-    """Angular LSH (Andoni et al. 2015; Reformer §2.1): h(x) = argmax [xR; −xR] per round, the
+    """Angular LSH (Andoni et al. 2015; Reformer §2): h(x) = argmax [xR; −xR] per round, the
     first of equal entries.  x [B, H, T, d], rotations [rounds, d, b/2] -> buckets [rounds, B, H,
     T] and the smallest relative gap (top − second)/top over every hashed vector (how close any
     argmax came to a tie, for the goldens' margin check)."""
@@ -213,8 +213,8 @@ def lsh_probabilities(q, k, rotations, chunk, shared_qk, scale, causal, record, 
     end; each chunk's queries attend the keys of their own chunk and of the chunk before it (the
     authors' n_chunks_before = 1, n_chunks_after = 0), under the masks of `semantics`, with one
     softmax over that window and its log-normaliser lse_r(i).  Unsorted, the rounds combine as
-    Σ_r softmax_r(lse_r(i)) · A_r(i, ·) (§2.3, trax's logsumexp over rounds); a key seen in several
-    rounds counts in each.
+    Σ_r softmax_r(lse_r(i)) · A_r(i, ·) (§2, multi-round LSH attention; trax's logsumexp over
+    rounds); a key seen in several rounds counts in each.
 
     The discrete part (hashes, sort, windows, masks) carries no gradient; the logits of the window
     pairs do.  `record` receives the internals (per round r, names suffixed ".r" for r ≥ 1):
