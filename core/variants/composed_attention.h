@@ -1,5 +1,6 @@
 #pragma once
-// The one composable attention path (docs/variants.md, "The order of operations"). For the exact softmax kernel:
+// The one composable attention path (docs/variants.md, "The order of operations"). For the exact
+// softmax kernel:
 //
 //   S = scale·QKᵀ  (+ prior: RealFormer residual / running mean)      → residual stream, next layer
 //     + bias (ALiBi, Gaussian prior)  → talking-heads mix P_l  → mask → softmax
@@ -8,12 +9,12 @@
 // The approximate kernels (LSH, linearized, ProbSparse, Linformer, Nyström) replace the middle and
 // hand back the same outputs, with their effective T × T attention materialised only when asked.
 
-#include <map>
-#include <string>
-
 #include "backend/backend.h"
 #include "variants/attention_plan.h"
 #include "variants/variant_spec.h"
+
+#include <map>
+#include <string>
 
 namespace headlight::variants {
 
@@ -38,18 +39,21 @@ struct AttentionWants {
 };
 
 struct AttentionOutputs {
-    DeviceTensor context;       // [H, T, d]
-    DeviceTensor scores;        // [H, T, T] pre-softmax, masked entries at the lowest f32 (when wanted)
+    DeviceTensor context; // [H, T, d]
+    DeviceTensor scores;  // [H, T, T] pre-softmax, masked entries at the lowest f32 (when wanted)
     DeviceTensor probabilities; // [H, T, T] the (effective) attention weights used (when wanted)
     std::map<std::string, DeviceTensor> internals; // variant internals by name (docs/variants.md)
 };
 
-AttentionOutputs attendComposed(Backend& backend, const LayerAttention& layer, const VariantSpec& spec,
-                                const AttentionPlan& plan, AttentionMemory& memory, const AttentionWants& wants);
+AttentionOutputs attendComposed(Backend& backend, const LayerAttention& layer,
+                                const VariantSpec& spec, const AttentionPlan& plan,
+                                AttentionMemory& memory, const AttentionWants& wants);
 
 // Kernels other than exact softmax (one file each, named after the variant).
 // The pairs Reformer LSH attends, as rows of keys (pattern.heads = H): each query's keys over
-// every round, a key attended in r rounds listed r times. The kernel's combined weights are the
+// every round, a key attended in r rounds listed r times (a round in which the query fell back
+// on its own key counts only when every round did: the kernel weighs it exp(−1e5) beside the
+// others, so it drops out of the identity below). The kernel's combined weights are the
 // softmax of scale·q_i·key_j over that multiset, since weighting round r by e^{lse_r} / Σ e^{lse}
 // turns Σ_r w_r·p_r(j) into Σ_r [j ∈ A_r] e^{s_ij} / Σ_r Σ_{A_r} e^{s}. The keys the scores read
 // are the normalised queries, sharedKeys [H·T, d], with shared QK, else the layer's keys.
@@ -58,8 +62,8 @@ struct LshPairs {
     Tensor sharedKeys;
 };
 LshPairs lshPairs(Backend&, const LayerAttention&, const VariantSpec&, const AttentionPlan&);
-AttentionOutputs lshAttention(Backend&, const LayerAttention&, const VariantSpec&, const AttentionPlan&,
-                              const AttentionWants&);
+AttentionOutputs lshAttention(Backend&, const LayerAttention&, const VariantSpec&,
+                              const AttentionPlan&, const AttentionWants&);
 // A linearized kernel's feature maps as linearizedAttention reads them: φ(Q) [H, T, f], φ(K)
 // [Hkv, T, f] with padding keys at 0, the random features W [m, d] (empty for elu + 1), and the ε
 // each query's normaliser φ(q)·Σφ(k) gets. The implied weight of key j for query i is
@@ -71,12 +75,12 @@ struct LinearizedFeatures {
 };
 LinearizedFeatures linearizedFeatures(Backend&, const LayerAttention&, const VariantSpec&,
                                       const AttentionPlan&);
-AttentionOutputs linearizedAttention(Backend&, const LayerAttention&, const VariantSpec&, const AttentionPlan&,
-                                     const AttentionWants&);
-AttentionOutputs probSparseAttention(Backend&, const LayerAttention&, const VariantSpec&, const AttentionPlan&,
-                                     const AttentionWants&);
-AttentionOutputs compressedAttention(Backend&, const LayerAttention&, const VariantSpec&, const AttentionPlan&,
-                                     const AttentionWants&);
-AttentionOutputs nystromAttention(Backend&, const LayerAttention&, const VariantSpec&, const AttentionPlan&,
-                                  const AttentionWants&);
+AttentionOutputs linearizedAttention(Backend&, const LayerAttention&, const VariantSpec&,
+                                     const AttentionPlan&, const AttentionWants&);
+AttentionOutputs probSparseAttention(Backend&, const LayerAttention&, const VariantSpec&,
+                                     const AttentionPlan&, const AttentionWants&);
+AttentionOutputs compressedAttention(Backend&, const LayerAttention&, const VariantSpec&,
+                                     const AttentionPlan&, const AttentionWants&);
+AttentionOutputs nystromAttention(Backend&, const LayerAttention&, const VariantSpec&,
+                                  const AttentionPlan&, const AttentionWants&);
 } // namespace headlight::variants

@@ -1,4 +1,5 @@
-// Linearized attention (docs/variants.md, option 4): exp(q·k) replaced by a feature map, φ(q)·φ(k), so that
+// Linearized attention (docs/variants.md, option 4): exp(q·k) replaced by a feature map,
+// φ(q)·φ(k), so that
 //   z_i = φ(q_i) Σ_j φ(k_j) v_jᵀ / φ(q_i) · Σ_j φ(k_j)
 // is computed as φ(Q) (φ(K)ᵀ V) in O(T) (encoders), or in its prefix-sum form with
 // Backend::causalLinearAttention (decoders, Katharopoulos et al. 2020 §3.4).
@@ -10,6 +11,9 @@
 //              by the norm of a fresh Gaussian d-vector (Performer's chi-distributed lengths).
 //              Constants cancel between numerator and denominator, so queries subtract their row
 //              maximum and keys the maximum of their head before exp (Performer's stabiliser).
+//              Unlike the authors' code: no ε = 1e-6 inside φ (it would stop the maxima from
+//              cancelling), the maxima of the exponent rather than of Wx' alone, and ε = 1e-30
+//              on every normaliser (docs/variants.md, tools/zoo/zoo_kernels.py).
 //   Rfa        Random feature attention (Peng et al. 2021, with h(x) = 1): q, k
 //              ℓ2-normalised, φ(x) = [sin(Wx), cos(Wx)] / √m with W ~ N(0, I) [m, d], so
 //              E[φ(q)·φ(k)] = exp(−‖q̂ − k̂‖²/2) ∝ exp(q̂·k̂): it changes the function (σ = 1).

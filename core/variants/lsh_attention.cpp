@@ -1,4 +1,5 @@
-// Reformer LSH attention (docs/variants.md, option 3; Kitaev et al. 2020): tokens are hashed by angular LSH,
+// Reformer LSH attention (docs/variants.md, option 3; Kitaev et al. 2020): tokens are hashed
+// by angular LSH,
 //   h(x) = argmax [xR; −xR],  R ∈ ℝ^{d × b/2} random, b = lshBuckets buckets
 // (ties go to the first entry of the concatenation), sorted by (bucket, position), cut into chunks
 // of c = min(lshChunk, T) sorted tokens, and each chunk's queries attend the keys of their own
@@ -11,7 +12,10 @@
 //     window; a query with no allowed key attends its own key alone.
 // Rounds (lshRounds > 1): each round hashes with its own R; the outputs are combined with weights
 // exp(lse_r − log Σ_r exp lse_r), lse_r the log-normaliser of the round (Reformer §2.3, keys seen
-// in several rounds are not deduplicated).
+// in several rounds are not deduplicated), less 1e5 where the query fell back on its own key in
+// that round (trax's self-mask value: its own key only when no round offers another).
+// Where this differs from the authors' code (trax: no bucket mask in the window, a cyclic
+// look-back, unit keys without the 1/√d): docs/variants.md, tools/zoo/zoo_kernels.py.
 //
 // Random numbers: SeededRandom(streamSeed(spec.seed, kLshPurpose, layer)); for each round r in
 // order, R_r as d × b/2 normals row-major (one R per round, shared by every head).
@@ -37,6 +41,9 @@ namespace headlight::variants {
 namespace {
 
 constexpr uint32_t kLshPurpose = 0x100;
+// Subtracted from a round's log-normaliser where the query fell back on its own key (trax's
+// self-mask value): such a round weighs exp(−1e5) ≈ 0 beside a round with real keys.
+constexpr double kFallbackPenalty = 1e5;
 
 // The sorted, chunked layout shared by every head of a round.
 struct Geometry {
@@ -149,9 +156,12 @@ Windows windowIds(const Round& r, const Geometry& g, int64_t kvHeads, bool share
 }
 
 // Mask [H · chunks, c, width]: same bucket ∧ allowed (∧ not itself when sharedQk); a query left
-// with no key gets its own key, which always sits in its window.
-Tensor windowMask(const Round& r, const Geometry& g, const AttentionShape& shape, bool sharedQk) {
+// with no key gets its own key, which always sits in its window, and is marked in `fallback`
+// [H · T] (by position) when given.
+Tensor windowMask(const Round& r, const Geometry& g, const AttentionShape& shape, bool sharedQk,
+                  std::vector<uint8_t>* fallback = nullptr) {
     Tensor mask({g.heads * g.chunks, g.chunk, g.width}, 0.0f);
+    if (fallback) fallback->assign(std::size_t(g.heads * g.tokens), 0);
     const KeyMask rule = shape.keyMask();
     for (int64_t h = 0; h < g.heads; ++h)
         for (int64_t slot = 0; slot < g.slots(); ++slot) {
@@ -170,7 +180,9 @@ Tensor windowMask(const Round& r, const Geometry& g, const AttentionShape& shape
                 row[column] = ok ? 1.0f : 0.0f;
                 count += ok;
             }
-            if (count == 0) row[self] = 1.0f;
+            if (count > 0) continue;
+            row[self] = 1.0f;
+            if (fallback) (*fallback)[std::size_t(h * g.tokens + i)] = 1;
         }
     return mask;
 }
@@ -212,6 +224,8 @@ struct RoundResult {
     Round hashing;
     Windows windows;
     Tensor mask;
+    std::vector<uint8_t>
+        fallback; // [H · T] 1 where the query attends its own key for want of any other
     DeviceTensor scores, weights, context,
         logNorm; // [H·chunks, c, width] ×2, [H·slots, d], [H·slots, 1]
 };
@@ -223,7 +237,7 @@ RoundResult attendRound(Backend& backend, const LayerAttention& layer, const Att
     r.hashing = std::move(hashing);
     const int64_t kvHeads = layer.v.dim(0), d = layer.q.dim(2), blocks = g.heads * g.chunks;
     r.windows = windowIds(r.hashing, g, kvHeads, sharedQk);
-    r.mask = windowMask(r.hashing, g, shape, sharedQk);
+    r.mask = windowMask(r.hashing, g, shape, sharedQk, &r.fallback);
     const DeviceTensor queries = gathered(backend, layer.q.reshaped({g.heads * g.tokens, d}),
                                           r.windows.queryRows, {blocks, g.chunk, d});
     const DeviceTensor keys = gathered(backend, keyTable, r.windows.keyRows, {blocks, g.width, d});
@@ -242,32 +256,41 @@ RoundResult attendRound(Backend& backend, const LayerAttention& layer, const Att
     return r;
 }
 
-// Per round, the weight of each sorted slot's output [H · slots] (0 for padding slots).
+// Per round, the weight of each sorted slot's output [H · slots] (0 for padding slots):
+// exp(lse_r − log Σ_r exp lse_r), where a round in which the query fell back on its own key
+// counts lse_r − kFallbackPenalty (Reformer's self mask, −1e5 in trax), so that it weighs
+// nothing unless every round fell back (then the rounds share equally). In double: the penalty
+// would swallow an f32 lse's digits.
 std::vector<std::vector<float>>
 roundWeights(Backend& backend, const std::vector<RoundResult>& rounds, const Geometry& g) {
     std::vector<std::vector<float>> weights(
         rounds.size(), std::vector<float>(std::size_t(g.heads * g.slots()), 0.0f));
-    std::vector<std::vector<float>> lse(rounds.size(),
-                                        std::vector<float>(std::size_t(g.heads * g.tokens), 0.0f));
+    std::vector<std::vector<double>> lse(rounds.size(),
+                                         std::vector<double>(std::size_t(g.heads * g.tokens), 0.0));
     for (std::size_t r = 0; r < rounds.size(); ++r) {
         const Tensor norms = rounds.size() > 1 ? backend.download(rounds[r].logNorm) : Tensor();
         for (int64_t h = 0; h < g.heads; ++h)
-            for (int64_t slot = 0; slot < g.tokens; ++slot)
-                lse[r][std::size_t(h * g.tokens + positionAt(rounds[r].hashing, g, h, slot))] =
-                    norms.empty() ? 0.0f : norms.data()[h * g.slots() + slot];
+            for (int64_t slot = 0; slot < g.tokens; ++slot) {
+                const std::size_t at =
+                    std::size_t(h * g.tokens + positionAt(rounds[r].hashing, g, h, slot));
+                const double penalty = rounds[r].fallback[at] ? kFallbackPenalty : 0.0;
+                lse[r][at] =
+                    norms.empty() ? 0.0 : double(norms.data()[h * g.slots() + slot]) - penalty;
+            }
     }
     for (std::size_t r = 0; r < rounds.size(); ++r)
         for (int64_t h = 0; h < g.heads; ++h)
             for (int64_t slot = 0; slot < g.tokens; ++slot) {
                 const std::size_t at =
                     std::size_t(h * g.tokens + positionAt(rounds[r].hashing, g, h, slot));
-                float top = lse[0][at];
+                double top = lse[0][at];
                 for (const auto& other : lse)
                     top = std::max(top, other[at]);
-                float total = 0.0f;
+                double total = 0.0;
                 for (const auto& other : lse)
                     total += std::exp(other[at] - top);
-                weights[r][std::size_t(h * g.slots() + slot)] = std::exp(lse[r][at] - top) / total;
+                weights[r][std::size_t(h * g.slots() + slot)] =
+                    float(std::exp(lse[r][at] - top) / total);
             }
     return weights;
 }
@@ -343,20 +366,28 @@ LshPairs lshPairs(Backend& backend, const LayerAttention& layer, const VariantSp
                   const AttentionPlan& plan) {
     const Geometry g = geometryOf(layer, spec);
     const Projections p = projections(backend, layer, spec);
-    std::vector<std::vector<int32_t>> keys(std::size_t(g.heads * g.tokens));
+    // Per query, the keys of the rounds with real keys; the rounds in which it fell back on its
+    // own key count only when every round did (their weight is exp(−kFallbackPenalty) beside
+    // the others, see roundWeights).
+    std::vector<std::vector<int32_t>> keys(std::size_t(g.heads * g.tokens)),
+        fallbackKeys(keys.size());
     for (int64_t r = 0; r < spec.lshRounds; ++r) {
         const Round round = hashRound(p.queries, p.keys, r, spec.lshBuckets / 2, g);
-        const Tensor mask = windowMask(round, g, plan.shape, spec.sharedQk);
+        std::vector<uint8_t> fallback;
+        const Tensor mask = windowMask(round, g, plan.shape, spec.sharedQk, &fallback);
         for (int64_t h = 0; h < g.heads; ++h)
             for (int64_t slot = 0; slot < g.tokens; ++slot) {
                 const int32_t i = positionAt(round, g, h, slot);
+                const std::size_t at = std::size_t(h * g.tokens + i);
                 const float* row = mask.data() + (h * g.slots() + slot) * g.width;
                 for (int64_t column = 0; column < g.width; ++column)
                     if (row[column] != 0.0f)
-                        keys[std::size_t(h * g.tokens + i)].push_back(
+                        (fallback[at] ? fallbackKeys : keys)[at].push_back(
                             keyPositionAt(round, g, h, slot / g.chunk, column));
             }
     }
+    for (std::size_t at = 0; at < keys.size(); ++at)
+        if (keys[at].empty()) keys[at] = std::move(fallbackKeys[at]);
     LshPairs pairs;
     pairs.pattern.heads = int(g.heads);
     pairs.pattern.tokens = g.tokens;

@@ -16,10 +16,12 @@ The attention-level options of the variant spec (docs/variants.md) that training
 the softmax path in the documented order: `prior` (residual, residual_mean, share, gaussian),
 `mask` (the sparse-mask code of tools/golden/variant_reference.py, imported), `span` (adaptive
 span; z learnable, written back to config.json), `talking_heads` (the mixes learnable, written
-back likewise), `drop_ffn`.  Besides softmax, two `attention.kernel`s train, ported from the
-engine's (core/variants/linearized_attention.cpp, lsh_attention.cpp) with the same random numbers
-(SplitMix64 streams of `seed`): `favor` (Performer) and `lsh` (Reformer); and `linformer`
-(encoders) with learned projections E, F per layer (compressed_attention.cpp).  Other kernels,
+back likewise), `drop_ffn`.  Besides softmax, two `attention.kernel`s train, written in
+zoo_kernels.py from the papers and their authors' code (Performer's fast_attention.py, trax's
+LSHSelfAttention), not from the engine, with Headlight's documented differences as explicit
+options and the engine's documented random draws (SplitMix64 streams of `seed`): `favor`
+(Performer) and `lsh` (Reformer); and `linformer` (encoders) with learned projections E, F per
+layer (compressed_attention.cpp).  Other kernels,
 `early_exit` and key padding are refused.
 
 The parts live beside it: zoo_config.py (the `headlight` section), zoo_layers.py (norms, FFN
