@@ -15,7 +15,6 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTextStream>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <memory>
