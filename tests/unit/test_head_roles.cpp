@@ -14,21 +14,21 @@ using namespace headlight::analysis;
 namespace {
 
 // NaN-safe: a NaN on either side fails.
-bool closeTo(double actual, double expected, double tolerance = 1e-12) {
+bool roleScoreNear(double actual, double expected, double tolerance = 1e-12) {
     return std::isfinite(actual) && std::isfinite(expected) &&
            std::abs(actual - expected) <= tolerance;
 }
 
 // [1, 1, T, T] whose query i puts all its weight on key target(i).
 template <class Target>
-Tensor oneHotMap(int64_t tokens, Target target) {
+Tensor oneHotRoleMap(int64_t tokens, Target target) {
     Tensor map({1, 1, tokens, tokens});
     for (int64_t i = 0; i < tokens; ++i)
         map.values()[std::size_t(i * tokens + target(i))] = 1.0f;
     return map;
 }
 
-HeadRoleScores scoreOne(const std::vector<int32_t>& ids, const Tensor& map) {
+HeadRoleScores scoreOneHead(const std::vector<int32_t>& ids, const Tensor& map) {
     HeadRoleAccumulator accumulator(1, 1);
     accumulator.add(ids, map);
     return accumulator.scores().front();
@@ -61,15 +61,15 @@ private Q_SLOTS:
     void previousTokenMapWithItsFirstQueryOnItself() {
         // Query 0 can only attend to itself; every other query to the key before it.
         const std::vector<int32_t> ids{3, 1, 4, 1, 5, 9, 2, 6};
-        const Tensor map = oneHotMap(8, [](int64_t i) { return i == 0 ? 0 : i - 1; });
-        const HeadRoleScores s = scoreOne(ids, map);
+        const Tensor map = oneHotRoleMap(8, [](int64_t i) { return i == 0 ? 0 : i - 1; });
+        const HeadRoleScores s = scoreOneHead(ids, map);
         // "mul" divides by the whole map's sum (8 rows): query 0's weight is on no pattern key.
-        QVERIFY(closeTo(s.previousToken, 7.0 / 8.0));
-        QVERIFY(closeTo(s.positional, 1.0));
+        QVERIFY(roleScoreNear(s.previousToken, 7.0 / 8.0));
+        QVERIFY(roleScoreNear(s.positional, 1.0));
         QCOMPARE(s.positionalOffset, 1);
-        QVERIFY(closeTo(s.sink, 2.0 / 8.0)); // queries 0 and 1 attend to the first token
+        QVERIFY(roleScoreNear(s.sink, 2.0 / 8.0)); // queries 0 and 1 attend to the first token
         // Only id 1 repeats (keys 1 and 3), and query 3 attends to key 2 (id 4).
-        QVERIFY(closeTo(s.duplicateToken, 0.0));
+        QVERIFY(roleScoreNear(s.duplicateToken, 0.0));
     }
 
     void perfectPreviousTokenMapScoresOne() {
@@ -79,26 +79,26 @@ private Q_SLOTS:
         for (int64_t i = 1; i < 5; ++i)
             map.values()[std::size_t(i * 5 + i - 1)] = 1.0f;
         const DetectionPattern pattern = previousTokenPattern(5);
-        QVERIFY(closeTo(patternScore(map.values().data(), pattern, 5), 1.0));
+        QVERIFY(roleScoreNear(patternScore(map.values().data(), pattern, 5), 1.0));
     }
 
     void repeatedSequencesScoreDuplicateAndInduction() {
         // 4 tokens repeated: query i >= 4 attends to its earlier copy (i - 4), or to the token after it.
         const std::vector<int32_t> ids{10, 11, 12, 13, 10, 11, 12, 13};
-        const Tensor duplicateHead = oneHotMap(8, [](int64_t i) { return i < 4 ? 0 : i - 4; });
-        const Tensor inductionHead = oneHotMap(8, [](int64_t i) { return i < 4 ? 0 : i - 3; });
-        const HeadRoleScores d = scoreOne(ids, duplicateHead);
-        const HeadRoleScores n = scoreOne(ids, inductionHead);
-        QVERIFY(closeTo(d.duplicateToken, 0.5));
-        QVERIFY(closeTo(d.induction, 0.0));
-        QVERIFY(closeTo(n.induction, 0.5));
-        QVERIFY(closeTo(n.duplicateToken, 0.0));
+        const Tensor duplicateHead = oneHotRoleMap(8, [](int64_t i) { return i < 4 ? 0 : i - 4; });
+        const Tensor inductionHead = oneHotRoleMap(8, [](int64_t i) { return i < 4 ? 0 : i - 3; });
+        const HeadRoleScores d = scoreOneHead(ids, duplicateHead);
+        const HeadRoleScores n = scoreOneHead(ids, inductionHead);
+        QVERIFY(roleScoreNear(d.duplicateToken, 0.5));
+        QVERIFY(roleScoreNear(d.induction, 0.0));
+        QVERIFY(roleScoreNear(n.induction, 0.5));
+        QVERIFY(roleScoreNear(n.duplicateToken, 0.0));
         // The duplicate head sits at offset 4 on the second half: mean of 4 ones over 4 queries.
         QCOMPARE(d.positionalOffset, 4);
-        QVERIFY(closeTo(d.positional, 1.0));
+        QVERIFY(roleScoreNear(d.positional, 1.0));
         // Queries 4..7 at offset 3, and query 3 too, whose weight is on key 0.
         QCOMPARE(n.positionalOffset, 3);
-        QVERIFY(closeTo(n.positional, 1.0));
+        QVERIFY(roleScoreNear(n.positional, 1.0));
     }
 
     void scoresAreMeansOverSequences() {
@@ -110,13 +110,13 @@ private Q_SLOTS:
                 uniform.values()[std::size_t(i * 4 + j)] = float(1.0 / double(i + 1));
         HeadRoleAccumulator accumulator(1, 1);
         accumulator.add(a, uniform);
-        accumulator.add(b, oneHotMap(4, [](int64_t i) { return i == 0 ? 0 : i - 1; }));
+        accumulator.add(b, oneHotRoleMap(4, [](int64_t i) { return i == 0 ? 0 : i - 1; }));
         QCOMPARE(accumulator.sequences(), 2);
         const HeadRoleScores s = accumulator.scores().front();
         const double uniformPrevious = (0.5 + 1.0 / 3.0 + 0.25) / 4.0;
-        QVERIFY(closeTo(s.previousToken, (uniformPrevious + 0.75) / 2.0, 1e-7));
+        QVERIFY(roleScoreNear(s.previousToken, (uniformPrevious + 0.75) / 2.0, 1e-7));
         const double uniformSink = (1.0 + 0.5 + 1.0 / 3.0 + 0.25) / 4.0;
-        QVERIFY(closeTo(s.sink, (uniformSink + 0.5) / 2.0, 1e-7));
+        QVERIFY(roleScoreNear(s.sink, (uniformSink + 0.5) / 2.0, 1e-7));
     }
 
     void badShapesAndEmptyAccumulatorsAreRefused() {
@@ -130,7 +130,7 @@ private Q_SLOTS:
         const Tensor zero({1, 1, 3, 3});
         const double score = patternScore(zero.values().data(), previousTokenPattern(3), 3);
         QVERIFY(std::isnan(score));
-        QVERIFY(!closeTo(score, 0.0));
+        QVERIFY(!roleScoreNear(score, 0.0));
     }
 
     void generatedProbesAreRepeatedDistinctAndDeterministic() {

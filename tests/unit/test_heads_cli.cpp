@@ -20,16 +20,16 @@ using test::runHeadlight;
 namespace {
 
 const QString kRoleData = QStringLiteral(HEADLIGHT_TEST_DATA "/head_roles/");
-const QString kModels = QStringLiteral(HEADLIGHT_TEST_DATA "/models/");
+const QString kHeadsModelDir = QStringLiteral(HEADLIGHT_TEST_DATA "/models/");
 const QStringList kScoreNames{"previous_token", "duplicate_token", "induction", "positional",
                               "positional_offset", "sink"};
 
-QJsonObject jsonOf(const test::CliResult& run) {
+QJsonObject headsJsonOf(const test::CliResult& run) {
     return QJsonDocument::fromJson(run.out.toUtf8()).object();
 }
 
 // NaN-safe: false unless both are finite and within 1e-5.
-bool scoreClose(double ours, double expected) {
+bool headScoreClose(double ours, double expected) {
     return std::isfinite(ours) && std::isfinite(expected) && std::abs(ours - expected) <= 1e-5;
 }
 } // namespace
@@ -58,10 +58,10 @@ private Q_SLOTS:
             QJsonDocument::fromJson(test::readFile(kRoleData + "golden.json")).object();
         const QJsonArray expected = golden["models"].toObject()[model].toObject()["heads"].toArray();
         QVERIFY(!expected.isEmpty());
-        const auto run = runHeadlight({"heads", "--model", kModels + model, "--backend", "cpu",
+        const auto run = runHeadlight({"heads", "--model", kHeadsModelDir + model, "--backend", "cpu",
                                        "--probe", kRoleData + "probes.json", "--json"});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
-        const QJsonObject root = jsonOf(run);
+        const QJsonObject root = headsJsonOf(run);
         QCOMPARE(root["probe"].toObject()["count"].toInt(), 4);
         const QJsonArray heads = root["heads"].toArray();
         QCOMPARE(heads.size(), expected.size());
@@ -72,7 +72,7 @@ private Q_SLOTS:
             const QJsonObject a = ours["scores"].toObject(), b = want["scores"].toObject();
             for (const QString& name : kScoreNames) {
                 const double x = a[name].toDouble(NAN), y = b[name].toDouble(NAN);
-                QVERIFY2(name == "positional_offset" ? x == y : scoreClose(x, y),
+                QVERIFY2(name == "positional_offset" ? x == y : headScoreClose(x, y),
                          qPrintable(QStringLiteral("layer %1 head %2 %3: %4 vs %5")
                                         .arg(want["layer"].toInt())
                                         .arg(want["head"].toInt())
@@ -84,10 +84,10 @@ private Q_SLOTS:
     }
 
     void jsonHasTheDocumentedShape() {
-        const auto run = runHeadlight({"heads", "--model", kModels + "gpt2", "--backend", "cpu",
+        const auto run = runHeadlight({"heads", "--model", kHeadsModelDir + "gpt2", "--backend", "cpu",
                                        "--probes", "2", "--length", "5", "--seed", "11", "--json"});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
-        const QJsonObject root = jsonOf(run);
+        const QJsonObject root = headsJsonOf(run);
         QCOMPARE(root["probe"].toObject(),
                  (QJsonObject{{"seed", 11}, {"count", 2}, {"length", 5}}));
         const QJsonArray heads = root["heads"].toArray();
@@ -111,11 +111,11 @@ private Q_SLOTS:
     }
 
     void generatedProbesAreTheSameEveryRun() {
-        const QStringList args{"heads", "--model", kModels + "llama", "--backend", "cpu", "--json"};
+        const QStringList args{"heads", "--model", kHeadsModelDir + "llama", "--backend", "cpu", "--json"};
         const auto first = runHeadlight(args), second = runHeadlight(args);
         QVERIFY2(first.exitCode == 0, qPrintable(first.err));
         QCOMPARE(second.out, first.out);
-        QCOMPARE(jsonOf(first)["probe"].toObject(),
+        QCOMPARE(headsJsonOf(first)["probe"].toObject(),
                  (QJsonObject{{"seed", 0}, {"count", 8}, {"length", 20}}));
         const auto other = runHeadlight(args + QStringList{"--seed", "1"});
         QVERIFY2(other.exitCode == 0, qPrintable(other.err));
@@ -159,7 +159,7 @@ private Q_SLOTS:
         QFETCH(QByteArray, json);
         QFETCH(QString, reason);
         const QString path = probeFile(json);
-        const auto run = runHeadlight({"heads", "--model", kModels + "gpt2", "--backend", "cpu",
+        const auto run = runHeadlight({"heads", "--model", kHeadsModelDir + "gpt2", "--backend", "cpu",
                                        "--probe", path});
         QVERIFY(run.exitCode != 0);
         QVERIFY(run.out.isEmpty());
@@ -174,10 +174,10 @@ private Q_SLOTS:
         for (int i = 0; i < 511; ++i)
             longest += (i ? "," : "") + QByteArray::number(5 + i % 100);
         longest += "]]";
-        const auto run = runHeadlight({"heads", "--model", kModels + "gpt2", "--backend", "cpu",
+        const auto run = runHeadlight({"heads", "--model", kHeadsModelDir + "gpt2", "--backend", "cpu",
                                        "--probe", probeFile(longest), "--json"});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
-        QCOMPARE(jsonOf(run)["probe"].toObject()["count"].toInt(), 2);
+        QCOMPARE(headsJsonOf(run)["probe"].toObject()["count"].toInt(), 2);
     }
 
     void modelsTooSmallForTheProbesAreRefused() {
@@ -198,7 +198,7 @@ private Q_SLOTS:
     }
 
     void generatorOptionsBesideAProbeFileAreRefused() {
-        const auto run = runHeadlight({"heads", "--model", kModels + "gpt2", "--probe",
+        const auto run = runHeadlight({"heads", "--model", kHeadsModelDir + "gpt2", "--probe",
                                        kRoleData + "probes.json", "--seed", "3"});
         QCOMPARE(run.exitCode, 1);
         QCOMPARE(run.err, QStringLiteral("headlight heads: --seed shapes generated probes: leave "
