@@ -27,6 +27,7 @@ CliCommand convertCommand();
 CliCommand devicesCommand();
 CliCommand exportCommand();
 CliCommand figuresCommand();
+CliCommand headsCommand();
 CliCommand infoCommand();
 CliCommand inspectCommand();
 CliCommand mergeCommand();

@@ -1,0 +1,270 @@
+// `headlight heads`: every head of a checkpoint scored for the roles of docs/head-roles.md
+// (previous-token, duplicate-token and induction as TransformerLens's head detector scores them,
+// the best fixed offset, the first-token sink) over a probe set: repeated random tokens drawn
+// with a seed, or the ids of a --probe file. Its options: headsCommand() at the end.
+#include "analysis/head_roles.h"
+#include "backend/backend_factory.h"
+#include "backend/vulkan/vk_error.h"
+#include "cli.h"
+#include "cli_args.h"
+#include "io/hub_cache.h"
+#include "model/transformer.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTextStream>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+namespace headlight::app {
+namespace {
+
+struct ProbeSet {
+    std::vector<std::vector<int32_t>> ids;
+    QString file;       // the --probe file; empty for generated probes
+    int seed = 0;       // generated probes only
+    int length = 0;     // generated probes only: the random tokens before the repeat
+};
+
+// --probe FILE: a JSON list of token-id lists, taken as they are.
+std::vector<std::vector<int32_t>> readProbeFile(const QString& path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        throw CliError("--probe " + path.toStdString() + ": cannot be read (" +
+                       file.errorString().toStdString() + ")");
+    QJsonParseError error{};
+    const QJsonDocument document = QJsonDocument::fromJson(file.readAll(), &error);
+    const auto refuse = [&](const std::string& why) {
+        return CliError("--probe " + path.toStdString() + ": " + why);
+    };
+    if (error.error != QJsonParseError::NoError)
+        throw refuse("not JSON (" + error.errorString().toStdString() + " at byte " +
+                     std::to_string(error.offset) + ")");
+    if (!document.isArray() || document.array().isEmpty())
+        throw refuse("must be a non-empty JSON list of token-id lists");
+    std::vector<std::vector<int32_t>> probes;
+    const QJsonArray lists = document.array();
+    for (qsizetype p = 0; p < lists.size(); ++p) {
+        if (!lists[p].isArray())
+            throw refuse("probe " + std::to_string(p) + " is not a list of token ids");
+        std::vector<int32_t> ids;
+        for (const QJsonValue& value : lists[p].toArray()) {
+            const double number = value.toDouble(std::nan(""));
+            if (!value.isDouble() || number != std::floor(number) || number < 0 ||
+                number > 2147483647.0)
+                throw refuse("probe " + std::to_string(p) + " holds something other than a token "
+                             "id (a non-negative integer)");
+            ids.push_back(int32_t(number));
+        }
+        probes.push_back(std::move(ids));
+    }
+    return probes;
+}
+
+// TransformerLens's detect_head takes 1 < T < n_ctx; ids must be in the vocabulary.
+void checkProbes(const std::vector<std::vector<int32_t>>& probes, const ModelSpec& spec) {
+    for (std::size_t p = 0; p < probes.size(); ++p) {
+        const auto tokens = int64_t(probes[p].size());
+        const std::string which = "probe " + std::to_string(p) + " has " + std::to_string(tokens) +
+                                  " token" + (tokens == 1 ? "" : "s");
+        if (tokens < 2) throw CliError(which + ": a probe needs at least 2");
+        if (spec.maxPositions > 0 && tokens >= spec.maxPositions)
+            throw CliError(which + ": a probe must be shorter than the model's context of " +
+                           std::to_string(spec.maxPositions) + " positions");
+        for (int32_t id : probes[p])
+            if (id >= spec.vocabSize)
+                throw CliError("probe " + std::to_string(p) + " holds id " + std::to_string(id) +
+                               ", outside the model's vocabulary of " +
+                               std::to_string(spec.vocabSize));
+    }
+}
+
+ProbeSet probeSet(const CliArgs& args, const ModelSpec& spec) {
+    ProbeSet set;
+    if (args.has("--probe")) {
+        for (const char* flag : {"--seed", "--probes", "--length"})
+            if (args.has(flag))
+                throw CliError(std::string(flag) + " shapes generated probes: leave it out with "
+                                                   "--probe FILE");
+        set.file = args.value("--probe");
+        set.ids = readProbeFile(set.file);
+    } else {
+        set.seed = args.integer("--seed", 0, 0, 2147483647);
+        const int count = args.integer("--probes", 8, 1, 1000);
+        set.length = args.integer("--length", 20, 1, 100000);
+        if (spec.maxPositions > 0 && 2 * int64_t(set.length) >= spec.maxPositions)
+            throw CliError("the model's context of " + std::to_string(spec.maxPositions) +
+                           " positions is too small for probes of " +
+                           std::to_string(2 * set.length) + " tokens (--length " +
+                           std::to_string(set.length) + " repeated twice): give --length below " +
+                           std::to_string((spec.maxPositions + 1) / 2));
+        try {
+            set.ids = analysis::repeatedRandomProbes(uint64_t(set.seed), count, set.length,
+                                                     spec.vocabSize, spec.padTokenId);
+        } catch (const std::invalid_argument& error) {
+            throw CliError(std::string(error.what()) + ": give a smaller --length");
+        }
+    }
+    checkProbes(set.ids, spec);
+    return set;
+}
+
+// Every probe's attention, scored as it arrives.
+std::vector<analysis::HeadRoleScores> scoreProbes(const TransformerModel& model,
+                                                  const ProbeSet& probes) {
+    const ModelSpec& spec = model.spec();
+    analysis::HeadRoleAccumulator accumulator(spec.layers, spec.heads);
+    CaptureRequest capture;
+    capture.finalState = false;
+    for (std::size_t p = 0; p < probes.ids.size(); ++p) {
+        const Trace trace = model.forward(ModelInput{probes.ids[p], {}, {}}, capture);
+        const auto tokens = int64_t(probes.ids[p].size());
+        const auto ran = int(trace.layers.size());
+        if (ran > spec.layers)
+            throw CliError("probe " + std::to_string(p) + " ran " + std::to_string(ran) +
+                           " steps of the model's " + std::to_string(spec.layers) +
+                           " layer(s) (adaptive depth): heads scores models whose depth is fixed");
+        if (ran != spec.layers || trace.layersRun != spec.layers)
+            throw CliError("probe " + std::to_string(p) + " stopped after " +
+                           std::to_string(trace.layersRun) + " of " +
+                           std::to_string(spec.layers) + " layers (early exit): heads scores "
+                           "every layer");
+        for (std::size_t l = 0; l < trace.layers.size(); ++l) {
+            const Tensor& map = trace.layers[l].probabilities;
+            const bool tokenByToken = map.dim(1) == tokens && map.dim(2) == tokens;
+            if (!tokenByToken && !trace.internals.contains("funnel_merge"))
+                throw CliError("layer " + std::to_string(l) + "'s attention is not token by token "
+                               "(" + std::to_string(map.dim(1)) + " x " +
+                               std::to_string(map.dim(2)) + "): its heads have no role scores");
+        }
+        accumulator.add(probes.ids[p], trace.stackedProbabilities());
+    }
+    return accumulator.scores();
+}
+
+QJsonObject probeJson(const ProbeSet& probes) {
+    if (!probes.file.isEmpty())
+        return {{"file", probes.file}, {"count", int(probes.ids.size())}};
+    return {{"seed", probes.seed}, {"count", int(probes.ids.size())}, {"length", probes.length}};
+}
+
+QString probeLine(const ProbeSet& probes) {
+    if (!probes.file.isEmpty())
+        return QStringLiteral("probes: %1 sequences from %2").arg(probes.ids.size()).arg(probes.file);
+    return QStringLiteral("probes: %1 generated (seed %2, %3 random tokens repeated twice)")
+        .arg(probes.ids.size())
+        .arg(probes.seed)
+        .arg(probes.length);
+}
+
+QString score(double value) { return QString::number(value, 'f', 3); }
+
+void printTable(const std::vector<analysis::HeadRoleScores>& scores, int heads,
+                const ProbeSet& probes) {
+    QTextStream out(stdout);
+    out << probeLine(probes) << "\n";
+    out << "layer  head  prev-token  dup-token  induction  positional (offset)  sink\n";
+    for (std::size_t i = 0; i < scores.size(); ++i) {
+        const analysis::HeadRoleScores& s = scores[i];
+        out << QString::number(int(i) / heads).rightJustified(5) << "  "
+            << QString::number(int(i) % heads).rightJustified(4) << "  "
+            << score(s.previousToken).rightJustified(10) << "  "
+            << score(s.duplicateToken).rightJustified(9) << "  "
+            << score(s.induction).rightJustified(9) << "  "
+            << score(s.positional).rightJustified(10) << " ("
+            << QString::number(s.positionalOffset) << ")" << QString(6, ' ')
+            << score(s.sink).rightJustified(5) << "\n";
+    }
+}
+
+QJsonObject scoresJson(const std::vector<analysis::HeadRoleScores>& scores, int heads,
+                       const ProbeSet& probes, const std::string& folder,
+                       const TransformerModel& model) {
+    QJsonArray rows;
+    for (std::size_t i = 0; i < scores.size(); ++i) {
+        const analysis::HeadRoleScores& s = scores[i];
+        rows.append(QJsonObject{{"layer", int(i) / heads},
+                                {"head", int(i) % heads},
+                                {"scores", QJsonObject{{"previous_token", s.previousToken},
+                                                       {"duplicate_token", s.duplicateToken},
+                                                       {"induction", s.induction},
+                                                       {"positional", s.positional},
+                                                       {"positional_offset", s.positionalOffset},
+                                                       {"sink", s.sink}}}});
+    }
+    return {{"model", QString::fromStdString(folder)},
+            {"backend", backendName(model.backend().kind())},
+            {"probe", probeJson(probes)},
+            {"heads", rows}};
+}
+
+int runHeads(const CliArgs& args) {
+    const std::string folder = io::resolveModel(args.model().toStdString()).folder;
+    std::optional<BackendKind> forced;
+    if (args.has("--backend")) forced = args.backend();
+    const std::string selector = args.value("--vulkan-device").toStdString();
+    const BackendChoice choice = chooseBackend(forced, selector);
+    OpenedBackend opened = openBackend(choice, selector);
+    if (forced == BackendKind::Vulkan && choice.kind != BackendKind::Vulkan) opened.note = choice.reason;
+    std::unique_ptr<TransformerModel> model;
+    ProbeSet probes;
+    std::vector<analysis::HeadRoleScores> scores;
+    const auto loadAndScore = [&] {
+        model = loadModel(folder, *opened.backend);
+        probes = probeSet(args, model->spec());
+        scores = scoreProbes(*model, probes);
+    };
+    try {
+        loadAndScore();
+    } catch (const vk::VulkanError& error) {
+        // Pipeline creation failed, the device was lost or ran out of memory: the CPU instead.
+        model.reset(); // its device tensors go before the Vulkan backend that owns their memory
+        opened = {makeCpuBackend(), std::string("Vulkan failed (") + error.what() + "); ran on the CPU backend"};
+        loadAndScore();
+    }
+    if (!opened.note.empty()) std::fprintf(stderr, "headlight heads: %s\n", opened.note.c_str());
+    const int heads = model->spec().heads;
+    if (args.has("--json"))
+        QTextStream(stdout) << QJsonDocument(scoresJson(scores, heads, probes, folder, *model))
+                                   .toJson(QJsonDocument::Indented);
+    else
+        printTable(scores, heads, probes);
+    return 0;
+}
+} // namespace
+
+CliCommand headsCommand() {
+    return {
+        QStringLiteral("heads"),
+        QStringLiteral("score every head's role: previous-token, duplicate, induction, "
+                       "positional, sink"),
+        {QStringLiteral("--model DIR [--probe FILE | [--seed N] [--probes N] [--length N]] "
+                        "[--backend cpu|vulkan] [--vulkan-device SEL] [--json]")},
+        {},
+        {{"--model", "DIR",
+          "the checkpoint folder, a zoo model's name, or a Hugging Face cache folder or cached "
+          "ORG/NAME id, read offline"},
+         {"--probe", "FILE",
+          "score these token ids instead of generated probes: a JSON list of id lists, each "
+          "run as it is (no special tokens), from 2 tokens to one less than the model's context"},
+         {"--seed", "N",
+          "the seed of the generated probes, 0 to 2147483647 (default 0); the same seed gives "
+          "the same ids on every run"},
+         {"--probes", "N", "how many probes to generate, 1 to 1000 (default 8)"},
+         {"--length", "N",
+          "distinct random tokens per generated probe, then repeated once (default 20: 40 "
+          "tokens); twice it must stay below the model's context"},
+         backendOption(),
+         vulkanDeviceOption(),
+         {"--json", {}, "print the probe set and every head's scores as JSON on stdout"}},
+        {QStringLiteral("headlight heads --model rope"),
+         QStringLiteral("headlight heads --model tests/data/models/gpt2 --probe probes.json --json"),
+         QStringLiteral("headlight heads --model resources/models/copy --seed 3 --probes 16 "
+                        "--length 12 --backend cpu")},
+        &runHeads,
+    };
+}
+} // namespace headlight::app
