@@ -28,8 +28,8 @@ Tensor untiedHeadOnGolden(const QString& folder, const io::SafetensorsFile& gold
                                                                  : nullptr;
     if (!name) return {};
     const Tensor weight = checkpoint.loadF32(name);
-    const Tensor bias = checkpoint.contains("lm_head.bias") ? checkpoint.loadF32("lm_head.bias")
-                                                            : Tensor();
+    const Tensor bias =
+        checkpoint.contains("lm_head.bias") ? checkpoint.loadF32("lm_head.bias") : Tensor();
     const Tensor last = golden.loadF32("last_hidden_state");
     const int64_t tokens = last.dim(0), hidden = last.dim(1), vocab = weight.dim(0);
     Tensor logits({tokens, vocab});

@@ -175,7 +175,7 @@ private Q_SLOTS:
                                  clean.logits) <= 1e-6);
         const Tensor zeroed =
             model->forward(input, capture, banded, variants::interventionOf({{1, 2}})).logits;
-        QVERIFY(test::maxAbsDiff(zeroed, clean.logits) > 1e-3);
+        QVERIFY(test::differsBy(zeroed, clean.logits, 1e-3));
         const Trace zeroTrace =
             model->forward(input, capture, banded, variants::interventionOf({{1, 2}}));
         const Tensor& ablatedOutputs = zeroTrace.layers[1].headOutputs;

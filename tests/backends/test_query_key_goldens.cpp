@@ -16,17 +16,10 @@ using namespace headlight;
 
 namespace {
 // Largest difference between `ours` [T, 2] and the reference's head `head` of [H, T, 2], with NaN
-// required in the same places; +inf when a NaN is out of place.
+// required in the same places; +inf when a NaN is out of place (test::maxAbsDiffSameNan).
 double qkCoordinateError(const std::vector<float>& ours, const Tensor& expected, int head) {
     const std::size_t n = ours.size();
-    const float* reference = expected.data() + std::size_t(head) * n;
-    double error = 0.0;
-    for (std::size_t i = 0; i < n; ++i) {
-        if (std::isnan(reference[i]) != std::isnan(ours[i])) return INFINITY;
-        if (!std::isnan(reference[i]))
-            error = std::max(error, double(std::abs(reference[i] - ours[i])));
-    }
-    return error;
+    return test::maxAbsDiffSameNan(ours, expected.values().subspan(std::size_t(head) * n, n));
 }
 
 double qkLargestMagnitude(const Tensor& t) {

@@ -3,6 +3,7 @@
 // model semantics): tests/data/models/<name>/{config.json, weights, tokenizer files, golden.json,
 // golden/<case>.safetensors}. Tests compare the engine against them within 1e-4.
 
+#include "compare.h"
 #include "io/safetensors.h"
 #include "model/transformer.h"
 #include "tensor/tensor.h"
@@ -30,7 +31,8 @@ struct GoldenCase {
     QString tensorsPath() const { return folder + "/golden/" + name() + ".safetensors"; }
     std::vector<int32_t> ints(const char* key) const {
         std::vector<int32_t> values;
-        for (const QJsonValue& v : json[key].toArray()) values.push_back(v.toInt());
+        for (const QJsonValue& v : json[key].toArray())
+            values.push_back(v.toInt());
         return values;
     }
 };
@@ -60,7 +62,9 @@ inline QStringList inspectInputArgs(const GoldenCase& golden) {
     return args;
 }
 
-inline QString goldenRoot() { return QStringLiteral(HEADLIGHT_TEST_DATA "/models"); }
+inline QString goldenRoot() {
+    return QStringLiteral(HEADLIGHT_TEST_DATA "/models");
+}
 
 // Every case of every golden model; fails the calling test when there are none.
 inline std::vector<GoldenCase> goldenCases() {
@@ -114,28 +118,6 @@ inline GoldenCase goldenCaseOf(const QString& model) {
     return golden;
 }
 
-// Largest |a - b| over the elements where `include(index)` holds; shapes must match.
-template <typename Include>
-double maxAbsDiff(const Tensor& a, const Tensor& b, Include include, QString* where = nullptr) {
-    if (a.shape() != b.shape()) {
-        if (where) *where = QString("shape %1 vs %2").arg(a.shapeString().c_str(), b.shapeString().c_str());
-        return INFINITY;
-    }
-    double worst = 0.0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        if (!include(i)) continue;
-        const double d = std::abs(double(a.data()[i]) - double(b.data()[i]));
-        if (!(d <= worst)) {
-            worst = d;
-            if (where) *where = QString("index %1: %2 vs %3").arg(i).arg(a.data()[i]).arg(b.data()[i]);
-        }
-    }
-    return worst;
-}
-
-inline double maxAbsDiff(const Tensor& a, const Tensor& b, QString* where = nullptr) {
-    return maxAbsDiff(a, b, [](std::size_t) { return true; }, where);
-}
 // The model input a golden file was computed on: its ids, token types and attention mask.
 inline ModelInput goldenInput(const io::SafetensorsFile& expected) {
     ModelInput input;

@@ -39,14 +39,6 @@ std::vector<float> goldenBlock(const Tensor& attentions, int layer, int head, in
         }
     return block;
 }
-
-float largestDifference(const std::vector<float>& a, std::span<const float> b) {
-    if (a.size() != b.size()) return 1e9f;
-    float largest = 0.0f;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        largest = std::max(largest, std::abs(a[i] - b[i]));
-    return largest;
-}
 } // namespace
 
 class TestAtlasCli : public QObject {
@@ -94,7 +86,7 @@ private Q_SLOTS:
         QCOMPARE(ours.shape(), (std::vector<int64_t>{q1 - q0, k1 - k0}));
         const auto block =
             goldenBlock(attentions, 1, head == "mean" ? -1 : head.toInt(), q0, q1, k0, k1);
-        QVERIFY(largestDifference(block, ours.values()) <= test::kGoldenTolerance);
+        QVERIFY(test::maxAbsDiff(block, ours.values()) <= test::kGoldenTolerance);
     }
 
     void badRequestsGetOneLineAndNoFile_data() {
@@ -135,7 +127,8 @@ private Q_SLOTS:
         test::ScratchDir dir;
         QByteArray text;
         const QByteArray words[] = {"attention ", "reads ", "every ", "token ", "before ", "it "};
-        for (int i = 0; text.size() < 8192; ++i) text += words[(i * 7 + i / 3) % 6];
+        for (int i = 0; text.size() < 8192; ++i)
+            text += words[(i * 7 + i / 3) % 6];
         const QByteArray asan = qgetenv("ASAN_OPTIONS");
         qputenv("ASAN_OPTIONS", asan + (asan.isEmpty() ? "" : ":") + "quarantine_size_mb=1");
         const auto peakAfterAtlasOf = [&](int tokens, const QString& out) {
