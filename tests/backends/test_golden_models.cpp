@@ -82,15 +82,15 @@ private Q_SLOTS:
         QString where;
         const Tensor attentions = trace.stackedProbabilities();
         QVERIFY2(test::maxAbsDiff(attentions, expected.loadF32("attentions"), &where) <=
-                     test::kGoldenTolerance,
+                     test::goldenTolerance(golden.model),
                  qPrintable("attentions " + where));
         QVERIFY2(test::maxAbsDiff(trace.lastHiddenState, expected.loadF32("last_hidden_state"),
-                                  &where) <= test::kGoldenTolerance,
+                                  &where) <= test::goldenTolerance(golden.model),
                  qPrintable("last_hidden_state " + where));
         if (capture.logits)
             QVERIFY2(test::maxAbsDiff(trace.logits,
                                       headLogits.empty() ? expected.loadF32("logits") : headLogits,
-                                      &where) <= test::kGoldenTolerance,
+                                      &where) <= test::goldenTolerance(golden.model),
                      qPrintable("logits " + where));
         const Tensor hidden = expected.loadF32("hidden_states");
         QCOMPARE(int64_t(trace.hiddenStates.size()), hidden.dim(0));
@@ -99,7 +99,7 @@ private Q_SLOTS:
             const Tensor theirs(
                 ours.shape(), std::vector<float>(hidden.values().begin() + l * ours.size(),
                                                  hidden.values().begin() + (l + 1) * ours.size()));
-            QVERIFY2(test::maxAbsDiff(ours, theirs, &where) <= test::kGoldenTolerance,
+            QVERIFY2(test::maxAbsDiff(ours, theirs, &where) <= test::goldenTolerance(golden.model),
                      qPrintable(QString("hidden_states[%1] ").arg(l) + where));
         }
 
@@ -108,11 +108,11 @@ private Q_SLOTS:
         auto validQuery = [&](std::size_t i) { return trace.valid[i % std::size_t(tokens)] != 0; };
         QVERIFY2(test::maxAbsDiff(analysis::attentionEntropy(attentions, trace.valid),
                                   expected.loadF32("entropy"), validQuery,
-                                  &where) <= test::kGoldenTolerance,
+                                  &where) <= test::goldenTolerance(golden.model),
                  qPrintable("entropy " + where));
         QVERIFY2(test::maxAbsDiff(analysis::adjacentLayerJsd(attentions, trace.valid),
                                   expected.loadF32("jsd_adjacent"), validQuery,
-                                  &where) <= test::kGoldenTolerance,
+                                  &where) <= test::goldenTolerance(golden.model),
                  qPrintable("jsd_adjacent " + where));
     }
 };
