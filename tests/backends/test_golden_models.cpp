@@ -85,15 +85,15 @@ private Q_SLOTS:
         QString where;
         const Tensor attentions = trace.stackedProbabilities();
         QVERIFY2(test::maxAbsDiff(attentions, expected.loadF32("attentions"), &where) <=
-                     test::kGoldenTolerance,
+                     test::goldenTolerance(golden.model),
                  qPrintable("attentions " + where));
         QVERIFY2(test::maxAbsDiff(trace.lastHiddenState, expected.loadF32("last_hidden_state"),
-                                  &where) <= test::kGoldenTolerance,
+                                  &where) <= test::goldenTolerance(golden.model),
                  qPrintable("last_hidden_state " + where));
         if (capture.logits)
             QVERIFY2(test::maxAbsDiff(trace.logits,
                                       headLogits.empty() ? expected.loadF32("logits") : headLogits,
-                                      &where) <= test::kGoldenTolerance,
+                                      &where) <= test::goldenTolerance(golden.model),
                      qPrintable("logits " + where));
         // hidden_states [L + 1, T, D]: each of the engine's states against its slice of the
         // golden, cut to the golden's own [T, D].
@@ -107,7 +107,7 @@ private Q_SLOTS:
                                 std::vector<float>(hidden.values().begin() + l * stateSize,
                                                    hidden.values().begin() + (l + 1) * stateSize));
             QVERIFY2(test::maxAbsDiff(trace.hiddenStates[l], theirs, &where) <=
-                         test::kGoldenTolerance,
+                         test::goldenTolerance(golden.model),
                      qPrintable(QString("hidden_states[%1] ").arg(l) + where));
         }
 
@@ -121,11 +121,11 @@ private Q_SLOTS:
         auto validQuery = [&](std::size_t i) { return goldenMask[i % tokens] != 0; };
         QVERIFY2(test::maxAbsDiff(analysis::attentionEntropy(attentions, valid),
                                   expected.loadF32("entropy"), validQuery,
-                                  &where) <= test::kGoldenTolerance,
+                                  &where) <= test::goldenTolerance(golden.model),
                  qPrintable("entropy " + where));
         QVERIFY2(test::maxAbsDiff(analysis::adjacentLayerJsd(attentions, valid),
                                   expected.loadF32("jsd_adjacent"), validQuery,
-                                  &where) <= test::kGoldenTolerance,
+                                  &where) <= test::goldenTolerance(golden.model),
                  qPrintable("jsd_adjacent " + where));
     }
 };

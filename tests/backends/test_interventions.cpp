@@ -111,7 +111,7 @@ private Q_SLOTS:
                 QCOMPARE(means->texts, 3);
                 QCOMPARE(means->positions, int64_t(21));
                 QVERIFY2(test::maxAbsDiff(means->means, expected.loadF32("head_means"), &where) <=
-                             test::kGoldenTolerance,
+                             test::goldenTolerance(c["model"].toString()),
                          qPrintable("corpus head means " + where));
             }
             const ModelInput input{idsOf(c["ids"]), {}, {}};
@@ -121,10 +121,10 @@ private Q_SLOTS:
                                       c.contains("source_ids") ? &source : nullptr,
                                       int64_t(input.ids.size()), means ? &*means : nullptr));
             QVERIFY2(test::maxAbsDiff(effect.ablatedLogits, expected.loadF32("ablated_logits"),
-                                      &where) <= test::kGoldenTolerance,
+                                      &where) <= test::goldenTolerance(c["model"].toString()),
                      qPrintable("ablated logits " + where));
             QVERIFY2(test::maxAbsDiff(effect.cleanLogits, expected.loadF32("clean_logits"),
-                                      &where) <= test::kGoldenTolerance,
+                                      &where) <= test::goldenTolerance(c["model"].toString()),
                      qPrintable("clean logits " + where));
             double kl = 0.0;
             for (const app::PositionChange& change : effect.positions)
@@ -145,10 +145,11 @@ private Q_SLOTS:
         QVERIFY(std::abs(result->corruptDifference - c["corrupt_difference"].toDouble()) <= 1e-4);
         const std::vector<int64_t> shape{result->rows, result->cols};
         QVERIFY2(test::maxAbsDiff(tensorOf(result->difference, shape),
-                                  expected.loadF32("difference"), &where) <= test::kGoldenTolerance,
+                                  expected.loadF32("difference"),
+                                  &where) <= test::goldenTolerance(c["model"].toString()),
                  qPrintable("logit difference " + where));
         QVERIFY2(test::maxAbsDiff(tensorOf(result->recovered, shape), expected.loadF32("recovered"),
-                                  &where) <= test::kGoldenTolerance,
+                                  &where) <= test::goldenTolerance(c["model"].toString()),
                  qPrintable("recovered " + where));
     }
 
@@ -175,7 +176,7 @@ private Q_SLOTS:
                                  clean.logits) <= 1e-6);
         const Tensor zeroed =
             model->forward(input, capture, banded, variants::interventionOf({{1, 2}})).logits;
-        QVERIFY(test::maxAbsDiff(zeroed, clean.logits) > 1e-3);
+        QVERIFY(test::differsBy(zeroed, clean.logits, 1e-3));
         const Trace zeroTrace =
             model->forward(input, capture, banded, variants::interventionOf({{1, 2}}));
         const Tensor& ablatedOutputs = zeroTrace.layers[1].headOutputs;

@@ -16,20 +16,12 @@ using namespace headlight;
 
 namespace {
 // Largest difference between `ours` [T, 2] and the reference's head `head` of [H, T, 2], with NaN
-// required in the same places; +inf when a NaN is out of place or `ours` does not hold the
-// reference's T · 2 coordinates (the count comes from the reference, so that no coordinates at
-// all cannot pass).
+// required in the same places (test::maxAbsDiffSameNan); +inf when a NaN is out of place or
+// `ours` does not hold the reference's T · 2 coordinates (the count comes from the reference, so
+// that no coordinates at all cannot pass).
 double qkCoordinateError(const std::vector<float>& ours, const Tensor& expected, int head) {
     const auto n = std::size_t(expected.dim(1) * expected.dim(2));
-    if (ours.size() != n) return INFINITY;
-    const float* reference = expected.data() + std::size_t(head) * n;
-    double error = 0.0;
-    for (std::size_t i = 0; i < n; ++i) {
-        if (std::isnan(reference[i]) != std::isnan(ours[i])) return INFINITY;
-        if (!std::isnan(reference[i]))
-            error = std::max(error, double(std::abs(reference[i] - ours[i])));
-    }
-    return error;
+    return test::maxAbsDiffSameNan(ours, expected.values().subspan(std::size_t(head) * n, n));
 }
 
 double qkLargestMagnitude(const Tensor& t) {

@@ -79,10 +79,11 @@ private Q_SLOTS:
                  qPrintable("last_hidden_state " + where));
         QCOMPARE(f32.logits.empty(), model == "bert"); // BertModel: no head
         QCOMPARE(stored.logits.shape(), f32.logits.shape());
-        QVERIFY2(test::maxAbsDiff(stored.logits, f32.logits, &where) <= test::kGoldenTolerance,
-                 qPrintable("logits " + where));
+        if (!f32.logits.empty()) // an empty comparison fails: BertModel has none to compare
+            QVERIFY2(test::maxAbsDiff(stored.logits, f32.logits, &where) <= test::kGoldenTolerance,
+                     qPrintable("logits " + where));
         // The rounding changed the model: the pass ran on the rounded values, not the golden's.
-        QVERIFY(test::maxAbsDiff(f32.lastHiddenState, expected.loadF32("last_hidden_state")) > 0.0);
+        QVERIFY(test::differsBy(f32.lastHiddenState, expected.loadF32("last_hidden_state"), 0.0));
     }
 };
 

@@ -3,6 +3,7 @@
 // and several of the CPU GEMM's widened panels; the reference is a double-precision product
 // computed here. allFinite reads NaN and Inf from the stored bits.
 #include "backend_fixture.h"
+#include "compare.h"
 #include "io/dtype_widening.h"
 #include "io/stored_matrix.h"
 
@@ -102,17 +103,20 @@ private Q_SLOTS:
         backend.linear(input, weight, nullptr, out);
         const Tensor result = backend.download(out);
 
-        double worst = 0.0;
-        for (int i = 0; i < m; ++i)
-            for (int j = 0; j < n; ++j) {
+        QString where;
+        const double worst = test::worstError(
+            std::size_t(m * n),
+            [&](std::size_t e) {
+                const int i = int(e) / n, j = int(e) % n;
                 double expected = 0.0;
                 for (int p = 0; p < k; ++p)
                     expected += double(x[std::size_t(i * k + p)]) *
                                 double(w.values[std::size_t(j * k + p)]);
-                worst = std::max(
-                    worst, std::abs(expected - double(result.values()[std::size_t(i * n + j)])));
-            }
-        QVERIFY2(worst <= 1e-4, qPrintable(QString("max |difference| %1").arg(worst)));
+                return std::abs(expected - double(result.values()[e]));
+            },
+            &where);
+        QVERIFY2(worst <= 1e-4,
+                 qPrintable(QString("max |difference| %1 (%2)").arg(worst).arg(where)));
     }
 
     void gatherRowsReadsTheStoredRows() {

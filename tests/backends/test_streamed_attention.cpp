@@ -34,14 +34,6 @@ StreamCase streamCaseNamed(const QString& name) {
     if (name == "gemma2") return {HEADLIGHT_TEST_DATA "/models/gemma2", 200, 0};
     return {HEADLIGHT_TEST_DATA "/models/bert", 257, 31};
 }
-
-double largestGap(const Tensor& a, const Tensor& b) {
-    if (a.shape() != b.shape()) return 1e9;
-    double gap = 0.0;
-    for (int64_t i = 0; i < int64_t(a.size()); ++i)
-        gap = std::max(gap, double(std::abs(a.data()[i] - b.data()[i])));
-    return gap;
-}
 } // namespace
 
 class TestStreamedAttention : public QObject {
@@ -78,7 +70,7 @@ private Q_SLOTS:
 
         const StreamedStatistics streamed = streamedStatistics(layers, valid);
         const auto check = [](const char* what, const Tensor& got, const Tensor& want) {
-            const double gap = largestGap(got, want);
+            const double gap = test::maxAbsDiff(got, want);
             QVERIFY2(gap <= kStreamTolerance, qPrintable(QString("%1: %2").arg(what).arg(gap)));
         };
         check("entropy", streamed.entropy, attentionEntropy(dense, valid));

@@ -5,6 +5,7 @@
 // exact softmax where their approximation vanishes; then every kernel through the tiny BERT and
 // GPT-2 checkpoints, with probability rows summing to 1 over the allowed keys.
 #include "backend_fixture.h"
+#include "compare.h"
 #include "model/transformer.h"
 #include "variants/attention_plan.h"
 #include "variants/composed_attention.h"
@@ -102,17 +103,16 @@ std::pair<Tensor, Tensor> softmaxAttention(const Problem& p) {
     });
 }
 
-// Largest |a − b| over the valid query rows (padded queries are excluded from every statistic).
+// Largest |a − b| over the valid query rows (padded queries are excluded from every statistic,
+// but must be finite too); +inf when the comparison fails (test::maxAbsDiff: NaN, shapes, nothing
+// compared).
 double maxDiff(const Tensor& a, const Tensor& b, const Problem& p) {
-    if (a.shape() != b.shape()) return std::numeric_limits<double>::infinity();
-    const int64_t t = p.tokens(), rowSize = int64_t(a.size()) / (p.heads() * t);
-    double worst = 0.0;
-    for (std::size_t n = 0; n < a.size(); ++n) {
-        const int64_t query = (int64_t(n) / rowSize) % t;
-        if (!p.keyValid.empty() && !p.keyValid[std::size_t(query)]) continue;
-        worst = std::max(worst, std::abs(double(a.data()[n]) - double(b.data()[n])));
-    }
-    return worst;
+    if (!test::allFinite(a.values())) return test::kNotComparable;
+    const int64_t t = p.tokens(), rowSize = int64_t(a.size()) / std::max<int64_t>(1, p.heads() * t);
+    return test::maxAbsDiff(a, b, [&](std::size_t n) {
+        const int64_t query = (int64_t(n) / std::max<int64_t>(1, rowSize)) % t;
+        return p.keyValid.empty() || p.keyValid[std::size_t(query)];
+    });
 }
 
 struct Result {

@@ -12,6 +12,7 @@
 // variant and the overlay is what `export --view atlas --variant --overlay mask --region` draws;
 // a variant the atlas cannot draw is refused in the tab. Screenshots go to test-output/.
 #include "analysis/atlas_mask_overlay.h"
+#include "atlas_dense.h"
 #include "atlas_export.h"
 #include "atlas_page.h"
 #include "cli_runner.h"
@@ -91,14 +92,6 @@ void waitForPicture(app::AtlasView* view, int64_t tile) {
                              kAtlasWaitMs);
 }
 
-float largestDifference(const analysis::AtlasTiles& a, const analysis::AtlasTiles& b) {
-    if (a.values.size() != b.values.size()) return 1e9f;
-    float largest = 0.0f;
-    for (std::size_t i = 0; i < a.values.size(); ++i)
-        largest = std::max(largest, std::abs(a.values[i] - b.values[i]));
-    return largest;
-}
-
 bool nearColour(QRgb a, QRgb b) { // one step of 8-bit quantisation either way
     return std::abs(qRed(a) - qRed(b)) <= 1 && std::abs(qGreen(a) - qGreen(b)) <= 1 &&
            std::abs(qBlue(a) - qBlue(b)) <= 1;
@@ -176,7 +169,7 @@ private Q_SLOTS:
         // The overview: the whole map pooled into 4-token tiles, as the dense map pools.
         const analysis::AtlasRegion whole{0, tokens, 0, tokens};
         waitForPicture(view, 4);
-        QVERIFY(largestDifference(
+        QVERIFY(test::largestTileDifference(
                     view->picture()->tiles,
                     analysis::poolDense(dense, whole, 4, analysis::TilePooling::Mean)) < 1e-6f);
         saveShot(&window, "atlas_overview.png");
@@ -186,8 +179,9 @@ private Q_SLOTS:
         waitForPicture(view, 1);
         const analysis::AtlasTiles& cells = view->picture()->tiles;
         QVERIFY(cells.region.q0 <= 300 && cells.region.q1 > 300);
-        QVERIFY(largestDifference(cells, analysis::poolDense(dense, cells.region, 1,
-                                                             analysis::TilePooling::Mean)) < 1e-6f);
+        QVERIFY(test::largestTileDifference(
+                    cells, analysis::poolDense(dense, cells.region, 1,
+                                               analysis::TilePooling::Mean)) < 1e-6f);
         const QImage shot = view->grab().toImage();
         const render::ColorBar& bar = view->picture()->colorBar;
         for (const auto& [q, k] : {std::pair<int64_t, int64_t>{300, 290}, {300, 300}, {295, 280}}) {
@@ -237,7 +231,7 @@ private Q_SLOTS:
         page->poolingBox()->setCurrentIndex(1);
         waitForPicture(view, 4);
         QCOMPARE(view->picture()->pooling, analysis::TilePooling::Max);
-        QVERIFY(largestDifference(
+        QVERIFY(test::largestTileDifference(
                     view->picture()->tiles,
                     analysis::poolDense(dense, whole, 4, analysis::TilePooling::Max)) < 1e-6f);
     }
@@ -334,14 +328,15 @@ private Q_SLOTS:
         const Tensor dense = denseMap(window.session().shared(), longText(), json);
         const analysis::AtlasRegion whole{0, tokens, 0, tokens};
         waitForPicture(view, 4);
-        QVERIFY(largestDifference(
+        QVERIFY(test::largestTileDifference(
                     view->picture()->tiles,
                     analysis::poolDense(dense, whole, 4, analysis::TilePooling::Mean)) < 1e-6f);
         view->centreOn(300, 290);
         waitForPicture(view, 1);
         const analysis::AtlasTiles& cells = view->picture()->tiles;
-        QVERIFY(largestDifference(cells, analysis::poolDense(dense, cells.region, 1,
-                                                             analysis::TilePooling::Mean)) < 1e-6f);
+        QVERIFY(test::largestTileDifference(
+                    cells, analysis::poolDense(dense, cells.region, 1,
+                                               analysis::TilePooling::Mean)) < 1e-6f);
         QTest::mouseClick(view, Qt::LeftButton, {}, view->cellRect(297, 290).center().toPoint());
         for (int64_t k = 0; k < tokens; ++k)
             QVERIFY(std::abs(view->rowProfile()[std::size_t(k)] - dense.data()[297 * tokens + k]) <

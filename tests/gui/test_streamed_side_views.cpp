@@ -137,14 +137,6 @@ std::vector<float> referenceMap(const app::LoadedModel& model, int layer, int he
     return map;
 }
 
-double maxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
-    if (a.size() != b.size()) return std::numeric_limits<double>::infinity();
-    double worst = 0.0;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        worst = std::max(worst, double(std::abs(a[i] - b[i])));
-    return worst;
-}
-
 QString noteOf(const app::FigureView* view) {
     const auto* empty = std::get_if<render::EmptyFigure>(&view->figure());
     return empty ? empty->message : QString();
@@ -191,7 +183,7 @@ class TestStreamedSideViews : public QObject {
         const render::HeatmapFigure& heatmap = *heatmapOf(view);
         QVERIFY2(heatmap.title.startsWith(title), qPrintable(heatmap.title));
         QCOMPARE(heatmap.rows, kTokens);
-        const double diff = maxAbsDiff(heatmap.values, referenceMap(model, layer, head));
+        const double diff = test::maxAbsDiff(heatmap.values, referenceMap(model, layer, head));
         QVERIFY2(diff <= kTolerance, qPrintable(QString::number(diff)));
     }
 
@@ -241,7 +233,7 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(heatmapOf(dock_->differenceView()), kWaitMs);
         const render::HeatmapFigure& difference = *heatmapOf(dock_->differenceView());
         QCOMPARE(difference.rows, kTokens);
-        QVERIFY(maxAbsDiff(difference.values, std::vector<float>(difference.values.size())) <=
+        QVERIFY(test::maxAbsDiff(difference.values, std::vector<float>(difference.values.size())) <=
                 kTolerance);
         save(window_.get(), QStringLiteral("streamed_compare_drawn.png"));
     }

@@ -32,13 +32,6 @@ QString longText() {
     return text.left(1500);
 }
 
-double maxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
-    double worst = 0.0;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        worst = std::max(worst, double(std::abs(a[i] - b[i])));
-    return worst;
-}
-
 // The top-left size × size block of a row-major matrix `stride` wide.
 std::vector<float> block(const float* values, int64_t stride, int64_t size) {
     std::vector<float> out;
@@ -132,8 +125,8 @@ private Q_SLOTS:
             const auto* heatmap = std::get_if<render::HeatmapFigure>(&drawn(workspace()));
             QVERIFY(heatmap);
             QCOMPARE(heatmap->rows, 1500);
-            const double diff = maxAbsDiff(block(heatmap->values.data(), 1500, kPrefix),
-                                           denseMap(*dense_, 1, head));
+            const double diff = test::maxAbsDiff(block(heatmap->values.data(), 1500, kPrefix),
+                                                 denseMap(*dense_, 1, head));
             QVERIFY2(diff <= kTolerance, qPrintable(QString::number(diff)));
             // Past the reference: causal rows that each sum to 1.
             for (int64_t q = kPrefix; q < 1500; q += 97) {
@@ -159,7 +152,8 @@ private Q_SLOTS:
         const std::vector<float> mean = denseMap(*dense_, 0, -1);
         for (std::size_t i = 0; i < expected.size(); ++i)
             expected[i] -= mean[i];
-        const double diff = maxAbsDiff(block(heatmap->values.data(), 1500, kPrefix), expected);
+        const double diff =
+            test::maxAbsDiff(block(heatmap->values.data(), 1500, kPrefix), expected);
         QVERIFY2(diff <= kTolerance, qPrintable(QString::number(diff)));
     }
 
@@ -173,7 +167,7 @@ private Q_SLOTS:
                                        streamed.entropy.data() + lh * 1500 + kPrefix);
             const std::vector<float> b(dense.data() + lh * kPrefix,
                                        dense.data() + (lh + 1) * kPrefix);
-            QVERIFY(maxAbsDiff(a, b) <= kTolerance);
+            QVERIFY(test::maxAbsDiff(a, b) <= kTolerance);
         }
         const app::AttentionStats expected =
             app::violinStats(streamed.entropy, streamed.adjacentJsd, long_->valid);
@@ -206,8 +200,8 @@ private Q_SLOTS:
         const std::vector<float> row(rollout.data() + 900 * kPrefix,
                                      rollout.data() + 901 * kPrefix);
         const std::vector<float> shown(heatmap->values.begin(), heatmap->values.begin() + kPrefix);
-        QVERIFY2(maxAbsDiff(shown, row) <= kTolerance,
-                 qPrintable(QString::number(maxAbsDiff(shown, row))));
+        QVERIFY2(test::maxAbsDiff(shown, row) <= kTolerance,
+                 qPrintable(QString::number(test::maxAbsDiff(shown, row))));
         QVERIFY(std::all_of(heatmap->values.begin() + 901, heatmap->values.end(),
                             [](float w) { return w == 0.0f; }));
         workspace()->selectQuery(-1);

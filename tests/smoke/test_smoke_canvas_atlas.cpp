@@ -12,6 +12,7 @@
 #include "atlas_page.h"
 #include "canvas/canvas_window.h"
 #include "colormap.h"
+#include "compare.h"
 #include "main_window.h"
 
 #include <QComboBox>
@@ -85,12 +86,11 @@ QPoint tileCentre(const CanvasWindow* canvas, int64_t row, int64_t col, int64_t 
     return QPoint(int((corner.x() + half) * dpr), int((corner.y() + half) * dpr));
 }
 
-float largestDifference(const render::CanvasTiles& shown, const analysis::AtlasTiles& expected) {
-    if (shown.values.size() != expected.values.size()) return 1e9f;
-    float largest = 0.0f;
-    for (std::size_t i = 0; i < shown.values.size(); ++i)
-        largest = std::max(largest, std::abs(shown.values[i] - expected.values[i]));
-    return largest;
+// The largest difference between the canvas' tiles and the expected ones (test::maxAbsDiff: +inf
+// when the grids differ, either holds a NaN or an infinity, or they are empty).
+double largestDifference(const render::CanvasTiles& shown, const analysis::AtlasTiles& expected) {
+    if (shown.rows != expected.rows || shown.cols != expected.cols) return test::kNotComparable;
+    return test::maxAbsDiff(shown.values, expected.values);
 }
 
 // The dense map pooled as the canvas' detail picture is: same region and tile.

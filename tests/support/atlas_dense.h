@@ -3,6 +3,7 @@
 // one head (or the heads' mean) of a captured [H, T, T] map, and the largest difference between
 // two tilings of a region.
 #include "analysis/attention_atlas.h"
+#include "compare.h"
 #include "model/transformer.h"
 
 #include <algorithm>
@@ -42,11 +43,10 @@ inline Tensor denseHeadMap(const Tensor& probabilities, int head) {
     return map;
 }
 
-inline float largestTileDifference(const analysis::AtlasTiles& a, const analysis::AtlasTiles& b) {
-    if (a.rows != b.rows || a.cols != b.cols) return 1e9f;
-    float largest = 0.0f;
-    for (std::size_t i = 0; i < a.values.size(); ++i)
-        largest = std::max(largest, std::abs(a.values[i] - b.values[i]));
-    return largest;
+// The largest difference between two tilings of one region (test::maxAbsDiff: +inf when their
+// grids differ, either holds a NaN or an infinity, or they are empty).
+inline double largestTileDifference(const analysis::AtlasTiles& a, const analysis::AtlasTiles& b) {
+    if (a.rows != b.rows || a.cols != b.cols) return kNotComparable;
+    return maxAbsDiff(a.values, b.values);
 }
 } // namespace headlight::test

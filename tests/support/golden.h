@@ -4,8 +4,10 @@
 // come from the float64 NumPy reference of tools/golden/models_ref.py and the tokenizations from
 // tools/golden/tokenizers_ref.py, both written from Hugging Face's sources; PyTorch's own modules
 // recompute the tensors in test_crosscheck_torch (tools/golden/crosscheck_torch.py;
-// docs/golden-references.md). Tests compare the engine against them within 1e-4.
+// docs/golden-references.md). Tests compare the engine against them within
+// goldenTolerance (below).
 
+#include "compare.h"
 #include "io/safetensors.h"
 #include "model/transformer.h"
 #include "tensor/tensor.h"
@@ -23,7 +25,55 @@
 
 namespace headlight::test {
 
-constexpr double kGoldenTolerance = 1e-4;
+// The tolerances of the comparisons with the f32 goldens, and of the Vulkan backend with the CPU
+// backend: the largest error measured on either backend (the CPU; Vulkan on lavapipe) with a
+// margin of about 2, never above 1e-4. Why this tight: the engine's error is about 1e-5, and a
+// wrong RoBERTa layer_norm_eps (1e-6 for its 1e-5) moves the goldens by up to 6.4e-5, which the
+// former 1e-4 let pass. Measure again with HEADLIGHT_COMPARE_LOG (compare.h).
+constexpr double kGoldenTolerance = 2e-5; // measured at most 1.0e-5 for every model not below
+
+namespace detail {
+// The models that need more: where activations, logits or scores reach the tens, f32 rounding
+// grows with them. Each line gives the largest error measured (the tensor and backend); 0 takes
+// kGoldenTolerance.
+struct WiderTolerance {
+    const char* model;
+    double golden; // against the goldens
+    double parity; // the Vulkan backend against the CPU backend (test_vulkan_models)
+};
+inline constexpr WiderTolerance kWiderTolerances[] = {
+    // golden 2.8e-5 intervention logits, Vulkan; parity 4.0e-5 scores
+    {"qwen2", 6e-5, 8e-5},
+    // golden 2.0e-5 logits, CPU; parity 2.4e-5 scores
+    {"llama", 4.5e-5, 5e-5},
+    // golden 1.1e-5 logits, Vulkan; parity 1.6e-5 scores
+    {"gpt_neox", 2.5e-5, 3.5e-5},
+    // golden at most 7e-6; parity 2.1e-5 scores
+    {"roberta", 0, 4.5e-5},
+    // zoo goldens on Vulkan: 7.7e-5 (the cap, a margin of 1.3 only), 4.1e-5, 3.4e-5; ut_act
+    // 2.1e-5 on the CPU, sinusoidal 1.1e-5 on Vulkan
+    {"brackets", 1e-4, 0},
+    {"reverse", 9e-5, 0},
+    {"copy", 7e-5, 0},
+    {"ut_act", 4.5e-5, 0},
+    {"sinusoidal", 2.5e-5, 0},
+};
+inline double widerTolerance(const QString& model, double WiderTolerance::*which) {
+    for (const WiderTolerance& w : kWiderTolerances)
+        if (model == QLatin1String(w.model) && w.*which > 0) return w.*which;
+    return kGoldenTolerance;
+}
+} // namespace detail
+
+// The tolerance of a comparison with a golden of `model` (its folder's name).
+inline double goldenTolerance(const QString& model) {
+    return detail::widerTolerance(model, &detail::WiderTolerance::golden);
+}
+
+// The tolerance of the Vulkan backend against the CPU backend on golden model `model`.
+inline double parityTolerance(const QString& model) {
+    return detail::widerTolerance(model, &detail::WiderTolerance::parity);
+}
 
 struct GoldenCase {
     QString model;  // folder name, e.g. "bert"
@@ -120,28 +170,6 @@ inline GoldenCase goldenCaseOf(const QString& model) {
     return golden;
 }
 
-// Largest |a - b| over the elements where `include(index)` holds; shapes must match.
-template <typename Include>
-double maxAbsDiff(const Tensor& a, const Tensor& b, Include include, QString* where = nullptr) {
-    if (a.shape() != b.shape()) {
-        if (where) *where = QString("shape %1 vs %2").arg(a.shapeString().c_str(), b.shapeString().c_str());
-        return INFINITY;
-    }
-    double worst = 0.0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        if (!include(i)) continue;
-        const double d = std::abs(double(a.data()[i]) - double(b.data()[i]));
-        if (!(d <= worst)) {
-            worst = d;
-            if (where) *where = QString("index %1: %2 vs %3").arg(i).arg(a.data()[i]).arg(b.data()[i]);
-        }
-    }
-    return worst;
-}
-
-inline double maxAbsDiff(const Tensor& a, const Tensor& b, QString* where = nullptr) {
-    return maxAbsDiff(a, b, [](std::size_t) { return true; }, where);
-}
 // The model input a golden file was computed on: its ids, token types and attention mask.
 inline ModelInput goldenInput(const io::SafetensorsFile& expected) {
     ModelInput input;

@@ -17,6 +17,7 @@
 #include "variant_golden.h"
 
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -124,7 +125,7 @@ inline void verifyZooForward(Backend& backend, const QString& caseName, const QS
     qInfo("%s: %s", qPrintable(caseName), qPrintable(describeDiffs(diffs)));
     QVERIFY2(missing.isEmpty(), qPrintable("not in the trace: " + missing.join(", ")));
     for (const TensorDiff& d : diffs)
-        QVERIFY2(d.maxAbs <= kGoldenTolerance,
+        QVERIFY2(d.maxAbs <= goldenTolerance(QFileInfo(folder).fileName()),
                  qPrintable(QString::fromStdString(d.name) + " max |diff| " +
                             QString::number(d.maxAbs) + " at " + d.where));
 }

@@ -77,7 +77,7 @@ inline void verifyZooModelInspect(const ZooModelCase& golden, const QString& bac
     for (const std::string name : {"attentions", "last_hidden_state"}) {
         const double diff =
             maxAbsDiff(dumped.loadF32(name), expected.loadF32(golden.prefix() + name));
-        QVERIFY2(diff <= kGoldenTolerance,
+        QVERIFY2(diff <= goldenTolerance(golden.model()),
                  qPrintable(golden.name() + ": inspect's " + QString::fromStdString(name) +
                             " max |diff| " + QString::number(diff)));
     }

@@ -40,14 +40,6 @@ std::vector<float> goldenBlock(const Tensor& attentions, int layer, int head, in
         }
     return block;
 }
-
-float largestDifference(const std::vector<float>& a, std::span<const float> b) {
-    if (a.size() != b.size()) return 1e9f;
-    float largest = 0.0f;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        largest = std::max(largest, std::abs(a[i] - b[i]));
-    return largest;
-}
 } // namespace
 
 class TestAtlasCli : public QObject {
@@ -95,7 +87,7 @@ private Q_SLOTS:
         QCOMPARE(ours.shape(), (std::vector<int64_t>{q1 - q0, k1 - k0}));
         const auto block =
             goldenBlock(attentions, 1, head == "mean" ? -1 : head.toInt(), q0, q1, k0, k1);
-        QVERIFY(largestDifference(block, ours.values()) <= test::kGoldenTolerance);
+        QVERIFY(test::maxAbsDiff(block, ours.values()) <= test::kGoldenTolerance);
     }
 
     void badRequestsGetOneLineAndNoFile_data() {

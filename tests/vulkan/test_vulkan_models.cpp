@@ -71,7 +71,7 @@ private Q_SLOTS:
         for (std::size_t n = 0; n < gpu.hiddenStates.size(); ++n) {
             QCOMPARE(cpu.hiddenStates[n].shape(), stateShape);
             QVERIFY2(test::maxAbsDiff(gpu.hiddenStates[n], cpu.hiddenStates[n], &where) <=
-                         test::kGoldenTolerance,
+                         test::parityTolerance(golden.model),
                      qPrintable(QString("hidden state %1: ").arg(n) + where));
         }
         for (std::size_t l = 0; l < gpu.layers.size(); ++l) {
@@ -81,10 +81,10 @@ private Q_SLOTS:
             QCOMPARE(cpu.layers[l].probabilities.shape(), mapShape);
             QVERIFY2(test::maxAbsDiff(
                          gs, cs, [&](std::size_t i) { return finiteScore(cs.data()[i]); },
-                         &where) <= test::kGoldenTolerance,
+                         &where) <= test::parityTolerance(golden.model),
                      qPrintable(QString("layer %1 scores: ").arg(l) + where));
             QVERIFY2(test::maxAbsDiff(gpu.layers[l].probabilities, cpu.layers[l].probabilities,
-                                      &where) <= test::kGoldenTolerance,
+                                      &where) <= test::parityTolerance(golden.model),
                      qPrintable(QString("layer %1 probabilities: ").arg(l) + where));
         }
     }

@@ -4,6 +4,7 @@
 // internals and the last hidden state, with no validation error.
 #include "backend/backend.h"
 #include "backend_fixture.h"
+#include "compare.h"
 #include "model/transformer.h"
 #include "variants/variant_spec.h"
 
@@ -16,14 +17,6 @@ namespace {
 
 // f32 sums in another order, plus exp/sin on the GPU: looser than the 1e-4 of the exact path.
 constexpr float kTolerance = 2e-3f;
-
-float maxAbsDiff(const Tensor& a, const Tensor& b) {
-    if (a.shape() != b.shape()) return std::numeric_limits<float>::infinity();
-    float worst = 0.0f;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        worst = std::max(worst, std::abs(a.data()[i] - b.data()[i]));
-    return worst;
-}
 
 ModelInput modelInput(int64_t tokens, bool padded) {
     ModelInput input;
@@ -96,18 +89,18 @@ private Q_SLOTS:
         QCOMPARE(gpu.layers.size(), cpu.layers.size());
         for (std::size_t l = 0; l < cpu.layers.size(); ++l) {
             const LayerTrace &g = gpu.layers[l], &c = cpu.layers[l];
-            QVERIFY2(maxAbsDiff(g.probabilities, c.probabilities) <= kTolerance,
+            QVERIFY2(test::maxAbsDiff(g.probabilities, c.probabilities) <= kTolerance,
                      qPrintable(QString("layer %1 probabilities").arg(l)));
             QCOMPARE(g.scores.empty(), c.scores.empty());
             QCOMPARE(g.internals.size(), c.internals.size());
             for (const auto& [name, tensor] : c.internals)
                 QVERIFY2(
                     g.internals.count(name) &&
-                        maxAbsDiff(g.internals.at(name), tensor) <= kTolerance,
+                        test::maxAbsDiff(g.internals.at(name), tensor) <= kTolerance,
                     qPrintable(
                         QString("layer %1 internal %2").arg(l).arg(QString::fromStdString(name))));
         }
-        QVERIFY2(maxAbsDiff(gpu.lastHiddenState, cpu.lastHiddenState) <= kTolerance,
+        QVERIFY2(test::maxAbsDiff(gpu.lastHiddenState, cpu.lastHiddenState) <= kTolerance,
                  "last hidden state");
     }
 
@@ -126,13 +119,15 @@ private Q_SLOTS:
             loadModel(folder, cpu_.backend())->forward(modelInput(36, false), capture, spec);
         QCOMPARE(gpu.layers.size(), cpu.layers.size());
         for (std::size_t l = 0; l < cpu.layers.size(); ++l) {
-            QVERIFY(maxAbsDiff(gpu.layers[l].probabilities, cpu.layers[l].probabilities) <= 1e-4f);
+            QVERIFY(test::maxAbsDiff(gpu.layers[l].probabilities, cpu.layers[l].probabilities) <=
+                    1e-4f);
             for (const auto& [name, tensor] : cpu.layers[l].internals)
-                QVERIFY2(maxAbsDiff(gpu.layers[l].internals.at(name), tensor) <= 1e-4f, name.c_str());
+                QVERIFY2(test::maxAbsDiff(gpu.layers[l].internals.at(name), tensor) <= 1e-4f,
+                         name.c_str());
         }
         QVERIFY(cpu.layers[0].internals.count("compressed_attention"));
-        QCOMPARE(maxAbsDiff(gpu.internals.at("segment"), cpu.internals.at("segment")), 0.0f);
-        QVERIFY(maxAbsDiff(gpu.lastHiddenState, cpu.lastHiddenState) <= 1e-4f);
+        QCOMPARE(test::maxAbsDiff(gpu.internals.at("segment"), cpu.internals.at("segment")), 0.0);
+        QVERIFY(test::maxAbsDiff(gpu.lastHiddenState, cpu.lastHiddenState) <= 1e-4f);
     }
 };
 
