@@ -3,7 +3,7 @@
 # can fail"). Each tools/mutations/NAME.patch is one deliberate bug: a NaN written into one
 # captured attention row, a wrong norm epsilon, a dropped layer. The script copies the working
 # tree (tracked and untracked files, not build/) to a scratch folder, and for each patch: applies
-# it, builds the release preset there (incrementally after the first), runs the engine suites
+# it, builds the release preset's engine suites there (incrementally after the first), runs them
 # (labels unit and vulkan: the goldens and the CPU-Vulkan parity on lavapipe), lists the tests that
 # failed, and takes the patch back out. The breakages never reach the product's tree.
 #
@@ -48,7 +48,8 @@ for patch in "${patches[@]}"; do
   # Taken back out whatever happens next, so the scratch copy is clean for the next patch.
   echo "$patch" > "$scratch/applied"
   trap 'patch -p1 -R --silent < "$patch" && rm -f "$scratch/applied"' EXIT
-  if ! cmake --build --preset release > "$scratch/$name.build.log" 2>&1; then
+  if ! cmake --build --preset release --target headlight suite_unit suite_backends suite_vulkan \
+       > "$scratch/$name.build.log" 2>&1; then
     echo "mutation $name: does not build (see $scratch/$name.build.log)" >&2
     exit 2
   fi
