@@ -1,6 +1,7 @@
 // Headlight: with a command word it is the CLI (no display needed); otherwise the window opens.
 #include "classroom.h"
 #include "cli.h"
+#include "cli_args.h"
 #include "default_model.h"
 #include "main_window.h"
 
@@ -86,7 +87,7 @@ int runGui(int argc, char** argv) {
     if (!file.isEmpty())
         classroom->openFile(file);
     else if (parser.isSet("model"))
-        window.openCheckpoint(parser.value("model"));
+        window.openCheckpoint(headlight::app::resolveModelArgument(parser.value("model")));
     else if (const auto zoo = headlight::app::defaultModel()) {
         if (!zoo->text.isEmpty()) window.workspace()->setText(zoo->text);
         window.openCheckpoint(zoo->folder);

@@ -75,8 +75,7 @@ QString CliArgs::required(const QString& flag) const {
     return value(flag);
 }
 
-QString CliArgs::model() const {
-    const QString value = required("--model");
+QString resolveModelArgument(const QString& value) {
     if (value.contains(QLatin1Char('/')) || QFileInfo::exists(value)) return value;
     const std::optional<QString> resources = resourcesFolder();
     const QString zoo = resources ? *resources + "/models/" + value : QString();

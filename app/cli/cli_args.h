@@ -25,6 +25,10 @@ public:
     using CliError::CliError;
 };
 
+// A --model value as given, or the zoo model of that name (resources/models/NAME) when it is a
+// bare name and no folder here, as a scene's "model" is read.
+QString resolveModelArgument(const QString& value);
+
 class CliArgs {
 public:
     // `args` follow the command word. `--help` or `-h` anywhere asks for help instead, even beside
@@ -36,9 +40,8 @@ public:
     QString value(const QString& flag) const; // last value given, or empty
     QStringList values(const QString& flag) const { return values_.value(flag); }
     QString required(const QString& flag) const; // throws CliUsageError when missing
-    // --model, required: the value as given, or the zoo model of that name
-    // (resources/models/NAME) when it is a bare name and no folder here, as a scene reads it.
-    QString model() const;
+    // --model, required, through resolveModelArgument.
+    QString model() const { return resolveModelArgument(required("--model")); }
     int integer(const QString& flag, int fallback, int minimum, int maximum) const;
     BackendKind backend() const; // --backend, validated
 
