@@ -164,11 +164,12 @@ std::unique_ptr<Backend> makeFiniteGuard(std::unique_ptr<Backend> inner) {
 }
 
 bool finiteGuardEnabled() {
+    const char* flag = std::getenv("HEADLIGHT_FINITE_GUARD");
+    if (flag && *flag) return std::strcmp(flag, "0") != 0;
 #ifndef NDEBUG
     return true;
 #else
-    const char* flag = std::getenv("HEADLIGHT_FINITE_GUARD");
-    return flag && std::strcmp(flag, "1") == 0;
+    return false;
 #endif
 }
 

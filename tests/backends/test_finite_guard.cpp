@@ -116,8 +116,8 @@ private Q_SLOTS:
     }
 
     // HEADLIGHT_FINITE_GUARD=1 puts the guard into makeCpuBackend and makeVulkanBackend in any
-    // build (a Debug build always has it).
-    void theEnvironmentSwitchesItOn() {
+    // build, and 0 leaves it out in any build (a Debug build has it when the variable is unset).
+    void theEnvironmentSwitchesItOnAndOff() {
         qputenv("HEADLIGHT_FINITE_GUARD", "1");
         const auto backend = fixture_.another();
         qunsetenv("HEADLIGHT_FINITE_GUARD");
@@ -128,6 +128,13 @@ private Q_SLOTS:
             guardMessage([&] { backend->map(x, MapOp::Sqrt, 1.0f, 0.0f, out); });
         QVERIFY2(message.contains("map(Sqrt)") && message.contains("index 0 of [2]"),
                  qPrintable(message));
+        qputenv("HEADLIGHT_FINITE_GUARD", "0");
+        const auto raw = fixture_.another();
+        qunsetenv("HEADLIGHT_FINITE_GUARD");
+        const DeviceTensor y = raw->upload(Tensor({2}, {-1.0f, 4.0f}));
+        DeviceTensor root = raw->allocate({2});
+        QCOMPARE(guardMessage([&] { raw->map(y, MapOp::Sqrt, 1.0f, 0.0f, root); }), QString());
+        QVERIFY(std::isnan(raw->download(root).data()[0]));
     }
 
 private:

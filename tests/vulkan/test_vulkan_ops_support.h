@@ -11,6 +11,7 @@
 // (VulkanBackendOptions:: guardRows), so an element written out of bounds fails too.
 
 #include "backend/backend.h"
+#include "backend/cpu/cpu_backend.h"
 #include "backend/vulkan/context.h"
 #include "backend/vulkan/vulkan_backend.h"
 #include "backend/vulkan/vulkan_storage.h"
@@ -82,7 +83,7 @@ class BackendPair {
 public:
     BackendPair(std::shared_ptr<vk::Context> context, vk::VulkanBackendOptions options)
         : gpu_(vk::makeVulkanBackend(std::move(context), options))
-        , cpu_(makeCpuBackend()) {}
+        , cpu_(std::make_unique<cpu::CpuBackend>()) {} // the raw ops: no debug guard
 
     Backend& gpu() { return *gpu_; }
     Backend& cpu() { return *cpu_; }
