@@ -37,6 +37,11 @@ fi
   tar --null --ignore-failed-read -T - -cf - 2> /dev/null) | tar -xf - -C "$scratch/src"
 cd "$scratch/src"
 [[ -f build/release/build.ninja ]] || cmake --preset release > /dev/null
+# The Hub tokenizers' reference that tools/setup.sh installs into build/ (test_hub_tokenizers):
+# the scratch copy reads the tree's own, or that test would fail for want of it, not of a catch.
+if [[ -d $root/build/tokenizers-reference ]]; then
+  ln -sfn "$root/build/tokenizers-reference" build/tokenizers-reference
+fi
 
 unnoticed=0
 for patch in "${patches[@]}"; do
