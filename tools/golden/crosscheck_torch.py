@@ -29,11 +29,7 @@ torch.set_default_dtype(torch.float64)
 
 
 def _load(folder):
-    W = {}
-    for f in sorted(os.listdir(folder)):
-        if f.endswith(".safetensors"):
-            W.update(S.load(os.path.join(folder, f))[0])
-    return {k: torch.from_numpy(v.astype(np.float64)) for k, v in W.items()}
+    return {k: torch.from_numpy(v) for k, v in S.load_folder_f64(folder).items()}
 
 
 def _mha(D, H, wq, bq, wk, bk, wv, bv, wo, bo):

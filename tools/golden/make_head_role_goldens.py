@@ -64,11 +64,7 @@ def make_probes():
 def load(model):
     folder = os.path.join(MODELS, model)
     cfg = json.load(open(os.path.join(folder, "config.json")))
-    W = {}
-    for f in sorted(os.listdir(folder)):
-        if f.endswith(".safetensors"):
-            W.update(S.load(os.path.join(folder, f))[0])
-    return cfg, {k: v.astype(np.float64) for k, v in W.items()}
+    return cfg, S.load_folder_f64(folder)
 
 
 def attentions(cfg, W, ids):

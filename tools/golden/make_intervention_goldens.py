@@ -51,11 +51,8 @@ OUT = os.path.join(REPO, "tests", "data", "interventions")
 
 def load_weights(folder):
     """The checkpoint's tensors, GPT2LMHeadModel's "transformer." prefix dropped."""
-    W = {}
-    for f in sorted(os.listdir(folder)):
-        if f.endswith(".safetensors"):
-            W.update(S.load(os.path.join(folder, f))[0])
-    return {k.removeprefix("transformer."): torch.from_numpy(v.astype(np.float64)) for k, v in W.items()}
+    weights = S.load_folder_f64(folder)
+    return {k.removeprefix("transformer."): torch.from_numpy(v) for k, v in weights.items()}
 
 
 def linear(weight, bias=None):

@@ -56,11 +56,7 @@ CASES = [
 def load(model):
     folder = os.path.join(MODELS, model)
     cfg = json.load(open(os.path.join(folder, "config.json")))
-    W = {}
-    for f in sorted(os.listdir(folder)):
-        if f.endswith(".safetensors"):
-            W.update(S.load(os.path.join(folder, f))[0])
-    return folder, cfg, {k: v.astype(np.float64) for k, v in W.items()}
+    return folder, cfg, S.load_folder_f64(folder)
 
 
 def golden_case(model, name):

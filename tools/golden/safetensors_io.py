@@ -11,6 +11,7 @@ F32, F16, BF16, I64.  BF16 is produced from float32 with round-to-nearest-even (
 torch's .to(torch.bfloat16) does) by `round_to_bf16`.
 """
 import json
+import os
 import struct
 
 import numpy as np
@@ -103,3 +104,13 @@ def load(path):
         out[name] = raw.reshape(info["shape"]).copy()
         dtypes[name] = info["dtype"]
     return out, dtypes, meta
+
+
+def load_folder_f64(folder):
+    """{name: float64 np.ndarray} of every *.safetensors file of a checkpoint folder (shards in
+    name order), for the references, which compute in float64."""
+    tensors = {}
+    for f in sorted(os.listdir(folder)):
+        if f.endswith(".safetensors"):
+            tensors.update(load(os.path.join(folder, f))[0])
+    return {k: v.astype(np.float64) for k, v in tensors.items()}

@@ -335,11 +335,7 @@ class Attention:
 
 def load(folder):
     cfg = json.load(open(os.path.join(folder, "config.json")))
-    W = {}
-    for f in sorted(os.listdir(folder)):
-        if f.endswith(".safetensors"):
-            W.update(S.load(os.path.join(folder, f))[0])
-    return cfg, {k: torch.from_numpy(v.astype(np.float64)) for k, v in W.items()}
+    return cfg, {k: torch.from_numpy(v) for k, v in S.load_folder_f64(folder).items()}
 
 
 def _heads(x, H):  # [T, H·d] -> [H, T, d]
