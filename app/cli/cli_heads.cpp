@@ -3,10 +3,9 @@
 // the best fixed offset, the first-token sink) over a probe set: repeated random tokens drawn
 // with a seed, or the ids of a --probe file. Its options: headsCommand() at the end.
 #include "analysis/head_roles.h"
-#include "backend/backend_factory.h"
-#include "backend/vulkan/vk_error.h"
 #include "cli.h"
 #include "cli_args.h"
+#include "cli_backend.h"
 #include "io/hub_cache.h"
 #include "model/transformer.h"
 
@@ -203,28 +202,15 @@ QJsonObject scoresJson(const std::vector<analysis::HeadRoleScores>& scores, int 
 
 int runHeads(const CliArgs& args) {
     const std::string folder = io::resolveModel(args.model().toStdString()).folder;
-    std::optional<BackendKind> forced;
-    if (args.has("--backend")) forced = args.backend();
-    const std::string selector = args.value("--vulkan-device").toStdString();
-    const BackendChoice choice = chooseBackend(forced, selector);
-    OpenedBackend opened = openBackend(choice, selector);
-    if (forced == BackendKind::Vulkan && choice.kind != BackendKind::Vulkan) opened.note = choice.reason;
+    OpenedBackend opened = openChosenBackend(args);
     std::unique_ptr<TransformerModel> model;
     ProbeSet probes;
     std::vector<analysis::HeadRoleScores> scores;
-    const auto loadAndScore = [&] {
+    runWithCpuFallback(opened, model, [&] {
         model = loadModel(folder, *opened.backend);
         probes = probeSet(args, model->spec());
         scores = scoreProbes(*model, probes);
-    };
-    try {
-        loadAndScore();
-    } catch (const vk::VulkanError& error) {
-        // Pipeline creation failed, the device was lost or ran out of memory: the CPU instead.
-        model.reset(); // its device tensors go before the Vulkan backend that owns their memory
-        opened = {makeCpuBackend(), std::string("Vulkan failed (") + error.what() + "); ran on the CPU backend"};
-        loadAndScore();
-    }
+    });
     if (!opened.note.empty()) std::fprintf(stderr, "headlight heads: %s\n", opened.note.c_str());
     const int heads = model->spec().heads;
     if (args.has("--json"))

@@ -11,10 +11,9 @@
 
 #include "ablation_effect.h"
 #include "analysis/divergence.h"
-#include "backend/backend_factory.h"
-#include "backend/vulkan/vk_error.h"
 #include "cli.h"
 #include "cli_args.h"
+#include "cli_backend.h"
 #include "corpus_analysis.h"
 #include "cli_interrupt.h"
 #include "io/hub_cache.h"
@@ -361,29 +360,16 @@ int runInspect(const CliArgs& args) {
     const variants::VariantSpec variant =
         args.has("--variant") ? variants::loadVariantSpec(args.value("--variant").toStdString()) : variants::VariantSpec{};
 
-    std::optional<BackendKind> forced;
-    if (args.has("--backend")) forced = args.backend();
-    const std::string selector = args.value("--vulkan-device").toStdString();
-    const BackendChoice choice = chooseBackend(forced, selector);
-    OpenedBackend opened = openBackend(choice, selector);
-    if (forced == BackendKind::Vulkan && choice.kind != BackendKind::Vulkan) opened.note = choice.reason;
+    OpenedBackend opened = openChosenBackend(args);
     std::unique_ptr<TransformerModel> model;
     Run run;
     variants::Intervention intervention;
-    const auto loadAndRun = [&] {
+    runWithCpuFallback(opened, model, [&] {
         model = load(*opened.backend);
         intervention =
             ablationsFor(args, *model, folder, variant, ablations, int64_t(input.model.ids.size()));
         run = runRepeated(*model, input.model, variant, repeat, folder, intervention, selection);
-    };
-    try {
-        loadAndRun();
-    } catch (const vk::VulkanError& error) {
-        // Pipeline creation failed, the device was lost or ran out of memory: the same pass on the CPU.
-        model.reset(); // its device tensors go before the Vulkan backend that owns their memory
-        opened = {makeCpuBackend(), std::string("Vulkan failed (") + error.what() + "); ran on the CPU backend"};
-        loadAndRun();
-    }
+    });
     if (!opened.note.empty()) std::fprintf(stderr, "headlight inspect: %s\n", opened.note.c_str());
     std::optional<AblationEffect> effect;
     std::unique_ptr<tokenize::Tokenizer> tokenizer;
