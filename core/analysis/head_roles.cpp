@@ -1,9 +1,11 @@
 #include "analysis/head_roles.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace headlight::analysis {
 
@@ -44,6 +46,33 @@ double patternScore(const float* map, const DetectionPattern& pattern, int64_t t
     return matched / total;
 }
 
+double patternScore(const float* map, const CustomPattern& pattern) {
+    double matched = 0.0, total = 0.0;
+    for (std::size_t k = 0; k < pattern.weights.size(); ++k) {
+        total += double(map[k]);
+        matched += double(map[k]) * double(pattern.weights[k]);
+    }
+    if (total == 0.0) return std::numeric_limits<double>::quiet_NaN();
+    return matched / total;
+}
+
+void checkCustomPattern(const CustomPattern& pattern) {
+    const int64_t t = pattern.tokens;
+    if (t < 2 || pattern.weights.size() != std::size_t(t * t))
+        throw std::invalid_argument("a pattern must be a square of at least 2 x 2 values");
+    for (int64_t i = 0; i < t; ++i)
+        for (int64_t j = 0; j < t; ++j) {
+            const float value = pattern.weights[std::size_t(i * t + j)];
+            const std::string cell = "row " + std::to_string(i) + ", column " + std::to_string(j);
+            if (!std::isfinite(value))
+                throw std::invalid_argument("the pattern's " + cell + " is not a finite number");
+            if (j > i && value != 0.0f)
+                throw std::invalid_argument("the pattern's " + cell +
+                                            " lies above the diagonal (a query's later key); "
+                                            "a pattern is lower triangular, as detect_head asks");
+        }
+}
+
 namespace {
 // SplitMix64 (Steele, Lea and Flood 2014): a fixed sequence for a seed on every platform.
 uint64_t nextRandom(uint64_t& state) {
@@ -81,13 +110,17 @@ std::vector<std::vector<int32_t>> repeatedRandomProbes(uint64_t seed, int count,
     return probes;
 }
 
-HeadRoleAccumulator::HeadRoleAccumulator(int layers, int heads)
-    : layers_(layers), heads_(heads) {
+HeadRoleAccumulator::HeadRoleAccumulator(int layers, int heads, CustomPattern custom)
+    : layers_(layers)
+    , heads_(heads)
+    , custom_(std::move(custom)) {
+    if (!custom_.weights.empty()) checkCustomPattern(custom_);
     const auto count = std::size_t(layers) * std::size_t(heads);
     previous_.assign(count, 0.0);
     duplicate_.assign(count, 0.0);
     induction_.assign(count, 0.0);
     sink_.assign(count, 0.0);
+    customScores_.assign(count, 0.0);
     offsets_.assign(count * kMaxPositionalOffset, 0.0);
 }
 
@@ -97,6 +130,11 @@ void HeadRoleAccumulator::add(const std::vector<int32_t>& ids, const Tensor& att
     if (attentions.shape() != std::vector<int64_t>{layers_, heads_, tokens, tokens})
         throw std::invalid_argument("head roles: the attention is not [" + std::to_string(layers_) +
                                     ", " + std::to_string(heads_) + ", T, T] for " +
+                                    std::to_string(tokens) + " tokens");
+    const bool custom = !custom_.weights.empty();
+    if (custom && tokens != custom_.tokens)
+        throw std::invalid_argument("the pattern is " + std::to_string(custom_.tokens) + " x " +
+                                    std::to_string(custom_.tokens) + " but the sequence has " +
                                     std::to_string(tokens) + " tokens");
     const DetectionPattern previous = previousTokenPattern(tokens);
     const DetectionPattern duplicate = duplicateTokenPattern(ids);
@@ -108,6 +146,7 @@ void HeadRoleAccumulator::add(const std::vector<int32_t>& ids, const Tensor& att
         previous_[head] += patternScore(map, previous, tokens);
         duplicate_[head] += patternScore(map, duplicate, tokens);
         induction_[head] += patternScore(map, induction, tokens);
+        if (custom) customScores_[head] += patternScore(map, custom_);
         double sink = 0.0;
         for (int64_t i = 0; i < tokens; ++i) {
             double row = 0.0;
@@ -140,6 +179,7 @@ std::vector<HeadRoleScores> HeadRoleAccumulator::scores() const {
         s.duplicateToken = duplicate_[head] / n;
         s.induction = induction_[head] / n;
         s.sink = sink_[head] / n;
+        if (!custom_.weights.empty()) s.custom = customScores_[head] / n;
         s.positionalOffset = 1;
         s.positional = offsets_[head * kMaxPositionalOffset] / n;
         for (int64_t k = 2; k <= offsets; ++k) {

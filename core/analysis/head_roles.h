@@ -9,6 +9,7 @@
 #include "tensor/tensor.h"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace headlight::analysis {
@@ -20,9 +21,11 @@ struct HeadRoleScores {
     double previousToken = 0.0;
     double duplicateToken = 0.0;
     double induction = 0.0;
-    double positional = 0.0;   // mean weight at query i on key i - positionalOffset
-    int positionalOffset = 0;  // the offset (1..8, below the shortest probe) where that is largest
-    double sink = 0.0;         // mean share of each query's weight on the first token
+    double positional = 0.0;  // mean weight at query i on key i - positionalOffset
+    int positionalOffset = 0; // the offset (1..8, below the shortest probe) where that is largest
+    double sink = 0.0;        // mean share of each query's weight on the first token
+    std::optional<double>
+        custom; // the user's pattern, scored as the three above; none if not given
 };
 
 // A 0/1 detection pattern [T, T], row-major (query, key).
@@ -41,6 +44,18 @@ DetectionPattern inductionPattern(const std::vector<int32_t>& ids);
 // whole [T, T] map (row-major), upper triangle included. NaN when the map sums to 0.
 double patternScore(const float* map, const DetectionPattern& pattern, int64_t tokens);
 
+// A pattern the user draws or loads [T, T], row-major, finite and lower triangular as detect_head
+// asserts; values other than 0 and 1 weigh their cells ("mul" allows them, with a warning).
+struct CustomPattern {
+    int64_t tokens = 0;
+    std::vector<float> weights;
+};
+// Σ map · pattern / Σ map, as patternScore.
+double patternScore(const float* map, const CustomPattern& pattern);
+// Throws std::invalid_argument naming the first cell that is not finite or lies above the
+// diagonal, or a size that is not tokens².
+void checkCustomPattern(const CustomPattern& pattern);
+
 // The generated probe set: `count` sequences, each `length` distinct ids drawn from [0, vocab)
 // without `excluded` (the pad id; -1: none) and then repeated once, so that every token of the
 // second half is a duplicate and its successor an induction target. The same arguments give the
@@ -52,9 +67,11 @@ std::vector<std::vector<int32_t>> repeatedRandomProbes(uint64_t seed, int count,
 // Scores every head over probe sequences added one at a time.
 class HeadRoleAccumulator {
 public:
-    HeadRoleAccumulator(int layers, int heads);
+    // With a custom pattern every sequence must have its T tokens.
+    HeadRoleAccumulator(int layers, int heads, CustomPattern custom = {});
     // One sequence: its ids [T] and its attention [L, H, T, T] (probabilities, rows summing to 1).
-    // Throws std::invalid_argument when the shapes disagree or T < 2.
+    // Throws std::invalid_argument when the shapes disagree, T < 2, or T is not the custom
+    // pattern's size.
     void add(const std::vector<int32_t>& ids, const Tensor& attentions);
     int sequences() const { return sequences_; }
     // Layer-major, means over the sequences added; throws std::logic_error before any.
@@ -65,7 +82,8 @@ private:
     int sequences_ = 0;
     int64_t shortest_ = 0;
     // Per head: sums over sequences of each sequence's score.
-    std::vector<double> previous_, duplicate_, induction_, sink_;
+    CustomPattern custom_;
+    std::vector<double> previous_, duplicate_, induction_, sink_, customScores_;
     std::vector<double> offsets_; // [head, kMaxPositionalOffset]
 };
 } // namespace headlight::analysis

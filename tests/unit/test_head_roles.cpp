@@ -20,8 +20,7 @@ bool roleScoreNear(double actual, double expected, double tolerance = 1e-12) {
 }
 
 // [1, 1, T, T] whose query i puts all its weight on key target(i).
-template <class Target>
-Tensor oneHotRoleMap(int64_t tokens, Target target) {
+template <class Target> Tensor oneHotRoleMap(int64_t tokens, Target target) {
     Tensor map({1, 1, tokens, tokens});
     for (int64_t i = 0; i < tokens; ++i)
         map.values()[std::size_t(i * tokens + target(i))] = 1.0f;
@@ -52,8 +51,8 @@ private Q_SLOTS:
             if (duplicate[std::size_t(k)]) dup.push_back(k);
             if (induction[std::size_t(k)]) ind.push_back(k);
         }
-        QCOMPARE(prev, (std::vector<int>{5, 11, 17, 23}));  // (1,0) (2,1) (3,2) (4,3)
-        QCOMPARE(dup, (std::vector<int>{10, 15, 17, 21}));   // (2,0) (3,0) (3,2) (4,1)
+        QCOMPARE(prev, (std::vector<int>{5, 11, 17, 23})); // (1,0) (2,1) (3,2) (4,3)
+        QCOMPARE(dup, (std::vector<int>{10, 15, 17, 21})); // (2,0) (3,0) (3,2) (4,1)
         // Shifted one key right: (2,1) (3,1) (3,3) (4,2); (3,3) is the diagonal, kept by the tril.
         QCOMPARE(ind, (std::vector<int>{11, 16, 18, 22}));
     }
@@ -83,7 +82,8 @@ private Q_SLOTS:
     }
 
     void repeatedSequencesScoreDuplicateAndInduction() {
-        // 4 tokens repeated: query i >= 4 attends to its earlier copy (i - 4), or to the token after it.
+        // 4 tokens repeated: query i >= 4 attends to its earlier copy (i - 4), or to the token
+        // after it.
         const std::vector<int32_t> ids{10, 11, 12, 13, 10, 11, 12, 13};
         const Tensor duplicateHead = oneHotRoleMap(8, [](int64_t i) { return i < 4 ? 0 : i - 4; });
         const Tensor inductionHead = oneHotRoleMap(8, [](int64_t i) { return i < 4 ? 0 : i - 3; });
@@ -123,7 +123,8 @@ private Q_SLOTS:
         HeadRoleAccumulator accumulator(2, 3);
         QVERIFY_THROWS_EXCEPTION(std::logic_error, accumulator.scores());
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, accumulator.add({1}, Tensor({2, 3, 1, 1})));
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, accumulator.add({1, 2}, Tensor({2, 2, 2, 2})));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 accumulator.add({1, 2}, Tensor({2, 2, 2, 2})));
     }
 
     void aZeroMapScoresNaNAndTheComparisonFailsIt() {
@@ -131,6 +132,61 @@ private Q_SLOTS:
         const double score = patternScore(zero.values().data(), previousTokenPattern(3), 3);
         QVERIFY(std::isnan(score));
         QVERIFY(!roleScoreNear(score, 0.0));
+    }
+
+    void aCustomPatternScoresAsTheDetectorsMulMeasure() {
+        // Query i splits its weight: 3/4 on key i-1, 1/4 on key 0 (query 0: all on itself).
+        const int64_t t = 4;
+        Tensor map({1, 1, t, t});
+        map.values()[0] = 1.0f;
+        for (int64_t i = 1; i < t; ++i) {
+            map.values()[std::size_t(i * t + i - 1)] += 0.75f;
+            map.values()[std::size_t(i * t)] += 0.25f;
+        }
+        // The previous-token pattern as a user's pattern, and one weighing key 0 by 2.
+        CustomPattern previous{t, std::vector<float>(std::size_t(t * t), 0.0f)};
+        for (int64_t i = 1; i < t; ++i)
+            previous.weights[std::size_t(i * t + i - 1)] = 1.0f;
+        HeadRoleAccumulator accumulator(1, 1, previous);
+        accumulator.add({1, 2, 3, 4}, map);
+        const HeadRoleScores scores = accumulator.scores().front();
+        QVERIFY(scores.custom.has_value());
+        QVERIFY(roleScoreNear(*scores.custom, scores.previousToken));
+        // Weight 2 on key 0 for every query: Σ A·P / Σ A = 2 · (key 0's column) / T.
+        CustomPattern sinkTwice{t, std::vector<float>(std::size_t(t * t), 0.0f)};
+        for (int64_t i = 0; i < t; ++i)
+            sinkTwice.weights[std::size_t(i * t)] = 2.0f;
+        // Key 0's column: query 0's 1, query 1's 0.75 + 0.25 (its previous token is key 0), 0.25,
+        // 0.25.
+        const double keyZero = 1.0 + 1.0 + 0.25 + 0.25;
+        QVERIFY(
+            roleScoreNear(patternScore(map.values().data(), sinkTwice), 2.0 * keyZero / 4.0, 1e-7));
+        QVERIFY(!scoreOneHead({1, 2, 3, 4}, map).custom.has_value());
+    }
+
+    void badCustomPatternsAreRefusedNamingTheCell() {
+        CustomPattern pattern{3, std::vector<float>(9, 0.0f)};
+        pattern.weights[1] = 1.0f; // row 0, column 1: above the diagonal
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, checkCustomPattern(pattern));
+        try {
+            checkCustomPattern(pattern);
+        } catch (const std::invalid_argument& error) {
+            QVERIFY2(QString(error.what()).contains("row 0, column 1 lies above the diagonal"),
+                     error.what());
+        }
+        pattern.weights[1] = 0.0f;
+        pattern.weights[7] = NAN; // row 2, column 1
+        try {
+            checkCustomPattern(pattern);
+            QFAIL("a NaN cell was accepted");
+        } catch (const std::invalid_argument& error) {
+            QVERIFY2(QString(error.what()).contains("row 2, column 1 is not a finite number"),
+                     error.what());
+        }
+        pattern.weights[7] = 0.0f;
+        HeadRoleAccumulator accumulator(1, 1, pattern);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 accumulator.add({1, 2, 3, 4}, Tensor({1, 1, 4, 4}, 0.25f)));
     }
 
     void generatedProbesAreRepeatedDistinctAndDeterministic() {
