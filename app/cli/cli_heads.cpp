@@ -167,13 +167,14 @@ ProbeSet probeSet(const CliArgs& args, const ModelSpec& spec) {
 // Every probe's attention, scored as it arrives.
 std::vector<analysis::HeadRoleScores> scoreProbes(const TransformerModel& model,
                                                   const ProbeSet& probes,
-                                                  const analysis::CustomPattern& pattern) {
+                                                  const analysis::CustomPattern& pattern,
+                                                  const variants::VariantSpec& variant) {
     const ModelSpec& spec = model.spec();
     analysis::HeadRoleAccumulator accumulator(spec.layers, spec.heads, pattern);
     CaptureRequest capture;
     capture.finalState = false;
     for (std::size_t p = 0; p < probes.ids.size(); ++p) {
-        const Trace trace = model.forward(ModelInput{probes.ids[p], {}, {}}, capture);
+        const Trace trace = model.forward(ModelInput{probes.ids[p], {}, {}}, capture, variant);
         const auto tokens = int64_t(probes.ids[p].size());
         const auto ran = int(trace.layers.size());
         if (ran > spec.layers)
@@ -224,6 +225,7 @@ QString score(double value) {
 struct HeadsReport {
     ProbeSet probes;
     QString patternFile; // empty without --pattern
+    QString variantFile; // empty without --variant
     std::vector<analysis::HeadRoleScores> roles;
     std::optional<CircuitScores> circuits;
 };
@@ -231,6 +233,7 @@ struct HeadsReport {
 void printTable(const HeadsReport& report, int heads) {
     QTextStream out(stdout);
     out << probeLine(report.probes) << "\n";
+    if (!report.variantFile.isEmpty()) out << "variant: " << report.variantFile << "\n";
     const bool custom = !report.patternFile.isEmpty();
     const bool copying = report.circuits && !report.circuits->copying.empty();
     out << "layer  head  prev-token  dup-token  induction  positional (offset)  sink"
@@ -279,6 +282,7 @@ QJsonObject scoresJson(const HeadsReport& report, int heads, const std::string& 
                      {"probe", probeJson(report.probes)},
                      {"heads", rows}};
     if (!report.patternFile.isEmpty()) json["pattern"] = report.patternFile;
+    if (!report.variantFile.isEmpty()) json["variant"] = report.variantFile;
     if (report.circuits) json["circuits"] = circuitsJson(*report.circuits);
     return json;
 }
@@ -291,16 +295,22 @@ int runHeads(const CliArgs& args) {
         report.patternFile = args.value("--pattern");
         pattern = readPatternFile(report.patternFile);
     }
+    if (args.has("--variant")) report.variantFile = args.value("--variant");
+    const variants::VariantSpec variant =
+        args.has("--variant") ? variants::loadVariantSpec(args.value("--variant").toStdString())
+                              : variants::VariantSpec{};
+    // Why the probes before the weights: a bad probe set is refused before minutes of circuits,
+    // and the circuits before the model: their widened weights are freed before it loads.
+    report.probes = probeSet(args, loadModelConfig(folder));
+    if (!pattern.weights.empty()) checkProbesFitPattern(report.probes, pattern);
+    if (args.has("--circuits")) report.circuits = scoreCircuits(folder);
     OpenedBackend opened = openChosenBackend(args);
     std::unique_ptr<TransformerModel> model;
     runWithCpuFallback(opened, model, [&] {
         model = loadModel(folder, *opened.backend);
-        report.probes = probeSet(args, model->spec());
-        if (!pattern.weights.empty()) checkProbesFitPattern(report.probes, pattern);
-        report.roles = scoreProbes(*model, report.probes, pattern);
+        report.roles = scoreProbes(*model, report.probes, pattern, variant);
     });
     if (!opened.note.empty()) std::fprintf(stderr, "headlight heads: %s\n", opened.note.c_str());
-    if (args.has("--circuits")) report.circuits = scoreCircuits(folder);
     const int heads = model->spec().heads;
     if (args.has("--json"))
         QTextStream(stdout) << QJsonDocument(scoresJson(report, heads, folder, *model))
@@ -316,9 +326,10 @@ CliCommand headsCommand() {
         QStringLiteral("heads"),
         QStringLiteral("score every head's role: previous-token, duplicate, induction, "
                        "positional, sink"),
-        {QStringLiteral("--model DIR [--probe FILE | [--seed N] [--probes N] [--length N]] "
-                        "[--pattern FILE] [--circuits] [--backend cpu|vulkan] "
-                        "[--vulkan-device SEL] [--json]")},
+        {QStringLiteral(
+            "--model DIR [--probe FILE | [--seed N] [--probes N] [--length N]] "
+            "[--pattern FILE] [--circuits] [--variant SPEC.json] [--backend cpu|vulkan] "
+            "[--vulkan-device SEL] [--json]")},
         {},
         {{"--model", "DIR",
           "the checkpoint folder, a zoo model's name, or a Hugging Face cache folder or cached "
@@ -342,6 +353,9 @@ CliCommand headsCommand() {
           "also score from the weights: each head's copying score and the Q-, K- and "
           "V-composition between heads of different layers (Elhage et al. 2021); costs about "
           "layers² · hidden³ multiply-adds"},
+         {"--variant", "SPEC.json",
+          "run the probes with these X-former options (docs/variants.md): which variants keep "
+          "an induction head?"},
          backendOption(),
          vulkanDeviceOption(),
          {"--json", {}, "print the probe set and every head's scores as JSON on stdout"}},

@@ -1,6 +1,7 @@
 #include "figure_builders.h"
 
 #include "counted.h"
+#include "head_roles_figure.h"
 #include "internals_figures.h"
 #include "knn_figure.h"
 #include "output_figures.h"
@@ -285,6 +286,8 @@ QString viewName(ViewKind kind) {
         return QStringLiteral("Query-key embedding");
     case ViewKind::QkGrid:
         return QStringLiteral("Query-key heads");
+    case ViewKind::HeadRoles:
+        return QStringLiteral("Head roles");
     }
     return {};
 }
@@ -329,6 +332,8 @@ QString viewId(ViewKind kind) {
         return QStringLiteral("qk-embedding");
     case ViewKind::QkGrid:
         return QStringLiteral("qk-embedding-grid");
+    case ViewKind::HeadRoles:
+        return QStringLiteral("head-roles");
     }
     return {};
 }
@@ -377,6 +382,9 @@ QString viewSummary(ViewKind kind) {
             "one head's queries and keys in one plane by PCA (AttentionViz; --layer, --head)");
     case ViewKind::QkGrid:
         return QStringLiteral("every head's query-key embedding, layers × heads");
+    case ViewKind::HeadRoles:
+        return QStringLiteral("every head scored on the text: previous-token, duplicate, "
+                              "induction (TransformerLens's detect_head), offset, sink");
     }
     return {};
 }
@@ -476,6 +484,8 @@ render::PanelsFigure buildPanels(ViewKind kind, const ForwardResult* result,
         return queryKeyFigure(*result, state);
     case ViewKind::QkGrid:
         return queryKeyGridFigure(*result, state);
+    case ViewKind::HeadRoles:
+        return headRolesFigure(*result, state);
     default:
         break;
     }

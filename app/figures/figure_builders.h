@@ -31,11 +31,12 @@ enum class ViewKind {
     KnnNeighbours,  // kNN-LM: each position's neighbours in the datastore, p_LM, p_kNN, p_mix
     QkEmbedding,    // one head's queries and keys by PCA (AttentionViz), its layer's heads
     QkGrid,         // every layer × head's query-key embedding
+    HeadRoles,      // every head scored for previous-token, duplicate, induction, offset, sink
 };
 // The first kViewCount views are one render::Figure each (what `headlight export` writes); the
 // panel views after them combine several figures (render::PanelsFigure).
 constexpr int kViewCount = 8;
-constexpr int kAllViewCount = 19;
+constexpr int kAllViewCount = 20;
 bool isPanelView(ViewKind kind);
 // Whether the view draws the query-key embedding (ForwardResult::queryKey, a second pass).
 bool showsQueryKey(ViewKind kind);

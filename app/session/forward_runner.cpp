@@ -186,6 +186,7 @@ std::shared_ptr<ForwardResult> runPass(const std::shared_ptr<const LoadedModel>&
                     ->forwardCached(*model->passCache, prepared.input, {}, {}, {}, request.control)
                     .stackedProbabilities();
         result->tokens = prepared.labels;
+        result->ids = prepared.input.ids;
     } catch (const PassCancelled& cancelled) {
         *result = ForwardResult{};
         result->serial = request.serial;
@@ -308,9 +309,8 @@ void ForwardRunner::launch() {
     // Why not start now when busy: collect() launches the newest request when the pass ends.
     if (!model_ || paused_ || busy() || launched_ == requested_) return;
     launched_ = requested_;
-    Request request{text_,     variant_,   vanillaWanted_, outputWanted_,
-                    launched_, knockouts_, this,           {},
-                    knnCache_, queryKeyWanted_};
+    Request request{text_, variant_, vanillaWanted_, outputWanted_,  launched_, knockouts_,
+                    this,  {},       knnCache_,      queryKeyWanted_};
     // Why between layers: a newer request (or cancel) stops this pass instead of queueing behind
     // it.
     request.control.cancelled = [newest = newest_, serial = launched_] {

@@ -40,14 +40,15 @@ struct HeadKnockouts {
 struct ForwardResult {
     quint64 serial = 0; // which request produced it
     QString text;
-    QStringList tokens;        // [T] display labels
-    Tensor attention;          // [L, H, T, T]; empty when the text has no tokens or is streamed
+    QStringList tokens;       // [T] display labels
+    std::vector<int32_t> ids; // [T] the token ids the pass ran
+    Tensor attention;         // [L, H, T, T]; empty when the text has no tokens or is streamed
     // A long pass's queries and keys in place of `attention` (streamsAttention); else null
     std::shared_ptr<const StreamedAttention> streamed;
-    analysis::TokenMask valid; // [T]
-    AttentionStats stats;      // a dense pass's are computed when a view first asks
-    variants::VariantSpec variant;                             // what the pass ran with
-    std::map<std::string, Tensor> internals;                   // pass-wide variant internals
+    analysis::TokenMask valid;               // [T]
+    AttentionStats stats;                    // a dense pass's are computed when a view first asks
+    variants::VariantSpec variant;           // what the pass ran with
+    std::map<std::string, Tensor> internals; // pass-wide variant internals
     std::vector<std::map<std::string, Tensor>> layerInternals; // [L] per-layer internals
     Tensor vanillaAttention; // [L, H, T, T] of the vanilla pass; empty unless asked for
     // The logit lens and the variant's effect on the output; null unless asked for (withOutput)
@@ -63,7 +64,7 @@ struct ForwardResult {
     std::shared_ptr<const KnnStore> knnStore; // the datastore of a kNN-LM pass, else null
     double forwardMs = 0.0;
     QString memoryPlan; // describePlan of a long pass (≥ kLongPassTokens tokens), else empty
-    QString error; // one line; the other fields are empty when set
+    QString error;      // one line; the other fields are empty when set
     bool refusedForMemory = false; // the error is the plan of a pass that would not fit
     bool cancelled = false;        // the pass was stopped (PassControl); error says so
 

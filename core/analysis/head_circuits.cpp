@@ -86,21 +86,22 @@ public:
         Eigen::MatrixXd product = Eigen::MatrixXd::Zero(hidden, hidden);
         Eigen::VectorXd unembedSum = Eigen::VectorXd::Zero(hidden);
         Eigen::VectorXd embedSum = Eigen::VectorXd::Zero(hidden);
-        Eigen::VectorXd gain = Eigen::VectorXd::Ones(hidden);
-        if (processing_.foldNorms) gain = readingGain(weights_.finalNorm, hidden).cast<double>();
+        Eigen::VectorXf gain = Eigen::VectorXf::Ones(hidden);
+        if (processing_.foldNorms) gain = readingGain(weights_.finalNorm, hidden);
         constexpr int64_t kBlock = 1024;
         for (int64_t first = 0; first < vocab; first += kBlock) {
             const int64_t count = std::min(kBlock, vocab - first);
-            Eigen::MatrixXd embed = tokenRows(true, first, count);
+            // Each block's product in f32 (the GEMM that dominates), summed in f64.
+            Eigen::MatrixXf embed = tokenRows(true, first, count);
             if (processing_.center) embed.colwise() -= embed.rowwise().mean();
-            Eigen::MatrixXd unembed = head.kind == HostLmHead::Kind::Tied
+            Eigen::MatrixXf unembed = head.kind == HostLmHead::Kind::Tied
                                           ? tokenRows(true, first, count)
                                           : tokenRows(false, first, count);
             unembed = unembed * gain.asDiagonal();
             if (processing_.center) unembed.colwise() -= unembed.rowwise().mean();
-            product.noalias() += unembed.transpose() * embed;
-            unembedSum += unembed.colwise().sum().transpose();
-            embedSum += embed.colwise().sum().transpose();
+            product += (unembed.transpose() * embed).cast<double>();
+            unembedSum += unembed.cast<double>().colwise().sum().transpose();
+            embedSum += embed.cast<double>().colwise().sum().transpose();
         }
         // center_unembed: W_U minus its mean over the vocabulary, so Σ_v (u_v − ū) e_vᵀ.
         product -= unembedSum * embedSum.transpose() / double(vocab);
@@ -109,7 +110,7 @@ public:
 
 private:
     // Rows [first, first + count) of the token embedding or the untied LM head, [count, D].
-    Eigen::MatrixXd tokenRows(bool embedding, int64_t first, int64_t count) const {
+    Eigen::MatrixXf tokenRows(bool embedding, int64_t first, int64_t count) const {
         const Tensor& dense = embedding ? weights_.tokenEmbedding : weights_.lmHead.weight;
         const io::StoredMatrix& stored =
             embedding ? weights_.tokenEmbeddingStored : weights_.lmHead.stored;
@@ -119,7 +120,7 @@ private:
             rows = Eigen::Map<const RowMajor>(dense.data() + first * hidden, count, hidden);
         else
             io::widenRows(stored, first, count, rows.data());
-        return rows.cast<double>();
+        return rows;
     }
 
     const HostWeights& weights_;
@@ -127,8 +128,7 @@ private:
     Processing processing_;
 };
 
-// ||A B||_F for a factored d × d matrix is ||R_A R_Bᵀ||_F with A = Q_A R_A and Bᵀ = Q_B R_B;
-// the triangular factors make the L·H × L·H products cheap.
+// R of a thin QR: tall = Q·R with Q's columns orthonormal, so ||Q·M||_F = ||M||_F.
 Eigen::MatrixXd triangularFactor(const Eigen::MatrixXd& tall) {
     Eigen::HouseholderQR<Eigen::MatrixXd> qr(tall);
     const auto columns = tall.cols();
@@ -167,6 +167,44 @@ Factored factorsOf(const HeadCircuits& c, int layer, bool ov, bool transposeQk) 
     }
     return factored;
 }
+
+// A factored d × d matrix A·B (A [D, dh], B [dh, D]) with A = Q_A R_A and Bᵀ = Q_B R_B has
+// ||A·B||_F = ||R_A·B||_F = ||A·R_Bᵀ||_F, and for two of them ||A1 B1 A2 B2||_F =
+// ||(R_A1 B1)(A2 R_B2ᵀ)||_F: each head reduces to X = R_A·B [dh, D] on the left of a product
+// and Y = A·R_Bᵀ [D, dh] on the right, and a layer pair's head pairs are one GEMM.
+struct ReducedSide {
+    Eigen::MatrixXf
+        stacked; // left: the heads' X stacked [H·dh, D]; right: Y side by side [D, H·dh]
+    std::vector<double> norms; // per head ||A·B||_F
+};
+
+// Each head's W_OV = W_V W_O as the left factor of a composition.
+ReducedSide reducedLeft(const HeadCircuits& c, int layer) {
+    const Factored ov = factorsOf(c, layer, true, false);
+    ReducedSide side{Eigen::MatrixXf(Eigen::Index(c.heads) * c.headDim, c.hidden), {}};
+    for (int h = 0; h < c.heads; ++h) {
+        const Eigen::MatrixXd x =
+            triangularFactor(ov.left[std::size_t(h)]) * ov.right[std::size_t(h)].transpose();
+        side.stacked.middleRows(Eigen::Index(h) * c.headDim, c.headDim) = x.cast<float>();
+        side.norms.push_back(x.norm());
+    }
+    return side;
+}
+
+// Each head's W_QK (Q), W_QKᵀ (K) or W_OV (V) as the right factor of a composition.
+ReducedSide reducedRight(const HeadCircuits& c, int layer, CompositionKind kind) {
+    const Factored factored = kind == CompositionKind::Value
+                                  ? factorsOf(c, layer, true, false)
+                                  : factorsOf(c, layer, false, kind == CompositionKind::Key);
+    ReducedSide side{Eigen::MatrixXf(c.hidden, Eigen::Index(c.heads) * c.headDim), {}};
+    for (int h = 0; h < c.heads; ++h) {
+        const Eigen::MatrixXd y = factored.left[std::size_t(h)] *
+                                  triangularFactor(factored.right[std::size_t(h)]).transpose();
+        side.stacked.middleCols(Eigen::Index(h) * c.headDim, c.headDim) = y.cast<float>();
+        side.norms.push_back(y.norm());
+    }
+    return side;
+}
 } // namespace
 
 HeadCircuits readHeadCircuits(const HostWeights& weights, const ModelSpec& spec) {
@@ -203,52 +241,49 @@ std::vector<double> compositionScores(const HeadCircuits& c, CompositionKind kin
                                       const std::function<void(int, int)>& progress) {
     const auto total = std::size_t(c.layers) * std::size_t(c.heads);
     std::vector<double> scores(total * total, 0.0);
+    std::vector<ReducedSide> left, right;
+    for (int l = 0; l < c.layers; ++l) {
+        left.push_back(reducedLeft(c, l));
+        right.push_back(reducedRight(c, l, kind));
+    }
     const int pairs = c.layers * (c.layers - 1) / 2;
     int done = 0;
-    for (int l1 = 0; l1 < c.layers; ++l1) {
-        const Factored ov = factorsOf(c, l1, true, false);
-        const Eigen::MatrixXd outputs = c.output[std::size_t(l1)].cast<double>(); // [H·dh, D]
-        std::vector<Eigen::MatrixXd> leftCore;
-        std::vector<double> leftNorm;
-        for (int h = 0; h < c.heads; ++h) {
-            leftCore.push_back(triangularFactor(ov.left[std::size_t(h)]));
-            leftNorm.push_back(
-                (leftCore.back() * triangularFactor(ov.right[std::size_t(h)]).transpose()).norm());
-        }
+    for (int l1 = 0; l1 < c.layers; ++l1)
         for (int l2 = l1 + 1; l2 < c.layers; ++l2) {
-            const Factored other = kind == CompositionKind::Value
-                                       ? factorsOf(c, l2, true, false)
-                                       : factorsOf(c, l2, false, kind == CompositionKind::Key);
-            for (int h2 = 0; h2 < c.heads; ++h2) {
-                const Eigen::MatrixXd& a2 = other.left[std::size_t(h2)];
-                const Eigen::MatrixXd r2 = triangularFactor(other.right[std::size_t(h2)]);
-                const double rightNorm = (triangularFactor(a2) * r2.transpose()).norm();
-                // Every left head's W_O^a · A2 · R2ᵀ at once: [H·dh, dh].
-                const Eigen::MatrixXd inner = outputs * (a2 * r2.transpose());
-                for (int h1 = 0; h1 < c.heads; ++h1) {
+            // Every head pair's X_a · Y_b at once: [H·dh, H·dh], one dh × dh block per pair.
+            const Eigen::MatrixXf products =
+                left[std::size_t(l1)].stacked * right[std::size_t(l2)].stacked;
+            for (int h1 = 0; h1 < c.heads; ++h1)
+                for (int h2 = 0; h2 < c.heads; ++h2) {
                     const double product =
-                        (leftCore[std::size_t(h1)] *
-                         inner.middleRows(Eigen::Index(h1) * c.headDim, c.headDim))
+                        products
+                            .block(Eigen::Index(h1) * c.headDim, Eigen::Index(h2) * c.headDim,
+                                   c.headDim, c.headDim)
+                            .cast<double>()
                             .norm();
                     scores[(std::size_t(l1) * c.heads + h1) * total + std::size_t(l2) * c.heads +
-                           h2] = product / (leftNorm[std::size_t(h1)] * rightNorm);
+                           h2] = product / (left[std::size_t(l1)].norms[std::size_t(h1)] *
+                                            right[std::size_t(l2)].norms[std::size_t(h2)]);
                 }
-            }
             if (progress) progress(++done, pairs);
         }
-    }
     return scores;
 }
 
 std::vector<double> copyingScores(const HeadCircuits& c) {
     if (c.unembedTimesEmbed.size() == 0) return {};
     std::vector<double> scores;
+    const Eigen::MatrixXf unembedTimesEmbed = c.unembedTimesEmbed.cast<float>();
     for (int l = 0; l < c.layers; ++l) {
-        const Factored ov = factorsOf(c, l, true, false);
+        // Every head's W_O (W_U W_E) at once: [H·dh, D].
+        const Eigen::MatrixXf outputThroughVocabulary =
+            c.output[std::size_t(l)] * unembedTimesEmbed;
         for (int h = 0; h < c.heads; ++h) {
             // eig(W_E W_V W_O W_U) without its zeros = eig(W_O (W_U W_E) W_V), dh × dh.
-            const Eigen::MatrixXd circuit = ov.right[std::size_t(h)].transpose() *
-                                            c.unembedTimesEmbed * ov.left[std::size_t(h)];
+            const Eigen::MatrixXd circuit =
+                outputThroughVocabulary.middleRows(Eigen::Index(h) * c.headDim, c.headDim)
+                    .cast<double>() *
+                headColumns(c.value[std::size_t(l)], kvHeadOf(c, h), c.headDim);
             const Eigen::EigenSolver<Eigen::MatrixXd> solver(circuit, false);
             double sum = 0.0, magnitude = 0.0;
             for (const std::complex<double>& lambda : solver.eigenvalues()) {

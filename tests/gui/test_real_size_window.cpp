@@ -200,6 +200,7 @@ private Q_SLOTS:
             {V::LogitLens, none, true},
             {V::QkEmbedding, none, true},
             {V::QkGrid, none, true},
+            {V::HeadRoles, none, true},
             {V::MoeRouting, none, false},
             {V::ActPonder, none, false},
             {V::Sparsity, lsh, true},

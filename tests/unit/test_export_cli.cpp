@@ -48,12 +48,14 @@ private Q_SLOTS:
         const test::CliResult listed = runHeadlight({"export", "--list-views"});
         QCOMPARE(listed.exitCode, 0);
         const QStringList lines = listed.out.split('\n', Qt::SkipEmptyParts);
-        QCOMPARE(lines.size(), 20);
+        QCOMPARE(lines.size(), 21);
         for (const char* name :
-             {"heatmap", "model-grid", "token-lines", "entropy-violins", "jsd-violins",
-              "head-jsd-matrix", "rollout", "difference", "sparsity", "positions", "early-exit",
-              "lsh-buckets", "moe-routing", "act-ponder", "logit-lens", "variant-effect",
-              "knn-neighbours", "qk-embedding", "qk-embedding-grid", "atlas"})
+             {"heatmap",        "model-grid",      "token-lines",       "entropy-violins",
+              "jsd-violins",    "head-jsd-matrix", "rollout",           "difference",
+              "sparsity",       "positions",       "early-exit",        "lsh-buckets",
+              "moe-routing",    "act-ponder",      "logit-lens",        "variant-effect",
+              "knn-neighbours", "qk-embedding",    "qk-embedding-grid", "head-roles",
+              "atlas"})
             QVERIFY2(viewNames().contains(name), name);
         for (const QString& line : lines)
             QVERIFY2(line.section(' ', 1).trimmed().size() > 10, qPrintable(line));
@@ -238,7 +240,8 @@ private Q_SLOTS:
             {exportArgs("heatmap", out) << "--size"
                                         << "big",
              "--size must be"},
-            {exportArgs("heatmap", out) << "--texts" << texts, "exactly one of --text, --text-file and --texts"},
+            {exportArgs("heatmap", out) << "--texts" << texts,
+             "exactly one of --text, --text-file and --texts"},
             {{"export", "--model", bert(), "--texts", texts, "--view", "heatmap", "--out", out},
              "--texts pools a corpus"},
             {{"export", "--model", bert(), "--text", "x", "--out", out}, "--view is required"},

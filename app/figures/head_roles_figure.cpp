@@ -1,0 +1,115 @@
+#include "head_roles_figure.h"
+
+#include "analysis/head_roles.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
+namespace headlight::app {
+namespace {
+
+struct Role {
+    QString name;
+    std::function<double(const analysis::HeadRoleScores&)> score;
+};
+
+const std::vector<Role>& roles() {
+    static const std::vector<Role> all{
+        {QStringLiteral("Previous token"), [](const auto& s) { return s.previousToken; }},
+        {QStringLiteral("Duplicate token"), [](const auto& s) { return s.duplicateToken; }},
+        {QStringLiteral("Induction"), [](const auto& s) { return s.induction; }},
+        {QStringLiteral("Positional (text: the offset)"),
+         [](const auto& s) { return s.positional; }},
+        {QStringLiteral("Sink (first token)"), [](const auto& s) { return s.sink; }},
+    };
+    return all;
+}
+
+// How many tokens repeat an earlier one: duplicate and induction heads need some.
+int repeatedTokens(const std::vector<int32_t>& ids) {
+    std::set<int32_t> seen;
+    int repeats = 0;
+    for (int32_t id : ids)
+        repeats += !seen.insert(id).second;
+    return repeats;
+}
+
+render::Panel roleGrid(const Role& role, const std::vector<analysis::HeadRoleScores>& scores,
+                       int layers, int heads, const ViewState& s, bool offsets) {
+    render::HeatmapFigure f;
+    f.title = role.name;
+    f.rows = layers;
+    f.cols = heads;
+    for (const analysis::HeadRoleScores& head : scores) {
+        const double value = role.score(head);
+        f.values.push_back(float(value));
+        f.cellText << (offsets ? QStringLiteral("−%1").arg(head.positionalOffset)
+                               : QString::number(value, 'f', 2));
+    }
+    for (int l = 0; l < layers; ++l)
+        f.rowLabels << QStringLiteral("Layer %1").arg(l);
+    for (int h = 0; h < heads; ++h)
+        f.colLabels << QString::number(h);
+    f.rowAxis = QStringLiteral("Layer");
+    f.colAxis = QStringLiteral("Head");
+    f.colorBar = {s.colormap, 0.0f, 1.0f, QStringLiteral("Score")};
+    f.emphasisedRow = s.layer;
+    return f;
+}
+
+// "induction L1H3 0.62" for the role's strongest head.
+QString strongest(const Role& role, const std::vector<analysis::HeadRoleScores>& scores,
+                  int heads) {
+    const auto best = std::max_element(scores.begin(), scores.end(), [&](auto& a, auto& b) {
+        return role.score(a) < role.score(b);
+    });
+    const int index = int(best - scores.begin());
+    return QStringLiteral("%1 L%2H%3 %4")
+        .arg(role.name.section(' ', 0, 0).toLower())
+        .arg(index / heads)
+        .arg(index % heads)
+        .arg(role.score(*best), 0, 'f', 2);
+}
+
+render::PanelsFigure note(const QString& title, const QString& message) {
+    return {title, {}, 1, {render::NotePanel{message}}};
+}
+} // namespace
+
+render::PanelsFigure headRolesFigure(const ForwardResult& r, const ViewState& s) {
+    const QString title = QStringLiteral("Head roles · %1").arg(r.model ? r.model->name() : "");
+    if (r.attention.empty())
+        return note(title, QStringLiteral("Head roles need every head's whole map, which a text "
+                                          "this long does not keep: shorten the text."));
+    const auto tokens = int64_t(r.ids.size());
+    if (tokens < 2)
+        return note(title, QStringLiteral("Head roles need a text of two tokens or more."));
+    if (r.attention.rank() != 4 || r.attention.dim(2) != tokens || r.attention.dim(3) != tokens)
+        return note(title, QStringLiteral("This variant's attention is not token by token (it "
+                                          "pools or compresses the sequence): its heads have "
+                                          "no role scores."));
+    const int layers = int(r.attention.dim(0)), heads = int(r.attention.dim(1));
+    analysis::HeadRoleAccumulator accumulator(layers, heads);
+    accumulator.add(r.ids, r.attention);
+    const std::vector<analysis::HeadRoleScores> scores = accumulator.scores();
+
+    render::PanelsFigure f;
+    f.title = title;
+    const int repeats = repeatedTokens(r.ids);
+    QStringList best;
+    for (const Role& role : roles())
+        best << strongest(role, scores, heads);
+    f.caption = QStringLiteral("Scored on this text (%1 tokens, %2 repeated)%3 · strongest: %4")
+                    .arg(tokens)
+                    .arg(repeats)
+                    .arg(repeats == 0 ? QStringLiteral(": duplicate and induction need repeated "
+                                                       "tokens, so type a passage twice")
+                                      : QString())
+                    .arg(best.join(QStringLiteral(", ")));
+    f.columns = 3;
+    for (std::size_t i = 0; i < roles().size(); ++i)
+        f.panels.push_back(roleGrid(roles()[i], scores, layers, heads, s, i == 3));
+    return f;
+}
+} // namespace headlight::app
