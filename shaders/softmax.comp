@@ -3,6 +3,9 @@
 //   s[r, n] = lowest f32 where mask[(maskStart + r) % maskPeriod, n] == 0 (when hasMask),
 //   s[r, n] = x[r, n] otherwise
 // (Hugging Face semantics: a row whose scores are all masked is uniform, never NaN).
+// With hasSink (Backend::sinkSoftmax) one more logit `sink` joins each row's max and normaliser
+// and is then dropped: out = e^(s - M) / (e^(sink - M) + sum e^(s - M)), M = max(max s, sink), so
+// a fully masked row becomes 0.
 // Shapes: one stretch of rows, x and out [rows, N] from elements xBase / outBase; mask [Rm, N]
 // from element maskBase. One workgroup per row (workgroup y = r): max, sum of exponentials, then
 // the normalized values; out may be x itself (each invocation writes only what it has read).
@@ -18,6 +21,8 @@ layout(std430, binding = 2) writeonly buffer Out { float outValues[]; };
 layout(push_constant) uniform Push {
     uint N, xBase, outBase;
     uint hasMask, maskBase, maskStart, maskPeriod;
+    uint hasSink;
+    float sink;
 } p;
 
 const float kLowest = -3.402823466e38;
@@ -35,10 +40,11 @@ void main() {
     maskRow = p.maskBase + (p.maskStart + row) % max(p.maskPeriod, 1u) * p.N;
     float partial = kLowest;
     for (uint n = lid; n < p.N; n += WG) partial = max(partial, score(n));
-    const float rowMax = workgroupMax(partial);
+    const float scoreMax = workgroupMax(partial);
+    const float rowMax = p.hasSink != 0 ? max(scoreMax, p.sink) : scoreMax;
     float sum = 0.0;
     for (uint n = lid; n < p.N; n += WG) sum += exp(score(n) - rowMax);
-    const float total = workgroupSum(sum);
+    const float total = workgroupSum(sum) + (p.hasSink != 0 ? exp(p.sink - rowMax) : 0.0);
     for (uint n = lid; n < p.N; n += WG)
         outValues[p.outBase + row * p.N + n] = exp(score(n) - rowMax) / total;
 }

@@ -63,6 +63,8 @@ const std::vector<OptionGroup>& optionGroups() {
         group("Early exit", Combo, "early_exit", "criterion",
               {"", "None (every layer runs)", nullptr, {}}),
         group("Segment recurrence", Toggle, "recurrence", "", {}),
+        group("Attention rule", Radios, "attention_rule", "kind",
+              {"", "Softmax (the checkpoint's own)", nullptr, {}}),
     };
     return groups;
 }

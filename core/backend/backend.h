@@ -189,6 +189,12 @@ public:
     // becomes the lowest f32 before the softmax (Hugging Face semantics: a fully masked row is
     // uniform, never NaN).
     virtual void softmax(const DeviceTensor& x, const DeviceTensor* mask, DeviceTensor& out) = 0;
+    // softmax with one more logit `sink` in every row that takes its share and is then dropped
+    // (the attention-sink softmax): out[r, n] = e^{s_rn} / (e^{sink} + Σ_k e^{s_rk}), computed
+    // with M = max(max_k s_rk, sink) subtracted. Rows sum to less than 1. mask as softmax's; a
+    // fully masked row gives all its mass to the sink and becomes 0. out may alias x.
+    virtual void sinkSoftmax(const DeviceTensor& x, const DeviceTensor* mask, float sink,
+                             DeviceTensor& out) = 0;
     // Batched matmul out[B, M, N] = alpha · a[B, M, K] · b, b = [Bb, K, N] or, when transposeB,
     // [Bb, N, K] used as its transpose. Bb divides B: batch i of a pairs with batch i / (B / Bb)
     // of b, so Bb = 1 broadcasts b and Bb = kvHeads groups query heads as grouped-query attention.

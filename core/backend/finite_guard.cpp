@@ -105,6 +105,11 @@ public:
         inner_->softmax(x, mask, out);
         check(out, "softmax");
     }
+    void sinkSoftmax(const DeviceTensor& x, const DeviceTensor* mask, float sink,
+                     DeviceTensor& out) override {
+        inner_->sinkSoftmax(x, mask, sink, out);
+        check(out, "sinkSoftmax");
+    }
     void matmul(const DeviceTensor& a, const DeviceTensor& b, bool transposeB, float alpha,
                 DeviceTensor& out) override {
         inner_->matmul(a, b, transposeB, alpha, out);

@@ -46,7 +46,9 @@ void checkScoreOptions(const VariantSpec& variant) {
                          : variant.span.enabled                    ? "an adaptive span"
                          : variant.talkingHeads.enabled            ? "talking heads"
                          : variant.position == PositionKind::Alibi ? "ALiBi"
-                                                                   : nullptr;
+                         : variant.weightRule.kind != WeightRule::Kind::Softmax
+                             ? "an attention rule (sink softmax, sigmoid)"
+                             : nullptr;
     if (option)
         throw VariantError(std::string(kernelName(variant.kernel)) +
                            " attention never forms the score matrix that " + option +
@@ -66,6 +68,8 @@ const char* recurrenceClash(const VariantSpec& v, const ModelSpec& model) {
     if (v.prior.kind != Prior::Kind::None) return "an attention prior";
     if (v.span.enabled) return "an adaptive span";
     if (v.talkingHeads.enabled) return "talking heads";
+    if (v.weightRule.kind != WeightRule::Kind::Softmax)
+        return "an attention rule (sink softmax, sigmoid)";
     if (v.position == PositionKind::Alibi || v.position == PositionKind::T5)
         return "biased positions (ALiBi, T5)";
     if (rotary(v, model)) return "rotary positions";
@@ -105,6 +109,8 @@ const char* funnelClash(const VariantSpec& v) {
     if (v.prior.kind != Prior::Kind::None) return "an attention prior";
     if (v.span.enabled) return "an adaptive span";
     if (v.talkingHeads.enabled) return "talking heads";
+    if (v.weightRule.kind != WeightRule::Kind::Softmax)
+        return "an attention rule (sink softmax, sigmoid)";
     if (v.position != PositionKind::Learned && v.position != PositionKind::Sinusoidal &&
         v.position != PositionKind::None && v.position != PositionKind::Checkpoint)
         return "positions applied inside attention (rope, alibi, t5, xl)";
@@ -162,6 +168,10 @@ void checkApplies(const VariantSpec& variant, const ModelSpec& model) {
                            "future tokens; it runs on encoders (BERT family) only, and " +
                            std::string(architectureName(model.architecture)) + " is causal");
     checkScoreOptions(variant);
+    // Why: the span renormalises each row to sum 1, which would undo the weights the rule gives.
+    if (variant.span.enabled && variant.weightRule.kind != WeightRule::Kind::Softmax)
+        throw VariantError("an adaptive span renormalises each row of weights to sum 1, which "
+                           "undoes a sink softmax or sigmoid rule; use one or the other");
     checkRecurrence(variant, model);
     checkFunnel(variant, model);
     checkMix(variant.talkingHeads.logitsMix, model.heads, "logits");

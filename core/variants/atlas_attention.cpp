@@ -9,6 +9,8 @@ std::string blockingOption(const VariantSpec& v) {
         return "an attention prior (RealFormer, Lazyformer, Gaussian)";
     if (v.span.enabled) return "adaptive attention span";
     if (v.talkingHeads.enabled) return "talking-heads attention";
+    if (v.weightRule.kind != WeightRule::Kind::Softmax)
+        return "an attention rule other than softmax (sink softmax, sigmoid)";
     if (v.position == PositionKind::Alibi) return "ALiBi";
     if (v.position == PositionKind::T5) return "T5 relative position buckets";
     switch (v.kernel) {

@@ -4,7 +4,8 @@
 // sparse mask's rows of keys, Reformer LSH, and the linearized kernels, each on its own. The
 // other options mix layers (priors), heads (talking heads), add T × T terms (ALiBi, T5 buckets,
 // the Gaussian prior, adaptive span) or pool keys or queries (Linformer, memory-compressed,
-// Nyström, ProbSparse), so their weights are not a function of one layer's Q and K and a rule.
+// Nyström, ProbSparse), so their weights are not a function of one layer's Q and K and a rule;
+// the sink softmax and sigmoid rules change the atlas's exact softmax rows themselves.
 
 #include "variants/variant_spec.h"
 

@@ -52,11 +52,12 @@ Tensor additiveBias(const AttentionShape& shape, const VariantSpec& spec) {
     return bias;
 }
 // Whether the composed softmax path can run over rows of keys: every term it adds is either
-// per pair and cheap (ALiBi) or absent.
+// per pair and cheap (ALiBi) or absent, and the weights are the plain softmax.
 bool runsSparse(const VariantSpec& spec) {
     return spec.mask && spec.kernel == AttentionKernel::Softmax &&
            spec.prior.kind == Prior::Kind::None && !spec.span.enabled &&
-           !spec.talkingHeads.enabled && spec.position != PositionKind::T5;
+           !spec.talkingHeads.enabled && spec.weightRule.kind == WeightRule::Kind::Softmax &&
+           spec.position != PositionKind::T5;
 }
 
 SparsePattern sparsePattern(const AttentionShape& shape, const SparseMask& mask) {

@@ -269,6 +269,16 @@ const std::vector<CatalogueEntry>& catalogue() {
          "before block b > 0: x = P x, P the stride-s mean pooling, queries pooled, keys not; "
          "out = up(x_last) + x_block0",
          "Dai et al. 2020", N::Weights},
+        {21, "attention rule", "Softmax with a sink logit (softmax off by one, gpt-oss sinks)",
+         R"({"attention_rule": {"kind": "sink_softmax", "sink": 0}})",
+         "sink = 0 (the extra logit b)",
+         "a_ij = e^(L_ij) / (e^b + Σ_k e^(L_ik)) over the allowed keys; rows sum to less than 1",
+         "Miller 2023 (Attention Is Off By One); OpenAI 2025 (gpt-oss attention sinks)", N::Toggle,
+         "Softmax with a sink logit", real("sink", "Sink logit b", -20.0, 20.0, 0.5, 0.0)},
+        {21, "attention rule", "Sigmoid attention", R"({"attention_rule": {"kind": "sigmoid"}})",
+         "bias = −ln n (n = the keys of the pass)",
+         "a_ij = σ(L_ij + b) for allowed keys, 0 for masked ones; rows do not sum to 1",
+         "Ramapuram et al. 2024", N::Weights, "Sigmoid attention (b = −ln n)"},
     };
     return entries;
 }

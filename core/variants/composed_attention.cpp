@@ -1,6 +1,8 @@
 #include "variants/composed_attention.h"
 
 #include "variants/attention_prior.h"
+#include "variants/sigmoid_attention.h"
+#include "variants/sink_softmax.h"
 #include "variants/talking_heads.h"
 
 #include <algorithm>
@@ -24,6 +26,23 @@ DeviceTensor maskedScores(Backend& backend, const DeviceTensor& logits, const At
     backend.binary(logits, plan.deviceMask, BinaryOp::Mul, scores);
     backend.binary(scores, fill, BinaryOp::Add, scores);
     return scores;
+}
+
+// The weights of masked logits by the spec's rule: softmax, softmax with a sink, or sigmoid.
+void attentionWeights(Backend& backend, const WeightRule& rule, const DeviceTensor& logits,
+                      const AttentionPlan& plan, DeviceTensor& weights) {
+    const DeviceTensor* mask = plan.deviceMask.valid() ? &plan.deviceMask : nullptr;
+    switch (rule.kind) {
+    case WeightRule::Kind::Softmax:
+        backend.softmax(logits, mask, weights);
+        return;
+    case WeightRule::Kind::SinkSoftmax:
+        sinkSoftmaxWeights(backend, rule, logits, mask, weights);
+        return;
+    case WeightRule::Kind::Sigmoid:
+        sigmoidWeights(backend, rule, logits, mask, weights);
+        return;
+    }
 }
 
 // a ⊙ m_z renormalised per row (adaptive span).
@@ -95,7 +114,7 @@ AttentionOutputs softmaxAttention(Backend& backend, const LayerAttention& layer,
         }
         if (wants.scores) out.scores = maskedScores(backend, logits, plan);
         probabilities = backend.allocate({heads, tokens, tokens});
-        backend.softmax(logits, plan.deviceMask.valid() ? &plan.deviceMask : nullptr, probabilities);
+        attentionWeights(backend, spec.weightRule, logits, plan, probabilities);
         if (plan.deviceSpan.valid()) applySpan(backend, plan, probabilities);
         if (spec.talkingHeads.enabled && !spec.talkingHeads.weightsMix.empty()) {
             if (wants.internals) out.internals["premix_probabilities"] = probabilities;

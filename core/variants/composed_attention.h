@@ -3,7 +3,8 @@
 // softmax kernel:
 //
 //   S = scale·QKᵀ  (+ prior: RealFormer residual / running mean)      → residual stream, next layer
-//     + bias (ALiBi, Gaussian prior)  → talking-heads mix P_l  → mask → softmax
+//     + bias (ALiBi, Gaussian prior)  → talking-heads mix P_l  → mask → softmax (or the
+//     attention rule: softmax with a sink, sigmoid)
 //     → adaptive-span ramp ⊙, renormalised  → talking-heads mix P_w  → (Lazyformer: reuse)  → ·V
 //
 // The approximate kernels (LSH, linearized, ProbSparse, Linformer, Nyström) replace the middle and

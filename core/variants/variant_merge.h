@@ -34,7 +34,7 @@ template <typename Spec> auto variantFields(Spec& spec) {
     static_assert(std::is_same_v<std::remove_const_t<Spec>, VariantSpec>);
     auto& [kernel, features, orthogonal, lshBuckets, lshRounds, lshChunk, sharedQk,
            probSparseFactor, projected, landmarks, pinvIterations, seed, mask, prior, span,
-           talkingHeads, position, dropFfn, earlyExit, recurrence, knn, block] = spec;
+           talkingHeads, weightRule, position, dropFfn, earlyExit, recurrence, knn, block] = spec;
     const auto field = [](auto& value, FieldMerge merge) {
         return SpecField<std::remove_reference_t<decltype(value)>>{value, merge};
     };
@@ -56,6 +56,7 @@ template <typename Spec> auto variantFields(Spec& spec) {
                       field(prior, requested),
                       field(span, requested),
                       field(talkingHeads, requested),
+                      field(weightRule, requested),
                       field(position, requested),
                       field(dropFfn, requested),
                       field(earlyExit, requested),

@@ -293,6 +293,31 @@ TalkingHeads parseTalkingHeads(Fields fields) {
     return talking;
 }
 
+constexpr Named<WeightRule::Kind> kRules[] = {
+    {"softmax", WeightRule::Kind::Softmax},
+    {"sink_softmax", WeightRule::Kind::SinkSoftmax},
+    {"sigmoid", WeightRule::Kind::Sigmoid},
+};
+
+WeightRule parseRule(Fields fields) {
+    WeightRule rule;
+    if (!fields.has("kind"))
+        fields.fail("kind", "is missing: give softmax, sink_softmax or sigmoid");
+    rule.kind = choose(fields, "kind", kRules, rule.kind);
+    rule.sink = fields.number("sink", rule.sink, -1e4, 1e4);
+    if (fields.has("sink") && rule.kind != WeightRule::Kind::SinkSoftmax)
+        fields.fail("sink", "belongs to the sink_softmax rule");
+    if (fields.has("bias")) {
+        if (rule.kind != WeightRule::Kind::Sigmoid)
+            fields.fail("bias", "belongs to the sigmoid rule");
+        rule.bias = fields.number("bias", 0.0f, -1e4, 1e4);
+    } else {
+        fields.take("bias");
+    }
+    fields.finish();
+    return rule;
+}
+
 void parseNorm(Fields fields, BlockSpec& block) {
     block.norm = choose(fields, "kind", kNorms, block.norm);
     block.placement = choose(fields, "placement", kPlacements, block.placement);
@@ -404,8 +429,9 @@ KnnLm parseKnn(Fields fields) {
 } // namespace
 
 bool VariantSpec::needsComposedPath() const {
-    return kernel != AttentionKernel::Softmax || mask || prior.kind != Prior::Kind::None || span.enabled ||
-           talkingHeads.enabled || position == PositionKind::Alibi || position == PositionKind::T5;
+    return kernel != AttentionKernel::Softmax || mask || prior.kind != Prior::Kind::None ||
+           span.enabled || talkingHeads.enabled || weightRule.kind != WeightRule::Kind::Softmax ||
+           position == PositionKind::Alibi || position == PositionKind::T5;
 }
 
 bool VariantSpec::isVanilla() const {
@@ -435,6 +461,10 @@ VariantSpec parseVariantSpec(const std::string& jsonText) {
     if (fields.has("talking_heads"))
         spec.talkingHeads = parseTalkingHeads(Fields(fields.object("talking_heads"), "talking_heads"));
     else fields.take("talking_heads");
+    if (fields.has("attention_rule"))
+        spec.weightRule = parseRule(Fields(fields.object("attention_rule"), "attention_rule"));
+    else
+        fields.take("attention_rule");
     spec.position = choose(fields, "position", kPositions, PositionKind::Checkpoint);
     spec.dropFfn = fields.boolean("drop_ffn", false);
     if (fields.has("early_exit"))

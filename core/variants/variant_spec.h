@@ -1,11 +1,11 @@
 #pragma once
 // VariantSpec: which X-former options a forward pass uses, composed from the families of
-// docs/variants.md (its numbered options). The same JSON is a `--variant` file, the `headlight` section
-// of a zoo checkpoint's config.json and the variant part of a Scenario. Every field's default is
-// the checkpoint's own vanilla behaviour, so `{}` changes nothing.
+// docs/variants.md (its numbered options). The same JSON is a `--variant` file, the `headlight`
+// section of a zoo checkpoint's config.json and the variant part of a Scenario. Every field's
+// default is the checkpoint's own vanilla behaviour, so `{}` changes nothing.
 //
-// Index: AttentionKernel · SparseMask · Prior · AdaptiveSpan · TalkingHeads · PositionKind ·
-// EarlyExit · KnnLm · VariantSpec · parseVariantSpec
+// Index: AttentionKernel · SparseMask · Prior · AdaptiveSpan · TalkingHeads · WeightRule ·
+// PositionKind · EarlyExit · KnnLm · VariantSpec · parseVariantSpec
 
 #include <cstdint>
 #include <optional>
@@ -98,6 +98,22 @@ struct TalkingHeads {
     bool operator==(const TalkingHeads&) const = default;
 };
 
+// Item 21: the rule that turns a row of scores L into weights, in place of the softmax
+// (variants/sink_softmax.h, sigmoid_attention.h). Rows then need not sum to 1.
+struct WeightRule {
+    enum class Kind {
+        Softmax,     // the checkpoint's own softmax
+        SinkSoftmax, // a_ij = e^(L_ij) / (e^b + Σ_k e^(L_ik)): one extra logit b (Miller 2023;
+                     // gpt-oss)
+        Sigmoid,     // a_ij = σ(L_ij + b) for allowed keys (Ramapuram et al. 2024)
+    };
+    Kind kind = Kind::Softmax;
+    float sink = 0.0f;         // SinkSoftmax: the extra logit b (0: "softmax off by one")
+    std::optional<float> bias; // Sigmoid: b; absent: −ln n, n the keys of the pass
+
+    bool operator==(const WeightRule&) const = default;
+};
+
 // Item 11: where positions enter. Learned, Rope, T5 and Xl name a zoo checkpoint's trained kind
 // (Xl: Transformer-XL's relative terms, item 17).
 enum class PositionKind { Checkpoint, None, Sinusoidal, Alibi, Learned, Rope, T5, Xl };
@@ -182,6 +198,7 @@ struct VariantSpec {
     Prior prior;
     AdaptiveSpan span;
     TalkingHeads talkingHeads;
+    WeightRule weightRule;
     PositionKind position = PositionKind::Checkpoint;
     bool dropFfn = false;    // item 13: skip every FFN sub-layer (Dong et al. 2021 rank collapse)
     EarlyExit earlyExit;

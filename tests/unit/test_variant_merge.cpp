@@ -35,6 +35,8 @@ VariantSpec everyFieldSet(int flavour) {
     spec.span = {true, {first ? 4.0f : 5.0f}, first ? 16.0f : 8.0f};
     spec.talkingHeads = {
         true, {1, 0, 0, 1}, first ? std::vector<float>{} : std::vector<float>{0, 1, 1, 0}};
+    spec.weightRule = {first ? WeightRule::Kind::SinkSoftmax : WeightRule::Kind::Sigmoid,
+                       first ? 1.5f : 0.0f, first ? std::nullopt : std::optional<float>(-2.0f)};
     spec.position = first ? PositionKind::Alibi : PositionKind::Sinusoidal;
     spec.dropFfn = true;
     spec.earlyExit = {first ? EarlyExit::Criterion::Saturation : EarlyExit::Criterion::Patience,

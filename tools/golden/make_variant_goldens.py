@@ -123,6 +123,19 @@ def cases():
         ("gpt2_combined", G, gpt,
          {"mask": {"preset": "multiscale", "windows": [2, 5]}, "prior": {"kind": "share", "every": 2},
           "position": "alibi", "talking_heads": {"weights": MIX_W}, "drop_ffn": True}),
+        # attention rules (option 21): softmax with a sink logit, sigmoid attention
+        ("bert_sink_softmax", B, bert_pad, {"attention_rule": {"kind": "sink_softmax"}}),
+        ("gpt2_sink_softmax", G, gpt_pad, {"attention_rule": {"kind": "sink_softmax", "sink": 0.0}}),
+        ("gpt2_sink_softmax_b2", G, gpt, {"attention_rule": {"kind": "sink_softmax", "sink": 2.0}}),
+        ("llama_sink_softmax", LL, llama, {"attention_rule": {"kind": "sink_softmax", "sink": -1.0}}),
+        ("bert_sigmoid", B, bert_pad, {"attention_rule": {"kind": "sigmoid"}}),
+        ("gpt2_sigmoid", G, gpt_pad, {"attention_rule": {"kind": "sigmoid"}}),
+        ("llama_sigmoid", LL, llama, {"attention_rule": {"kind": "sigmoid", "bias": -1.5}}),
+        ("bert_sigmoid_longformer", B, bert_pad,
+         {"attention_rule": {"kind": "sigmoid"}, "mask": {"preset": "longformer", "window": 1}}),
+        ("gpt2_sink_softmax_combined", G, gpt,
+         {"attention_rule": {"kind": "sink_softmax", "sink": 1.0}, "mask": {"preset": "sparse_fixed", "block": 4},
+          "position": "alibi", "talking_heads": {"logits": MIX_L, "weights": MIX_W}}),
     ]
 
 
@@ -178,7 +191,8 @@ def check_reference(folder, inp):
     eye = [[float(i == j) for j in range(H)] for i in range(H)]
     same = [{}, {"talking_heads": {"logits": eye, "weights": eye}}, {"prior": {"kind": "share", "every": 1}},
             {"span": {"z": [1e4]}}, {"mask": {"preset": "blockwise", "block": len(ids)}},
-            {"mask": {"parts": [{"kind": "band", "window": len(ids)}]}}]
+            {"mask": {"parts": [{"kind": "band", "window": len(ids)}]}},
+            {"attention_rule": {"kind": "sink_softmax", "sink": -1e4}}]  # e^(b − max) = 0 in float64
     for spec in same:
         att, last, _ = R.forward(folder, ids, spec, mask, tt)
         assert np.abs(att.numpy() - ref["attentions"]).max() < 1e-12, (folder, spec)
@@ -187,12 +201,17 @@ def check_reference(folder, inp):
 
 def check_case(name, att, internals, spec):
     """Probabilities are zero where the mask says no; rows sum to 1 unless a weights mix that is
-    not row-stochastic (or a padded, fully masked row) says otherwise."""
+    not row-stochastic (or a padded, fully masked row) or an attention rule says otherwise."""
     if "mask" in internals:
         allowed = torch.as_tensor(internals["mask"]).expand(att.shape[1:]) > 0
         allowed = allowed | ~allowed.any(-1, keepdim=True)  # fully masked rows are uniform
         assert torch.all(att[:, ~allowed] == 0) or "talking_heads" in spec, name
-    if "talking_heads" not in spec or "weights" not in spec["talking_heads"]:
+    rule = spec.get("attention_rule", {}).get("kind", "softmax")
+    if rule == "sink_softmax" and "talking_heads" not in spec:  # the sink keeps some of each row
+        assert torch.all(att.sum(-1) < 1.0) and torch.all(att >= 0), name
+    elif rule == "sigmoid":  # each weight on its own in (0, 1); rows need not sum to 1
+        assert torch.all((att >= 0) & (att < 1)), name
+    elif "talking_heads" not in spec or "weights" not in spec["talking_heads"]:
         sums = att.sum(-1)
         if "span" in spec:  # a padded query may lose every key to the span: a zero row
             sums = torch.where(sums == 0, torch.ones(()), sums)

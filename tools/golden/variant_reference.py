@@ -10,7 +10,11 @@ re-implemented so that every variant hook sits where the spec says:
     Ŝ_l  = S_l + Ŝ_{l-1}        (prior residual, RealFormer, option 8; Ŝ_{-1} = 0)
          = mean(S_0 .. S_l)      (prior residual_mean, RealFormer fn. 6: running mean, not sum)
     L    = P_l ×_head (Ŝ_l + B)  B = ALiBi −m_h|i−j| (option 11) + Gaussian −(i−j)²/2σ² (option 8, p_i = i)
-    A    = softmax(L) over the allowed keys (sparse mask ∧ causality ∧ key padding; option 2)
+    A    = softmax(L) over the allowed keys (sparse mask ∧ causality ∧ key padding; option 2), or
+           the attention rule (option 21):
+             sink_softmax  softmax of [L, b] with the appended sink logit b dropped (as gpt-oss's
+                           sdpa appends its sinks; b = 0: Miller 2023's softmax off by one)
+             sigmoid       σ(L + b), b = −ln T unless given (Ramapuram et al. 2024), masked keys 0
     A    = m_z ⊙ A / Σ m_z ⊙ A   (adaptive span, option 9: m_z(x) = clip((R + z − x)/R, 0, 1))
     U    = P_w ×_head A          (talking heads, option 10)
     U    = U of the group's first layer for the other layers of a group (prior share, option 8)
@@ -246,11 +250,32 @@ def span_ramp(spec_span, H, T):
 # the attention of one pass
 # ------------------------------------------------------------------------------------------
 
+def rule_weights(rule, scores, allowed):
+    """scores [.., T, T] -> weights over the allowed keys by the attention rule (option 21):
+    softmax, sink_softmax or sigmoid; `allowed` broadcasts against scores."""
+    if rule["kind"] == "sink_softmax":
+        # gpt-oss sdpa: append the sink logit to every row, softmax, drop it; a masked key is
+        # −inf, so a row with no allowed key gives everything to the sink (a zero row)
+        masked = scores.masked_fill(~allowed, -math.inf)
+        sink = torch.full(masked.shape[:-1] + (1,), float(rule.get("sink", 0.0)), dtype=scores.dtype)
+        return torch.softmax(torch.cat([masked, sink.to(scores.device)], -1), -1)[..., :-1]
+    if rule["kind"] == "sigmoid":
+        # ml-sigmoid-attention: σ(logits + attn_bias), attn_bias = −ln(sequence length) by
+        # default; masked keys get 0
+        bias = float(rule.get("bias", -math.log(scores.shape[-1])))
+        return torch.sigmoid(scores + bias).masked_fill(~allowed, 0.0)
+    # A query with no allowed key at all (a padded query whose block is all padding) gets a
+    # uniform row, as in Hugging Face, where every score of the row becomes finfo.min.
+    empty = ~allowed.any(-1, keepdim=True)
+    return torch.softmax(scores.masked_fill(~allowed, -math.inf).masked_fill(empty, 0.0), -1)
+
+
 def composed(spec):
     """Whether the spec routes attention through the composed path (which is what makes the
     engine report its pass-wide internals)."""
     return ("mask" in spec or spec.get("prior", {}).get("kind", "none") != "none" or "span" in spec
-            or "talking_heads" in spec or spec.get("position") == "alibi")
+            or "talking_heads" in spec or spec.get("position") == "alibi"
+            or spec.get("attention_rule", {}).get("kind", "softmax") != "softmax")
 
 
 class Attention:
@@ -277,6 +302,7 @@ class Attention:
             g = gaussian_prior(T, self.prior["sigma"])
             self.bias = g if self.bias is None else self.bias + g
         self.span = span_ramp(spec["span"], H, T) if "span" in spec else None
+        self.rule = spec.get("attention_rule", {"kind": "softmax"})
         th = spec.get("talking_heads")
         self.mix_l = torch.tensor(th["logits"]) if th and "logits" in th else None
         self.mix_w = torch.tensor(th["weights"]) if th and "weights" in th else None
@@ -310,11 +336,7 @@ class Attention:
         if self.mix_l is not None:
             out[f"layer{layer}.premix_logits"] = scores
             scores = torch.einsum("ab,btk->atk", self.mix_l, scores)
-        # A query with no allowed key at all (a padded query whose block is all padding) gets a
-        # uniform row, as in Hugging Face, where every score of the row becomes finfo.min.
-        empty = ~self.allowed.any(-1, keepdim=True)
-        scores = scores.masked_fill(~self.allowed, -math.inf).masked_fill(empty, 0.0)
-        probs = torch.softmax(scores, -1)
+        probs = rule_weights(self.rule, scores, self.allowed)
         if self.span is not None:
             probs = probs * self.span
             # a row with no mass left inside the span (only a padded query can lose its own

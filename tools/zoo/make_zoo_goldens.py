@@ -111,6 +111,12 @@ def cases():
          {"position": "sinusoidal", "norm": pre, "funnel": {"blocks": [1, 2, 1], "stride": 2}}),
         # Linformer's learned E, F [5, P], cut to T < P columns
         ("linformer_learned_encoder", False, 2, 11, {"attention": {"kernel": "linformer", "projected": 5}}),
+        # attention rules: softmax with a sink logit (gpt-oss), sigmoid attention (with ALiBi, as
+        # Ramapuram et al. 2024 train it)
+        ("sink_softmax_pre_rope", True, 2, 10,
+         {"position": "rope", "norm": pre, "attention_rule": {"kind": "sink_softmax", "sink": 0.5}}),
+        ("sigmoid_alibi_decoder", True, 2, 11,
+         {"position": "alibi", "norm": pre, "attention_rule": {"kind": "sigmoid", "bias": -2.0}}),
     ]
 
 

@@ -26,7 +26,8 @@ class AttentionPath:
     span ramps, the head mixes, the prior's score stream and Lazyformer's shared map.
 
         S = QKᵀ/√d;  S += prior(S_{l−1});  L = S + bias;  L = P_l ×_head L
-        A = softmax(L | mask);  A = m_z ⊙ A / Σ m_z ⊙ A;  A = P_w ×_head A;  (share);  out = A V
+        A = softmax(L | mask) (or the attention rule: sink softmax, sigmoid);
+        A = m_z ⊙ A / Σ m_z ⊙ A;  A = P_w ×_head A;  (share);  out = A V
     """
 
     def __init__(self, model, T, dtype, device):
@@ -55,6 +56,7 @@ class AttentionPath:
             x = (torch.arange(T)[:, None] - torch.arange(T)[None, :]).abs().to(dtype).to(device)
             self.span = ((R + model.span_z[:, None, None] - x) / R).clamp(0.0, 1.0)
         self.mix_l, self.mix_w = model.talking_heads_logits, model.talking_heads_weights
+        self.rule = h.get("attention_rule", {"kind": "softmax"})  # docs/variants.md, option 21
         self.rope = rope_tables(T, model.D // H, dtype) if h["position"] == "rope" else None
         if self.rope is not None:
             self.rope = tuple(t.to(device) for t in self.rope)
@@ -127,9 +129,7 @@ class AttentionPath:
             scores = scores + self.bias
         if self.mix_l is not None:  # talking heads, logits (Shazeer et al. 2020)
             scores = torch.einsum("ab,nbtk->natk", self.mix_l, scores)
-        empty = ~self.allowed.any(-1, keepdim=True)
-        scores = scores.masked_fill(~self.allowed, -math.inf).masked_fill(empty, 0.0)
-        probs = torch.softmax(scores, -1)
+        probs = VR.rule_weights(self.rule, scores, self.allowed)  # softmax, sink softmax, sigmoid
         if self.span is not None:  # adaptive span (Sukhbaatar et al. 2019a)
             probs = probs * self.span
             probs = probs / probs.sum(-1, keepdim=True).clamp_min(1e-30)

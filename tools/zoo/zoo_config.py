@@ -15,7 +15,8 @@ DEFAULTS = {
     "act": {"max_steps": 0, "threshold": 0.99},
     "reversible": False,
 }
-VARIANT_KEYS = {"attention", "seed", "mask", "prior", "span", "talking_heads", "drop_ffn", "recurrence"}
+VARIANT_KEYS = {"attention", "seed", "mask", "prior", "span", "talking_heads", "drop_ffn", "recurrence",
+                "attention_rule"}
 FUNNEL_DEFAULTS = {"blocks": [], "stride": 2}  # the optional `funnel` key (no default block list)
 GLU_FAMILY = ("glu", "geglu", "swiglu", "reglu")
 # Attention kernels that train, and the engine's defaults of their options (variant_spec.h).
@@ -47,10 +48,12 @@ def resolve(config):
         if unknown:
             raise ValueError(f"headlight: attention keys {sorted(unknown)} do not apply to '{kernel}'")
         # the engine's kernels never form the score matrix these options act on
-        if any(key in h for key in ("mask", "prior", "span", "talking_heads")) or \
+        if any(key in h for key in ("mask", "prior", "span", "talking_heads", "attention_rule")) or \
                 h["position"] in ("alibi", "t5"):
             raise ValueError(f"headlight: the '{kernel}' kernel takes no mask, prior, span, talking "
-                             "heads, ALiBi or T5 bias")
+                             "heads, attention rule, ALiBi or T5 bias")
+    if "attention_rule" in h and "span" in h:  # the span renormalises rows to 1, undoing the rule
+        raise ValueError("headlight: an adaptive span does not combine with an attention rule")
     if kernel == "linformer" and config.get("is_decoder", False):
         raise ValueError("headlight: Linformer projects keys and values along the whole sequence, so "
                          "a query would see the future; it needs an encoder (no is_decoder)")
@@ -91,12 +94,13 @@ def check_funnel(config, h):
                          "future; the Funnel Transformer is an encoder (no is_decoder)")
     if h["position"] not in ("learned", "sinusoidal", "none"):
         raise ValueError("funnel runs with learned, sinusoidal or no positions (added at the input)")
-    clash = [k for k in ("attention", "mask", "prior", "span", "talking_heads", "recurrence") if k in h]
+    clash = [k for k in ("attention", "mask", "prior", "span", "talking_heads", "recurrence",
+                         "attention_rule") if k in h]
     if clash or h["order"]["kind"] != "standard" or h["act"]["max_steps"] or h["reversible"] or \
             h["ffn"]["experts"]:
         raise ValueError("funnel runs softmax attention on rectangular maps with the standard order; it does "
                          "not combine with attention kernels, masks, priors, spans, talking heads, "
-                         "recurrence, ACT, reversible layers or experts")
+                         "attention rules, recurrence, ACT, reversible layers or experts")
 
 
 def funnel_pooling(T, stride, dtype):
@@ -125,10 +129,10 @@ def check_recurrence(config, h):
         raise ValueError("recurrence and xl positions need a causal model (is_decoder)")
     if h["position"] not in ("xl", "learned", "sinusoidal"):
         raise ValueError("recurrence runs with xl, learned or sinusoidal positions")
-    clash = [k for k in ("mask", "prior", "span", "talking_heads") if k in h]
+    clash = [k for k in ("mask", "prior", "span", "talking_heads", "attention_rule") if k in h]
     if h.get("attention", {}).get("kernel", "softmax") != "softmax":
         raise ValueError("recurrence runs softmax attention segment by segment, not another kernel")
     if clash or h["act"]["max_steps"] or h["reversible"] or h["ffn"]["experts"]:
         raise ValueError("recurrence does not combine with masks, priors, spans, talking heads, "
-                         "ACT, reversible layers or experts")
+                         "attention rules, ACT, reversible layers or experts")
     XL.recurrence_spec(h, 1 << 30)

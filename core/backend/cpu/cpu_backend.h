@@ -75,6 +75,8 @@ public:
     void map(const DeviceTensor& x, MapOp op, float alpha, float beta, DeviceTensor& out) override;
     void reduceRows(const DeviceTensor& x, bool sum, DeviceTensor& out) override;
     void softmax(const DeviceTensor& x, const DeviceTensor* mask, DeviceTensor& out) override;
+    void sinkSoftmax(const DeviceTensor& x, const DeviceTensor* mask, float sink,
+                     DeviceTensor& out) override;
     void matmul(const DeviceTensor& a, const DeviceTensor& b, bool transposeB, float alpha,
                 DeviceTensor& out) override;
     void splitHeads(const DeviceTensor& x, int heads, DeviceTensor& out) override;

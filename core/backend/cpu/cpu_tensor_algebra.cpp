@@ -1,11 +1,13 @@
 // The CPU backend's tensor-algebra ops (backend.h, "tensor algebra for variants"): the reference
 // that the Vulkan kernels of the same ops are checked against.
-#include <cmath>
-#include <limits>
-#include <stdexcept>
-
 #include "cpu_backend.h"
 #include "cpu_gemm.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <stdexcept>
 
 namespace headlight::cpu {
 namespace {
@@ -83,14 +85,18 @@ void CpuBackend::reduceRows(const DeviceTensor& x, bool sum, DeviceTensor& out) 
     for (Eigen::Index r = 0; r < m.rows(); ++r) result[std::size_t(r)] = sum ? m.row(r).sum() : m.row(r).maxCoeff();
 }
 
-void CpuBackend::softmax(const DeviceTensor& x, const DeviceTensor* mask, DeviceTensor& out) {
-    requireSameSize(x, out, "softmax");
+namespace {
+// Row softmax of x over its last dimension, masked as Backend::softmax says; with a sink, one
+// more logit of that value shares each row's normaliser and is then dropped.
+void rowSoftmax(const DeviceTensor& x, const DeviceTensor* mask, std::optional<float> sink,
+                DeviceTensor& out, const char* op) {
+    requireSameSize(x, out, op);
     const ConstMatrixMap in = matrixOf(x);
     MatrixMap result = mutableMatrixOf(out);
     const int64_t maskRows = mask ? mask->size() / in.cols() : 0;
     if (mask && (mask->shape().back() != in.cols() || in.rows() % maskRows))
-        throw std::invalid_argument("softmax: mask " + shapeString(mask->shape()) + " does not tile x " +
-                                    shapeString(x.shape()));
+        throw std::invalid_argument(std::string(op) + ": mask " + shapeString(mask->shape()) +
+                                    " does not tile x " + shapeString(x.shape()));
     const float* maskValues = mask ? valuesOf(*mask).data() : nullptr;
     const float lowest = std::numeric_limits<float>::lowest();
     for (Eigen::Index r = 0; r < in.rows(); ++r) {
@@ -100,9 +106,21 @@ void CpuBackend::softmax(const DeviceTensor& x, const DeviceTensor* mask, Device
             for (Eigen::Index c = 0; c < row.size(); ++c)
                 if (m[c] == 0.0f) row[c] = lowest;
         }
-        row.array() = (row.array() - row.maxCoeff()).exp();
-        result.row(r) = row / row.sum();
+        const float top = sink ? std::max(row.maxCoeff(), *sink) : row.maxCoeff();
+        row.array() = (row.array() - top).exp();
+        const float total = row.sum() + (sink ? std::exp(*sink - top) : 0.0f);
+        result.row(r) = row / total;
     }
+}
+} // namespace
+
+void CpuBackend::softmax(const DeviceTensor& x, const DeviceTensor* mask, DeviceTensor& out) {
+    rowSoftmax(x, mask, std::nullopt, out, "softmax");
+}
+
+void CpuBackend::sinkSoftmax(const DeviceTensor& x, const DeviceTensor* mask, float sink,
+                             DeviceTensor& out) {
+    rowSoftmax(x, mask, sink, out, "sinkSoftmax");
 }
 
 void CpuBackend::matmul(const DeviceTensor& a, const DeviceTensor& b, bool transposeB, float alpha,

@@ -22,6 +22,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -87,6 +88,8 @@ public:
     void map(const DeviceTensor& x, MapOp op, float alpha, float beta, DeviceTensor& out) override;
     void reduceRows(const DeviceTensor& x, bool sum, DeviceTensor& out) override;
     void softmax(const DeviceTensor& x, const DeviceTensor* mask, DeviceTensor& out) override;
+    void sinkSoftmax(const DeviceTensor& x, const DeviceTensor* mask, float sink,
+                     DeviceTensor& out) override;
     void matmul(const DeviceTensor& a, const DeviceTensor& b, bool transposeB, float alpha,
                 DeviceTensor& out) override;
     void splitHeads(const DeviceTensor& x, int heads, DeviceTensor& out) override;
@@ -124,6 +127,8 @@ private:
     void dispatchMatmul(const MatmulDispatch& dispatch); // one dispatch of matmul.comp
     // splitHeads (toSplit) and mergeHeads between tokens [T, H·d] and split [H, T, d].
     void dispatchHeads(const RowView& tokens, const RowView& split, int64_t heads, bool toSplit);
+    void dispatchSoftmax(const DeviceTensor& x, const DeviceTensor* mask, std::optional<float> sink,
+                         DeviceTensor& out);
 
     std::shared_ptr<Context> context_;
     std::size_t maxBindingBytes_;

@@ -33,6 +33,8 @@ struct ReducePush {
 struct SoftmaxPush {
     uint32_t N, xBase, outBase;
     uint32_t hasMask, maskBase, maskStart, maskPeriod;
+    uint32_t hasSink;
+    float sink;
 };
 struct HeadsPush {
     uint32_t heads, rows, d, tokenBase, tokenStride, headBase, headStride;
@@ -122,6 +124,17 @@ void VulkanBackend::reduceRows(const DeviceTensor& x, bool sum, DeviceTensor& ou
 }
 
 void VulkanBackend::softmax(const DeviceTensor& x, const DeviceTensor* mask, DeviceTensor& out) {
+    dispatchSoftmax(x, mask, std::nullopt, out);
+}
+
+void VulkanBackend::sinkSoftmax(const DeviceTensor& x, const DeviceTensor* mask, float sink,
+                                DeviceTensor& out) {
+    dispatchSoftmax(x, mask, sink, out);
+}
+
+// softmax.comp, with one more logit per row when a sink is given.
+void VulkanBackend::dispatchSoftmax(const DeviceTensor& x, const DeviceTensor* mask,
+                                    std::optional<float> sink, DeviceTensor& out) {
     requireSameSize("softmax", x, out);
     const int64_t N = lastDim(x), rows = N == 0 ? 0 : x.size() / N;
     const int64_t maskRows = mask && N > 0 ? mask->size() / N : 0;
@@ -147,7 +160,9 @@ void VulkanBackend::softmax(const DeviceTensor& x, const DeviceTensor* mask, Dev
                                mask != nullptr,
                                mp.element,
                                uint32_t(maskWalks ? 0 : s.begin % std::max<int64_t>(maskRows, 1)),
-                               uint32_t(maskWalks ? rows : std::max<int64_t>(maskRows, 1))};
+                               uint32_t(maskWalks ? rows : std::max<int64_t>(maskRows, 1)),
+                               sink.has_value(),
+                               sink.value_or(0.0f)};
         const std::array<Binding, 3> bindings{{{xp.buffer}, {mp.buffer}, {op.buffer, true}}};
         recorder_.dispatch(shader, bindings, push, 1, uint32_t(s.rows()));
     }
