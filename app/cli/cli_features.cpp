@@ -273,7 +273,8 @@ CliCommand featuresCommand() {
           "ORG/NAME id, read offline"},
          {"--sae", "DIR",
           "a SAELens SAE folder: cfg.json (6.x or the older flat layout) and "
-          "sae_weights.safetensors; architectures standard, jumprelu, topk, gated"},
+          "sae_weights.safetensors, architectures standard, jumprelu, topk, gated; or a Llama "
+          "Scope folder: hyperparams.json and checkpoints/final.safetensors"},
          {"--text", "TEXT", "the text to run, tokenized with the checkpoint's special tokens"},
          {"--ids", "IDS", "token ids to run as they are, separated by commas or spaces"},
          {"--top", "K", "features listed per token, strongest first, 1 to d_sae (default 5)"},

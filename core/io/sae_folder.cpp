@@ -1,5 +1,6 @@
 #include "io/sae_folder.h"
 
+#include "io/llama_scope_folder.h"
 #include "io/safetensors.h"
 
 #include <QFile>
@@ -147,6 +148,15 @@ std::string saeReadFile(const std::string& path, qint64 limit) {
     return bytes.toStdString();
 }
 } // namespace
+
+Tensor loadSaeTensor(const SafetensorsFile& file, const std::string& name,
+                     const std::vector<int64_t>& shape) {
+    return saeLoad(file, name, shape);
+}
+
+std::string readSaeTextFile(const std::string& path) {
+    return saeReadFile(path, kMaxSaeConfigBytes);
+}
 
 SaeConfig parseSaeConfig(std::string_view json, const std::string& source) {
     const QJsonObject o = saeJsonObject(json, source);
@@ -300,9 +310,12 @@ SaeFolder readSaeFolder(const std::string& folder) {
         throw SaeFolderError(folder + ": not a folder (give an SAE folder holding cfg.json and "
                                       "sae_weights.safetensors)");
     const std::string cfgPath = (dir / "cfg.json").string();
+    if (!fs::exists(cfgPath, error) && fs::exists(dir / "hyperparams.json", error))
+        return readLlamaScopeFolder(folder);
     if (!fs::exists(cfgPath, error))
         throw SaeFolderError(folder + ": has no cfg.json (a SAELens SAE folder holds cfg.json "
-                                      "and sae_weights.safetensors)");
+                                      "and sae_weights.safetensors, a Llama Scope one "
+                                      "hyperparams.json and checkpoints/final.safetensors)");
     const SaeConfig config = parseSaeConfig(saeReadFile(cfgPath, kMaxSaeConfigBytes), cfgPath);
     const std::string weightsPath = (dir / "sae_weights.safetensors").string();
     if (!fs::exists(weightsPath, error))

@@ -55,6 +55,13 @@ struct SaeFolder {
 SaeFolder assembleSae(const SaeConfig& config, const SafetensorsFile& weights,
                       std::optional<double> scalingFactor);
 
-// Reads `folder`: cfg.json, sae_weights.safetensors, activation_scaler.json when present.
+// `name` from `file`, checked to have `shape` and only finite values; throws SaeFolderError.
+Tensor loadSaeTensor(const SafetensorsFile& file, const std::string& name,
+                     const std::vector<int64_t>& shape);
+// A small JSON file (cfg.json, hyperparams.json: at most 1 MB) read whole; throws SaeFolderError.
+std::string readSaeTextFile(const std::string& path);
+
+// Reads `folder`: cfg.json, sae_weights.safetensors, activation_scaler.json when present; a
+// folder with hyperparams.json and no cfg.json is read as Llama Scope (llama_scope_folder.h).
 SaeFolder readSaeFolder(const std::string& folder);
 } // namespace headlight::io

@@ -175,6 +175,47 @@ private Q_SLOTS:
         QVERIFY(saeRefusal(folder).contains("scaling_factor is 'big', not a positive number"));
     }
 
+    // Llama Scope: nn.Linear's orientation transposed, one threshold times the norm factor.
+    void readsAndRefusesLlamaScope() {
+        const QString folder = scratch_.folder({}, {});
+        QDir().mkpath(folder + "/checkpoints");
+        const auto hyper = [&](const char* extra) {
+            test::writeFile(folder + "/hyperparams.json",
+                            QByteArray(R"({"d_model": 2, "d_sae": 3, "act_fn": "jumprelu",
+              "hook_point_in": "blocks.0.hook_resid_post", "jump_relu_threshold": 0.5,
+              "dataset_average_activation_norm": {"in": 0.5, "out": 0.5})") +
+                                extra + "}");
+        };
+        hyper("");
+        std::vector<io::TensorToWrite> tensors = {
+            {"encoder.weight", {3, 2}, {1, 2, 3, 4, 5, 6}, {}, {}, {}},
+            {"encoder.bias", {3}, {0, 0, 0}, {}, {}, {}},
+            {"decoder.weight", {2, 3}, {1, 0, 0, 0, 1, 0}, {}, {}, {}},
+            {"decoder.bias", {2}, {0, 0}, {}, {}, {}}};
+        io::writeSafetensors((folder + "/checkpoints/final.safetensors").toStdString(), tensors);
+        const io::SaeFolder read = io::readSaeFolder(folder.toStdString());
+        QCOMPARE(QString::fromStdString(read.config.layout), QString("llama-scope"));
+        QCOMPARE(read.sae.wEnc.shape(), (std::vector<int64_t>{2, 3}));
+        QCOMPARE(read.sae.wEnc.data()[1], 3.0f); // W_enc[0][1] = encoder.weight[1][0]
+        const double s = std::sqrt(2.0) / 0.5;
+        QCOMPARE(*read.sae.scalingFactor, s);
+        QCOMPARE(read.sae.threshold.data()[2], float(0.5 * s));
+        QVERIFY(!read.sae.applyBDecToInput);
+
+        hyper(R"(, "hook_point_out": "blocks.0.hook_mlp_out")");
+        QVERIFY2(saeRefusal(folder).contains("hook_point_out differs from hook_point_in: a "
+                                             "transcoder"),
+                 qPrintable(saeRefusal(folder)));
+        test::writeFile(folder + "/hyperparams.json",
+                        R"({"d_model": 2, "d_sae": 3, "act_fn": "topk", "hook_point_in": "x"})");
+        QVERIFY(saeRefusal(folder).contains("act_fn is not jumprelu"));
+        hyper("");
+        tensors[0].shape = {2, 3}; // W_enc's orientation instead of nn.Linear's
+        io::writeSafetensors((folder + "/checkpoints/final.safetensors").toStdString(), tensors);
+        QVERIFY2(saeRefusal(folder).contains("'encoder.weight' is [2, 3], not [3, 2]"),
+                 qPrintable(saeRefusal(folder)));
+    }
+
     void refusesHooksTheTraceCannotGive_data() {
         QTest::addColumn<QString>("hook");
         QTest::addColumn<QString>("reason");

@@ -22,6 +22,11 @@ normalise: constant_norm_rescale x * sqrt(d_in) / ||x||; layer_norm (x - mean) /
 with torch's unbiased std, undone as y * std + mean; expected_average_only_in x * s with s from
 activation_scaler.json (what SAELens's fold_activation_norm_scaling_factor folds in), undone / s.
 
+Llama Scope (hyperparams.json + checkpoints/final.safetensors, nn.Linear orientation) follows
+SAELens's llama_scope loader with the release's norm scaling factor folded: jumprelu, W_enc =
+encoder.weight^T, W_dec = decoder.weight^T, no b_dec on the input, the input times s = sqrt(d_model)
+/ dataset_average_activation_norm.in (the output divided by s), one threshold jump_relu_threshold * s.
+
 Hooks (TransformerLens names): blocks.L.hook_resid_pre is hidden_states[L]; blocks.L.hook_resid_post
 is hidden_states[L + 1] except for the last block, whose output HF's hidden_states give after the
 final norm.  For that one the reference runs the model with one more block whose output
@@ -78,6 +83,13 @@ CASES = [
     dict(name="qwen2_jumprelu_post2", model="qwen2", layout="6", architecture="jumprelu",
          hook="blocks.2.hook_resid_post", norm="expected_average_only_in", b_dec_in=True,
          d_sae=56, seed=6, scaling_factor=0.75),
+    # Llama Scope (hyperparams.json + checkpoints/final.safetensors, nn.Linear orientation), as
+    # SAELens's llama_scope loader converts it: jumprelu with one threshold jump_relu_threshold * s
+    # for every feature, b_dec not applied to the input, the input times s = sqrt(d_model) /
+    # dataset_average_activation_norm.in (the release's norm_scaling_factor, folded)
+    dict(name="qwen2_llama_scope_post1", model="qwen2", layout="llama_scope",
+         architecture="jumprelu", hook="blocks.1.hook_resid_post",
+         norm="expected_average_only_in", b_dec_in=False, d_sae=64, seed=7, dtype="BF16"),
 ]
 
 
@@ -255,6 +267,14 @@ def make_params(case, x):
         z = (sae_in @ P["W_enc"]).numpy()
         if a == "standard":
             P["b_enc"] = t([-gap_midpoint(z[:, j], rng) for j in range(d_sae)])
+        elif case["layout"] == "llama_scope":
+            P["b_enc"] = t(rng.normal(0, 0.1, d_sae))
+            P = round_params(case, P)
+            p = z + P["b_enc"].numpy()
+            # one threshold for every feature, in a gap of all the pre-activations above 8 margins
+            flat = p.ravel()
+            case["threshold"] = gap_midpoint(flat[flat > 8 * MARGIN], rng, 0.5, 0.8)
+            P["threshold"] = t(np.full(d_sae, case["threshold"]))
         else:
             P["b_enc"] = t(rng.normal(0, 0.1, d_sae))
             p = z + P["b_enc"].numpy()
@@ -292,9 +312,11 @@ def make_params(case, x):
 
 
 def round_params(case, P):
-    """The parameters as the stored dtype gives them back (float32 or bfloat16), in float64."""
+    """The parameters as the stored dtype gives them back (float32 or bfloat16), in float64.
+    Llama Scope's threshold is not stored: it is hyperparams.json's number times s, in float64."""
     dtype = case.get("dtype", "F32")
-    return {k: torch.tensor(S.round_to_dtype(v.numpy(), dtype).astype(np.float64))
+    return {k: v if (k == "threshold" and case["layout"] == "llama_scope") else
+            torch.tensor(S.round_to_dtype(v.numpy(), dtype).astype(np.float64))
             for k, v in P.items()}
 
 
@@ -378,6 +400,10 @@ def cfg_json(case, d_in):
 
 def write_case(case):
     x = torch.tensor(residual_at(case["model"], case["hook"], IDS))
+    if case["layout"] == "llama_scope":
+        # a dataset average norm near the text's own mean norm, rounded to a short decimal
+        case["norm_in"] = round(float(x.norm(dim=-1).mean()) * 1.1, 3)
+        case["scaling_factor"] = math.sqrt(x.shape[1]) / case["norm_in"]
     P = make_params(case, x)
     n, sae_in = sae_in_of(case, P, x)
     f = encode(case, P, sae_in)
@@ -386,8 +412,50 @@ def write_case(case):
     if os.path.isdir(folder):
         shutil.rmtree(folder)
     os.makedirs(folder)
+    if case["layout"] == "llama_scope":
+        write_llama_scope(case, P, folder, x.shape[1])
+    else:
+        write_saelens(case, P, folder, x.shape[1])
+    S.save(os.path.join(OUT, "expected", case["name"] + ".safetensors"),
+           {"sae_in": (x.numpy(), "F32"), "feature_acts": (f.numpy(), "F32"),
+            "sae_out": (y.numpy(), "F32")})
+    resid = ((x - y) ** 2).sum()
+    total = ((x - x.mean(dim=0)) ** 2).sum()
+    return {
+        "name": case["name"], "model": case["model"], "hook": case["hook"],
+        "architecture": case["architecture"],
+        "layout": {"6": "saelens-6", "flat": "saelens-flat", "llama_scope": "llama-scope"}[
+            case["layout"]],
+        "normalize_activations": case["norm"],
+        "d_in": int(x.shape[1]), "d_sae": case["d_sae"],
+        "variance_explained": float(1 - resid / total),
+        "mse": float(resid / x.numel()),
+        "l0": int((f != 0).sum()) / int(x.shape[0]),
+        "firing": int((f != 0).sum()),
+    }
+
+
+def write_llama_scope(case, P, folder, d_in):
+    hyper = {
+        "d_model": d_in, "expansion_factor": case["d_sae"] // d_in, "d_sae": case["d_sae"],
+        "hook_point_in": case["hook"], "hook_point_out": case["hook"], "use_decoder_bias": True,
+        "act_fn": "jumprelu", "jump_relu_threshold": case["threshold"] / case["scaling_factor"],
+        "norm_activation": "dataset-wise",
+        "dataset_average_activation_norm": {"in": case["norm_in"], "out": case["norm_in"]},
+    }
+    with open(os.path.join(folder, "hyperparams.json"), "w") as fh:
+        json.dump(hyper, fh, indent=2)
+        fh.write("\n")
+    os.makedirs(os.path.join(folder, "checkpoints"))
+    dtype = case["dtype"]
+    S.save(os.path.join(folder, "checkpoints", "final.safetensors"), {
+        "encoder.weight": (P["W_enc"].numpy().T, dtype), "encoder.bias": (P["b_enc"].numpy(), dtype),
+        "decoder.weight": (P["W_dec"].numpy().T, dtype), "decoder.bias": (P["b_dec"].numpy(), dtype)})
+
+
+def write_saelens(case, P, folder, d_in):
     with open(os.path.join(folder, "cfg.json"), "w") as fh:
-        json.dump(cfg_json(case, x.shape[1]), fh, indent=2)
+        json.dump(cfg_json(case, d_in), fh, indent=2)
         fh.write("\n")
     dtype = case.get("dtype", "F32")
     tensors = {k: (v.numpy(), dtype) for k, v in P.items()}
@@ -398,21 +466,6 @@ def write_case(case):
         with open(os.path.join(folder, "activation_scaler.json"), "w") as fh:
             json.dump({"scaling_factor": case["scaling_factor"]}, fh)
             fh.write("\n")
-    S.save(os.path.join(OUT, "expected", case["name"] + ".safetensors"),
-           {"sae_in": (x.numpy(), "F32"), "feature_acts": (f.numpy(), "F32"),
-            "sae_out": (y.numpy(), "F32")})
-    resid = ((x - y) ** 2).sum()
-    total = ((x - x.mean(dim=0)) ** 2).sum()
-    return {
-        "name": case["name"], "model": case["model"], "hook": case["hook"],
-        "architecture": case["architecture"], "layout": "saelens-6" if case["layout"] == "6"
-        else "saelens-flat", "normalize_activations": case["norm"],
-        "d_in": int(x.shape[1]), "d_sae": case["d_sae"],
-        "variance_explained": float(1 - resid / total),
-        "mse": float(resid / x.numel()),
-        "l0": int((f != 0).sum()) / int(x.shape[0]),
-        "firing": int((f != 0).sum()),
-    }
 
 
 def main():
