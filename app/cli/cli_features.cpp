@@ -285,7 +285,7 @@ CliCommand featuresCommand() {
          backendOption(),
          vulkanDeviceOption()},
         {QStringLiteral("headlight features --model tests/data/models/gpt2_plain --sae "
-                        "tests/data/sae/gpt2_plain_jumprelu_post2 --ids 5,17,42 --json"),
+                        "tests/data/sae/gpt2_plain_topk_post2 --ids 5,17,42 --json"),
          QStringLiteral("headlight features --model ~/gpt2 --sae ~/saes/blocks.8.hook_resid_pre "
                         "--text \"The cat sat\" --top 10 --dump features.safetensors")},
         &runFeatures,
