@@ -26,6 +26,7 @@ CliCommand aboutCommand();
 CliCommand convertCommand();
 CliCommand devicesCommand();
 CliCommand exportCommand();
+CliCommand featuresCommand();
 CliCommand figuresCommand();
 CliCommand headsCommand();
 CliCommand infoCommand();

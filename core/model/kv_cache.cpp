@@ -71,7 +71,8 @@ bool sameCapture(const CaptureRequest& a, const CaptureRequest& b) {
     return a.probabilities == b.probabilities && a.scores == b.scores &&
            a.hiddenStates == b.hiddenStates && a.internals == b.internals && a.logits == b.logits &&
            a.headOutputs == b.headOutputs && a.queriesKeys == b.queriesKeys &&
-           a.layers == b.layers && a.heads == b.heads;
+           a.layers == b.layers && a.heads == b.heads &&
+           a.residualBeforeFinalNorm == b.residualBeforeFinalNorm;
 }
 
 int firstDifferingLayer(const variants::Intervention& a, const variants::Intervention& b,

@@ -28,6 +28,8 @@ struct CaptureRequest {
     bool finalState = true;     // Trace::lastHiddenState; without it, logits and hidden states, a
                                 // plain stack without early exit stops after the last layer in
                                 // `layers` (the later layers cannot change what it captured)
+    bool residualBeforeFinalNorm = false; // Trace::residualBeforeFinalNorm (SAEs read the last
+                                          // block's output, which hiddenStates gives normed)
 
     bool wantsLayer(int layer) const;
 };
@@ -59,6 +61,8 @@ struct Trace {
     std::vector<LayerTrace> layers;     // one per model layer
     std::vector<Tensor> hiddenStates;   // L + 1 tensors [T, D] when requested (as HF's hidden_states)
     Tensor lastHiddenState;             // [T, D] (after the final norm where the model has one)
+    Tensor residualBeforeFinalNorm;     // [T, D] the last layer's output, before any final norm,
+                                        // when requested (TransformerLens's last hook_resid_post)
     Tensor logits;                      // [T, V] when requested: the LM head on lastHiddenState
     std::map<std::string, Tensor> internals; // model-level variant internals (nominal mask, exits, ...)
     double forwardMs = 0.0;             // wall time of the forward pass, capture included

@@ -574,6 +574,8 @@ Trace TransformerModel::runPass(const ModelInput& input, const CaptureRequest& c
     const bool pre = block_.placement == variants::BlockSpec::Placement::Pre;
     // Why: like HF, pre-norm models report the last layer's state only after the final norm.
     if (capture.hiddenStates && pre && hidden.size() > 1 && finalNormApplies()) hidden.pop_back();
+    if (capture.residualBeforeFinalNorm && !stoppedEarly)
+        trace.residualBeforeFinalNorm = backend_.download(x);
     if (finalNormApplies() && !stoppedEarly) {
         DeviceTensor normed = backend_.allocate(x.shape());
         normalize(finalNorm_, x, normed);

@@ -7,7 +7,7 @@ set -euo pipefail
 data=$1
 out=$2
 rm -rf "$out"
-mkdir -p "$out"/{safetensors,shard_index,model_config,wordpiece_vocab,bpe_files,tokenizer_json,variant_spec,scene,lesson,torch_checkpoint}
+mkdir -p "$out"/{safetensors,shard_index,model_config,wordpiece_vocab,bpe_files,tokenizer_json,variant_spec,scene,lesson,torch_checkpoint,sae_folder}
 
 # Seeds above this size slow every execution (libFuzzer sizes max_len from the corpus) without
 # adding structure the small files lack.
@@ -42,6 +42,18 @@ for file in "$data"/configs/*.json "$data"/models/*/config.json "$data"/tokenize
             "$data"/zoo/*/config.json; do
   seed model_config < "$file"
   seed shard_index < "$file"
+done
+
+# SAE folders: cfg.json NUL sae_weights.safetensors (SAELens), hyperparams.json NUL
+# checkpoints/final.safetensors (Llama Scope)
+for dir in "$data"/sae/*/; do
+  [[ -f $dir/cfg.json ]] || continue
+  { cat "$dir/cfg.json"; printf '\0'; cat "$dir/sae_weights.safetensors"; } | seed sae_folder
+done
+for dir in "$data"/sae/*/; do
+  [[ -f $dir/hyperparams.json ]] || continue
+  { cat "$dir/hyperparams.json"; printf '\0'; cat "$dir/checkpoints/final.safetensors"; } |
+    seed sae_folder
 done
 
 # WordPiece: vocab.txt [NUL tokenizer_config.json]

@@ -1,0 +1,294 @@
+// `headlight features`: one forward pass of a checkpoint on text or ids, the residual stream at a
+// SAELens SAE's hook read from the trace, and every token's strongest features with the SAE's
+// reconstruction quality (docs/features.md). The pass runs on the chosen backend; the SAE
+// encodes on the CPU. Its options: featuresCommand() at the end.
+#include "analysis/sae_hook.h"
+#include "analysis/sparse_autoencoder.h"
+#include "cli.h"
+#include "cli_args.h"
+#include "cli_backend.h"
+#include "io/hub_cache.h"
+#include "io/sae_folder.h"
+#include "io/safetensors.h"
+#include "model/transformer.h"
+#include "text_input.h"
+#include "tokenize/tokenizer.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
+#include <QTextStream>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+namespace headlight::app {
+namespace {
+
+struct FeatureInput {
+    ModelInput model;
+    QStringList labels; // [T]; empty labels for --ids without a tokenizer
+};
+
+std::unique_ptr<tokenize::Tokenizer> featuresTokenizer(const std::string& folder) {
+    try {
+        return tokenize::Tokenizer::load(folder);
+    } catch (const tokenize::TokenizerError&) {
+        return nullptr; // Why: a checkpoint without tokenizer files runs on --ids
+    }
+}
+
+std::vector<int32_t> featuresIds(const QString& text) {
+    std::vector<int32_t> ids;
+    for (const QString& part :
+         text.split(QRegularExpression(QStringLiteral("[,\\s]+")), Qt::SkipEmptyParts)) {
+        bool ok = false;
+        const long long value = part.toLongLong(&ok);
+        if (!ok || value < 0 || value > INT32_MAX)
+            throw CliError("--ids: '" + part.toStdString() + "' is not a token id");
+        ids.push_back(int32_t(value));
+    }
+    if (ids.empty()) throw CliError("--ids is empty");
+    return ids;
+}
+
+FeatureInput featuresInput(const CliArgs& args, const tokenize::Tokenizer* tokenizer) {
+    if (args.has("--ids") == args.has("--text"))
+        throw CliError("give exactly one of --text and --ids");
+    FeatureInput input;
+    if (args.has("--ids")) {
+        input.model.ids = featuresIds(args.value("--ids"));
+        for (int32_t id : input.model.ids)
+            input.labels.append(tokenizer ? QString::fromStdString(tokenizer->tokenString(id))
+                                          : QString());
+        return input;
+    }
+    if (args.value("--text").isEmpty()) throw CliError("--text is empty: give some text");
+    if (!tokenizer)
+        throw CliError("the checkpoint has no tokenizer files: give token ids with --ids");
+    PreparedText prepared = prepareText(tokenizer, args.value("--text"));
+    if (prepared.input.ids.empty()) throw CliError("the text produced no tokens");
+    input.model = std::move(prepared.input);
+    input.labels = prepared.labels;
+    return input;
+}
+
+struct TopFeature {
+    int id = 0;
+    float activation = 0.0f;
+};
+
+// A token's K strongest features among those that fire (activation ≠ 0), strongest first, ties
+// by id.
+std::vector<TopFeature> topFeatures(const Tensor& features, int64_t token, int k) {
+    std::vector<TopFeature> firing;
+    const int64_t width = features.dim(1);
+    const float* row = features.data() + token * width;
+    for (int64_t f = 0; f < width; ++f)
+        if (row[f] != 0.0f) firing.push_back({int(f), row[f]});
+    const auto stronger = [](const TopFeature& a, const TopFeature& b) {
+        return a.activation != b.activation ? a.activation > b.activation : a.id < b.id;
+    };
+    const std::size_t keep = std::min(firing.size(), std::size_t(k));
+    std::partial_sort(firing.begin(), firing.begin() + std::ptrdiff_t(keep), firing.end(),
+                      stronger);
+    firing.resize(keep);
+    return firing;
+}
+
+int firingCount(const Tensor& features, int64_t token) {
+    const int64_t width = features.dim(1);
+    const float* row = features.data() + token * width;
+    return int(std::count_if(row, row + width, [](float v) { return v != 0.0f; }));
+}
+
+struct FeaturesRun {
+    std::string modelFolder;
+    std::string saeFolder;
+    io::SaeFolder sae;
+    FeatureInput input;
+    analysis::SaeEncoding encoding;
+    analysis::ReconstructionQuality quality;
+    double passMs = 0.0;
+    double encodeMs = 0.0;
+    const char* backend = "cpu";
+    int top = 5;
+};
+
+QJsonObject saeJson(const FeaturesRun& run) {
+    const io::SaeConfig& c = run.sae.config;
+    QJsonObject sae{{"folder", QString::fromStdString(run.saeFolder)},
+                    {"layout", QString::fromStdString(c.layout)},
+                    {"architecture", analysis::saeArchitectureName(c.architecture)},
+                    {"d_in", c.dIn},
+                    {"d_sae", c.dSae},
+                    {"hook", QString::fromStdString(c.hookName)},
+                    {"apply_b_dec_to_input", c.applyBDecToInput},
+                    {"normalize_activations", analysis::saeNormalizationName(c.normalization)}};
+    if (c.architecture == analysis::SaeArchitecture::TopK) {
+        sae["k"] = c.k;
+        sae["rescale_acts_by_decoder_norm"] = c.rescaleByDecoderNorm;
+    }
+    if (run.sae.sae.scalingFactor) sae["scaling_factor"] = *run.sae.sae.scalingFactor;
+    return sae;
+}
+
+QJsonObject featuresJson(const FeaturesRun& run) {
+    QJsonArray tokens;
+    const Tensor& f = run.encoding.features;
+    for (int64_t t = 0; t < f.dim(0); ++t) {
+        QJsonArray top;
+        for (const TopFeature& feature : topFeatures(f, t, run.top))
+            top.append(QJsonObject{{"id", feature.id}, {"activation", double(feature.activation)}});
+        tokens.append(QJsonObject{{"position", int(t)},
+                                  {"id", run.input.model.ids[std::size_t(t)]},
+                                  {"token", run.input.labels.value(int(t))},
+                                  {"l0", firingCount(f, t)},
+                                  {"features", top}});
+    }
+    QJsonArray notes;
+    for (const std::string& note : run.sae.notes)
+        notes.append(QString::fromStdString(note));
+    const auto number = [](double v) { return std::isfinite(v) ? QJsonValue(v) : QJsonValue(); };
+    return {{"model", QString::fromStdString(run.modelFolder)},
+            {"backend", run.backend},
+            {"sae", saeJson(run)},
+            {"notes", notes},
+            {"reconstruction",
+             QJsonObject{{"variance_explained", number(run.quality.varianceExplained)},
+                         {"mse", number(run.quality.meanSquaredError)},
+                         {"l0", number(run.quality.meanL0)}}},
+            {"timing_ms", QJsonObject{{"pass", run.passMs}, {"encode", run.encodeMs}}},
+            {"tokens", tokens}};
+}
+
+void printFeatures(const FeaturesRun& run) {
+    QTextStream out(stdout);
+    const io::SaeConfig& c = run.sae.config;
+    out << "model: " << QString::fromStdString(run.modelFolder) << " (" << run.backend << ")\n";
+    out << "sae: " << QString::fromStdString(run.saeFolder) << " ("
+        << analysis::saeArchitectureName(c.architecture) << ", d_in " << c.dIn << ", d_sae "
+        << c.dSae << ", " << QString::fromStdString(c.hookName) << ")\n";
+    for (const std::string& note : run.sae.notes)
+        out << "note: " << QString::fromStdString(note) << "\n";
+    out << "reconstruction: variance explained "
+        << QString::number(run.quality.varianceExplained, 'f', 4) << ", MSE "
+        << QString::number(run.quality.meanSquaredError, 'g', 5) << ", L0 "
+        << QString::number(run.quality.meanL0, 'f', 2) << " features per token\n";
+    out << "pass " << QString::number(run.passMs, 'f', 1) << " ms, encoding "
+        << QString::number(run.encodeMs, 'f', 1) << " ms (CPU)\n";
+    out << "  pos  token                 L0  top features (id: activation)\n";
+    const Tensor& f = run.encoding.features;
+    for (int64_t t = 0; t < f.dim(0); ++t) {
+        QString label = run.input.labels.value(int(t));
+        if (label.isEmpty()) label = QStringLiteral("#%1").arg(run.input.model.ids[std::size_t(t)]);
+        if (label.size() > 20) label = label.left(19) + QStringLiteral("…");
+        out << QString::number(t).rightJustified(5) << "  " << label.leftJustified(20) << " "
+            << QString::number(firingCount(f, t)).rightJustified(3) << " ";
+        for (const TopFeature& feature : topFeatures(f, t, run.top))
+            out << " " << feature.id << ": " << QString::number(feature.activation, 'f', 4);
+        out << "\n";
+    }
+}
+
+void dumpFeatures(const QString& path, const FeaturesRun& run) {
+    const auto values = [](const Tensor& t) {
+        return std::vector<float>(t.values().begin(), t.values().end());
+    };
+    const analysis::SaeEncoding& e = run.encoding;
+    io::writeSafetensors(
+        path.toStdString(),
+        {{"feature_acts", e.features.shape(), values(e.features), {}, {}, {}},
+         {"sae_in", e.input.shape(), values(e.input), {}, {}, {}},
+         {"sae_out", e.output.shape(), values(e.output), {}, {}, {}}},
+        {{"hook", run.sae.config.hookName},
+         {"architecture", analysis::saeArchitectureName(run.sae.config.architecture)}});
+}
+
+int runFeatures(const CliArgs& args) {
+    FeaturesRun run;
+    run.saeFolder = args.required("--sae").toStdString();
+    try {
+        run.sae = io::readSaeFolder(run.saeFolder);
+    } catch (const io::SaeFolderError& error) {
+        throw CliError(std::string("--sae ") + error.what());
+    }
+    run.top = args.integer("--top", 5, 1, run.sae.config.dSae);
+    run.modelFolder = io::resolveModel(args.model().toStdString()).folder;
+    OpenedBackend opened = openChosenBackend(args);
+    std::unique_ptr<TransformerModel> model;
+    Tensor activations;
+    runWithCpuFallback(opened, model, [&] {
+        model = loadModel(run.modelFolder, *opened.backend);
+        const ModelSpec& spec = model->spec();
+        analysis::SaeHook hook;
+        try {
+            hook = analysis::parseSaeHook(run.sae.config.hookName, spec.layers);
+        } catch (const std::invalid_argument& error) {
+            throw CliError(error.what());
+        }
+        if (run.sae.config.dIn != spec.hidden)
+            throw CliError("the SAE reads " + std::to_string(run.sae.config.dIn) +
+                           " values per token at " + run.sae.config.hookName +
+                           " but the model's residual stream has " + std::to_string(spec.hidden));
+        const std::unique_ptr<tokenize::Tokenizer> tokenizer = featuresTokenizer(run.modelFolder);
+        run.input = featuresInput(args, tokenizer.get());
+        const Trace trace =
+            model->forward(run.input.model, analysis::captureForHook(hook, spec.layers));
+        run.passMs = trace.forwardMs;
+        try {
+            activations = analysis::activationsAtHook(trace, hook, spec.layers);
+        } catch (const std::invalid_argument& error) {
+            throw CliError(error.what());
+        }
+    });
+    if (!opened.note.empty()) std::fprintf(stderr, "headlight features: %s\n", opened.note.c_str());
+    run.backend = backendName(model->backend().kind());
+    const auto start = std::chrono::steady_clock::now();
+    run.encoding = analysis::encodeAndDecode(run.sae.sae, activations);
+    run.encodeMs =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    run.quality = analysis::reconstructionQuality(run.encoding);
+    if (args.has("--dump")) dumpFeatures(args.value("--dump"), run);
+    if (args.has("--json"))
+        QTextStream(stdout) << QJsonDocument(featuresJson(run)).toJson(QJsonDocument::Indented);
+    else
+        printFeatures(run);
+    return 0;
+}
+} // namespace
+
+CliCommand featuresCommand() {
+    return {
+        QStringLiteral("features"),
+        QStringLiteral("encode a pass's residual stream with a SAELens sparse autoencoder: each "
+                       "token's top features"),
+        {QStringLiteral("--model DIR --sae DIR (--text TEXT | --ids IDS) [--top K] [--json] "
+                        "[--dump FILE] [--backend cpu|vulkan] [--vulkan-device SEL]")},
+        {},
+        {{"--model", "DIR",
+          "the checkpoint folder, a zoo model's name, or a Hugging Face cache folder or cached "
+          "ORG/NAME id, read offline"},
+         {"--sae", "DIR",
+          "a SAELens SAE folder: cfg.json (6.x or the older flat layout) and "
+          "sae_weights.safetensors, architectures standard, jumprelu, topk, gated; or a Llama "
+          "Scope folder: hyperparams.json and checkpoints/final.safetensors"},
+         {"--text", "TEXT", "the text to run, tokenized with the checkpoint's special tokens"},
+         {"--ids", "IDS", "token ids to run as they are, separated by commas or spaces"},
+         {"--top", "K", "features listed per token, strongest first, 1 to d_sae (default 5)"},
+         {"--json", {}, "print the SAE, reconstruction quality and every token's features as JSON"},
+         {"--dump", "FILE",
+          "write feature_acts [T, d_sae], sae_in and sae_out [T, d_in] (f32) to a safetensors "
+          "file"},
+         backendOption(),
+         vulkanDeviceOption()},
+        {QStringLiteral("headlight features --model tests/data/models/gpt2_plain --sae "
+                        "tests/data/sae/gpt2_plain_topk_post2 --ids 5,17,42 --json"),
+         QStringLiteral("headlight features --model ~/gpt2 --sae ~/saes/blocks.8.hook_resid_pre "
+                        "--text \"The cat sat\" --top 10 --dump features.safetensors")},
+        &runFeatures,
+    };
+}
+} // namespace headlight::app

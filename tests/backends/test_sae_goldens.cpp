@@ -1,0 +1,133 @@
+// Sparse autoencoders on each backend against tools/golden/make_sae_goldens.py (float64 PyTorch
+// written from SAELens's inference classes, on the residual stream of models_ref.py's reference
+// passes): the SAELens folders of tests/data/sae, in the 6.x and the flat cfg layout, standard,
+// JumpReLU, TopK (with and without the decoder-norm rescale) and gated, every normalisation with
+// a factor, hooks at the first, a middle and the last block (whose resid_post comes before the
+// final norm). The hook's activations, the feature activations and the reconstruction agree
+// within 1e-4, and exactly the same features fire (the goldens keep every pre-activation more
+// than 1e-3 from its threshold).
+#include "analysis/sae_hook.h"
+#include "analysis/sparse_autoencoder.h"
+#include "backend_fixture.h"
+#include "compare.h"
+#include "io/sae_folder.h"
+#include "io/safetensors.h"
+#include "model/transformer.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+
+using namespace headlight;
+
+namespace {
+
+constexpr double kSaeTolerance = 1e-4;
+const QString kSaeData = QStringLiteral(HEADLIGHT_TEST_DATA "/sae/");
+
+QJsonObject saeGolden() {
+    QFile file(kSaeData + "golden.json");
+    if (!file.open(QIODevice::ReadOnly)) qFatal("cannot read %s", qPrintable(file.fileName()));
+    return QJsonDocument::fromJson(file.readAll()).object();
+}
+
+std::vector<int32_t> saeGoldenIds() {
+    std::vector<int32_t> ids;
+    for (const QJsonValue& id : saeGolden()["ids"].toArray())
+        ids.push_back(int32_t(id.toInt()));
+    return ids;
+}
+
+// Features that fire (≠ 0), as flat indices.
+std::vector<std::size_t> saeFiring(const Tensor& features) {
+    std::vector<std::size_t> firing;
+    for (std::size_t i = 0; i < features.size(); ++i)
+        if (features.data()[i] != 0.0f) firing.push_back(i);
+    return firing;
+}
+} // namespace
+
+class TestSaeGoldens : public QObject {
+    Q_OBJECT
+    test::BackendFixture fixture_;
+
+public:
+    explicit TestSaeGoldens(BackendKind kind)
+        : fixture_(kind) {}
+
+private Q_SLOTS:
+    void initTestCase() { fixture_.open(); }
+    void cleanupTestCase() { fixture_.close(); }
+
+    void featuresMatchTheReference_data() {
+        QTest::addColumn<QJsonObject>("goldenCase");
+        const QJsonArray cases = saeGolden()["cases"].toArray();
+        QCOMPARE(cases.size(), 7);
+        for (const QJsonValue& c : cases)
+            QTest::newRow(qPrintable(c.toObject()["name"].toString())) << c.toObject();
+    }
+
+    void featuresMatchTheReference() {
+        QFETCH(QJsonObject, goldenCase);
+        const std::string name = goldenCase["name"].toString().toStdString();
+        const io::SaeFolder folder = io::readSaeFolder(kSaeData.toStdString() + name);
+        QCOMPARE(QString::fromStdString(folder.config.layout), goldenCase["layout"].toString());
+        QCOMPARE(QString(analysis::saeArchitectureName(folder.config.architecture)),
+                 goldenCase["architecture"].toString());
+        QCOMPARE(QString::fromStdString(folder.config.hookName), goldenCase["hook"].toString());
+        QVERIFY(folder.notes.empty());
+
+        const auto model =
+            loadModel(HEADLIGHT_TEST_DATA "/models/" + goldenCase["model"].toString().toStdString(),
+                      fixture_.backend());
+        const int layers = model->spec().layers;
+        const analysis::SaeHook hook = analysis::parseSaeHook(folder.config.hookName, layers);
+        const Trace trace = model->forward(ModelInput{saeGoldenIds(), {}, {}},
+                                           analysis::captureForHook(hook, layers));
+        const Tensor activations = analysis::activationsAtHook(trace, hook, layers);
+        const analysis::SaeEncoding encoding = analysis::encodeAndDecode(folder.sae, activations);
+
+        const io::SafetensorsFile expected(kSaeData.toStdString() + "expected/" + name +
+                                           ".safetensors");
+        QString where;
+        const double inputDiff =
+            test::maxAbsDiff(encoding.input, expected.loadF32("sae_in"), &where);
+        QVERIFY2(inputDiff <= kSaeTolerance, qPrintable("sae_in: " + where));
+        const Tensor wantFeatures = expected.loadF32("feature_acts");
+        const double featureDiff = test::maxAbsDiff(encoding.features, wantFeatures, &where);
+        QVERIFY2(featureDiff <= kSaeTolerance, qPrintable("feature_acts: " + where));
+        const double outputDiff =
+            test::maxAbsDiff(encoding.output, expected.loadF32("sae_out"), &where);
+        QVERIFY2(outputDiff <= kSaeTolerance, qPrintable("sae_out: " + where));
+        const std::vector<std::size_t> firing = saeFiring(encoding.features);
+        QCOMPARE(firing, saeFiring(wantFeatures));
+        QCOMPARE(int(firing.size()), goldenCase["firing"].toInt());
+        qInfo(
+            "%s on %s: max |diff| sae_in %.3g, feature_acts %.3g, sae_out %.3g; %zu features fire",
+            name.c_str(), fixture_.cliName(), inputDiff, featureDiff, outputDiff, firing.size());
+
+        const analysis::ReconstructionQuality quality = analysis::reconstructionQuality(encoding);
+        QVERIFY(std::abs(quality.varianceExplained - goldenCase["variance_explained"].toDouble()) <=
+                kSaeTolerance);
+        QVERIFY(std::abs(quality.meanSquaredError - goldenCase["mse"].toDouble()) <= kSaeTolerance);
+        QCOMPARE(quality.meanL0, goldenCase["l0"].toDouble());
+    }
+
+    // The trap: the last block's hook_resid_post is its output before the final norm, which the
+    // trace's last hidden state is not.
+    void lastResidPostIsBeforeTheFinalNorm() {
+        const auto model = loadModel(HEADLIGHT_TEST_DATA "/models/gpt2_plain", fixture_.backend());
+        const analysis::SaeHook hook = analysis::parseSaeHook("blocks.2.hook_resid_post", 3);
+        CaptureRequest capture = analysis::captureForHook(hook, 3);
+        capture.hiddenStates = true;
+        const Trace trace = model->forward(ModelInput{saeGoldenIds(), {}, {}}, capture);
+        const Tensor before = analysis::activationsAtHook(trace, hook, 3);
+        QVERIFY(test::differsBy(before, trace.hiddenStates[3], 1.0));
+        QCOMPARE(test::maxAbsDiff(trace.hiddenStates[3], trace.lastHiddenState), 0.0);
+    }
+};
+
+HEADLIGHT_TEST_ON_EACH_BACKEND(TestSaeGoldens)
+#include "test_sae_goldens.moc"

@@ -1,0 +1,54 @@
+// libFuzzer target: a SAELens SAE folder, cfg.json NUL sae_weights.safetensors (fuzz_support.h),
+// through parseSaeConfig, the hardened safetensors reader and assembleSae (or, where the first
+// part is not a SAELens cfg, as Llama Scope's hyperparams.json NUL final.safetensors through
+// parseLlamaScopeHyperparams and assembleLlamaScope), which must refuse in
+// SaeFolderError or CheckpointError or give an SAE whose tensors have the shapes the config
+// implies; a small one then encodes two rows, whose features must be ≥ 0 or NaN (every
+// architecture ends in ReLU) and whose shapes follow d_in and d_sae.
+#include "analysis/sparse_autoencoder.h"
+#include "fuzz_support.h"
+#include "io/llama_scope_folder.h"
+#include "io/sae_folder.h"
+#include "io/safetensors.h"
+
+#include <cmath>
+#include <span>
+
+using namespace headlight;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
+    const std::vector<std::string_view> parts = fuzz::splitAtNul(data, size, 2);
+    if (parts.size() != 2) return 0;
+    io::SaeFolder folder;
+    try {
+        const auto weights = io::SafetensorsFile::fromBytes(
+            "sae_weights.safetensors", std::as_bytes(std::span(parts[1].data(), parts[1].size())));
+        try {
+            const io::SaeConfig config = io::parseSaeConfig(parts[0], "cfg.json");
+            HEADLIGHT_FUZZ_CHECK(config.dIn >= 1 && config.dSae >= 1);
+            folder = io::assembleSae(config, *weights, std::nullopt);
+        } catch (const io::SaeFolderError&) {
+            const io::LlamaScopeConfig config =
+                io::parseLlamaScopeHyperparams(parts[0], "hyperparams.json");
+            HEADLIGHT_FUZZ_CHECK(config.sae.dIn >= 1 && config.sae.dSae >= 1);
+            folder = io::assembleLlamaScope(config, *weights);
+        }
+    } catch (const io::SaeFolderError&) {
+        return 0;
+    } catch (const io::CheckpointError&) {
+        return 0;
+    }
+    const analysis::SparseAutoencoder& sae = folder.sae;
+    HEADLIGHT_FUZZ_CHECK(sae.wEnc.shape() == (std::vector<int64_t>{sae.dIn, sae.dSae}));
+    HEADLIGHT_FUZZ_CHECK(sae.wDec.shape() == (std::vector<int64_t>{sae.dSae, sae.dIn}));
+    if (int64_t(sae.dIn) * sae.dSae > 1 << 16) return 0;
+    Tensor x({2, int64_t(sae.dIn)});
+    for (std::size_t i = 0; i < x.size(); ++i)
+        x.data()[i] = float(int(i % 7) - 3) * 0.5f;
+    const analysis::SaeEncoding encoding = analysis::encodeAndDecode(sae, x);
+    HEADLIGHT_FUZZ_CHECK(encoding.features.shape() == (std::vector<int64_t>{2, sae.dSae}));
+    HEADLIGHT_FUZZ_CHECK(encoding.output.shape() == (std::vector<int64_t>{2, sae.dIn}));
+    for (float f : encoding.features.values())
+        HEADLIGHT_FUZZ_CHECK(std::isnan(f) || f >= 0.0f);
+    return 0;
+}
