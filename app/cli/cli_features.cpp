@@ -209,7 +209,7 @@ void dumpFeatures(const QString& path, const FeaturesRun& run) {
 
 int runFeatures(const CliArgs& args) {
     FeaturesRun run;
-    run.saeFolder = args.required("--sae").toStdString();
+    run.saeFolder = io::resolveCachedSubfolder(args.required("--sae").toStdString()).folder;
     try {
         run.sae = io::readSaeFolder(run.saeFolder);
     } catch (const io::SaeFolderError& error) {
@@ -274,7 +274,8 @@ CliCommand featuresCommand() {
          {"--sae", "DIR",
           "a SAELens SAE folder: cfg.json (6.x or the older flat layout) and "
           "sae_weights.safetensors, architectures standard, jumprelu, topk, gated; or a Llama "
-          "Scope folder: hyperparams.json and checkpoints/final.safetensors"},
+          "Scope folder: hyperparams.json and checkpoints/final.safetensors; or ORG/NAME/FOLDER, "
+          "that folder of a release in the Hugging Face cache, read offline"},
          {"--text", "TEXT", "the text to run, tokenized with the checkpoint's special tokens"},
          {"--ids", "IDS", "token ids to run as they are, separated by commas or spaces"},
          {"--top", "K", "features listed per token, strongest first, 1 to d_sae (default 5)"},

@@ -295,4 +295,24 @@ ResolvedModel resolveModel(const std::string& pathOrId) {
     checkSnapshot(snapshot, repo.string());
     return {snapshot, pathOrId};
 }
+
+ResolvedModel resolveCachedSubfolder(const std::string& pathOrId) {
+    std::error_code error;
+    const std::size_t first = pathOrId.find('/');
+    const std::size_t second = first == std::string::npos ? first : pathOrId.find('/', first + 1);
+    if (fs::exists(pathOrId, error) || second == std::string::npos) return resolveModel(pathOrId);
+    const std::string repoId = pathOrId.substr(0, second);
+    const fs::path subfolder(pathOrId.substr(second + 1));
+    const bool plain = std::all_of(subfolder.begin(), subfolder.end(),
+                                   [](const fs::path& part) { return isPlainName(part.string()); });
+    // Anything no id and folder could spell goes to the readers, which say why.
+    if (!isRepoId(repoId) || subfolder.empty() || !plain) return {pathOrId, {}};
+    const ResolvedModel repo = resolveModel(repoId);
+    const fs::path folder = fs::path(repo.folder) / subfolder;
+    if (!fs::is_directory(folder, error))
+        fail("the cached " + repoId + " has no folder " + subfolder.string() + " (looked for " +
+             folder.string() + ")");
+    checkSnapshotLinks(folder.string(), fs::path(repo.folder).parent_path().parent_path().string());
+    return {folder.string(), repoId};
+}
 } // namespace headlight::io

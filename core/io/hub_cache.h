@@ -61,4 +61,10 @@ struct ResolvedModel {
 // models--ORG--NAME folder, or an ORG/NAME id in hubCacheRoot(). Throws CheckpointError saying
 // where it looked and which ids the cache holds when an id is not there.
 ResolvedModel resolveModel(const std::string& pathOrId);
+
+// What `--sae` names: anything resolveModel takes, or ORG/NAME/SUB/FOLDER, one folder of a cached
+// repository that holds several (an SAE release's `blocks.8.hook_resid_pre/`), in the snapshot
+// resolveModel picks, its links checked as a snapshot's are. Throws CheckpointError naming the
+// folder it looked for when the snapshot has no such folder.
+ResolvedModel resolveCachedSubfolder(const std::string& pathOrId);
 } // namespace headlight::io

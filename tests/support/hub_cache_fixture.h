@@ -58,6 +58,27 @@ public:
         return snapshotFolder;
     }
 
+    // Every file of `source` in `subfolder` (one or more levels) of snapshot `revision`, as a
+    // release of several SAEs keeps each one; refs/main names the revision.
+    QString addSubfolder(const QString& repoId, const QString& source, const QString& subfolder,
+                         const QString& revision = kRevision) const {
+        const QString repo = repoFolder(repoId);
+        const QString folder = snapshot(repoId, revision) + "/" + subfolder;
+        QDir().mkpath(repo + "/blobs");
+        QDir().mkpath(repo + "/refs");
+        QDir().mkpath(folder);
+        const QString up = QStringLiteral("../").repeated(int(subfolder.count('/')) + 3);
+        for (const QFileInfo& file : QDir(source).entryInfoList(QDir::Files, QDir::Name)) {
+            const QByteArray bytes = readFile(file.filePath());
+            const QString blob =
+                QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex();
+            writeFile(repo + "/blobs/" + blob, bytes);
+            link(up + "blobs/" + blob, folder + "/" + file.fileName());
+        }
+        writeFile(repo + "/refs/main", revision.toUtf8());
+        return folder;
+    }
+
     // A symlink at `linkPath` whose target is `target` exactly as written.
     static void link(const QString& target, const QString& linkPath) {
         std::error_code error;

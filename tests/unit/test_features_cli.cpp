@@ -6,6 +6,7 @@
 // one line with exit code 1; a missing expected-average factor is reported in the JSON's notes.
 #include "cli_runner.h"
 #include "compare.h"
+#include "hub_cache_fixture.h"
 #include "io/safetensors.h"
 #include "temp_files.h"
 
@@ -115,6 +116,42 @@ private Q_SLOTS:
         for (const char* tensor : {"feature_acts", "sae_in", "sae_out"})
             QVERIFY2(test::maxAbsDiff(written.loadF32(tensor), expected.loadF32(tensor)) <= 1e-4,
                      tensor);
+    }
+
+    // A release of several SAEs in the Hugging Face cache, laid out as huggingface_hub writes
+    // it (one folder per SAE, real relative links into blobs/), opens by ORG/NAME/FOLDER and
+    // gives the same features as the folder itself.
+    void aReleaseFolderInTheCacheOpensByItsId() {
+        const QString folder = QStringLiteral("blocks.0.hook_resid_pre");
+        test::FakeHubCache cache(dir_.filePath("hub"));
+        cache.addSubfolder("test-org/tiny-saes", kFeaturesData + "gpt2_plain_standard_pre0",
+                           folder);
+        const QByteArray previous = qgetenv("HF_HUB_CACHE");
+        qputenv("HF_HUB_CACHE", cache.root().toUtf8());
+        const QStringList common{"features", "--model",     kFeaturesModels + "gpt2_plain",
+                                 "--ids",    featuresIds(), "--backend",
+                                 "cpu",      "--json"};
+        const auto cached =
+            runHeadlight(common + QStringList{"--sae", "test-org/tiny-saes/" + folder});
+        const auto missing =
+            runHeadlight(common + QStringList{"--sae", "test-org/tiny-saes/blocks.9"});
+        qputenv("HF_HUB_CACHE", previous);
+        const auto direct =
+            runHeadlight(common + QStringList{"--sae", kFeaturesData + "gpt2_plain_standard_pre0"});
+        QVERIFY2(cached.exitCode == 0, qPrintable(cached.err));
+        QVERIFY2(direct.exitCode == 0, qPrintable(direct.err));
+        const QJsonObject a = QJsonDocument::fromJson(cached.out.toUtf8()).object();
+        const QJsonObject b = QJsonDocument::fromJson(direct.out.toUtf8()).object();
+        QVERIFY(!a["tokens"].toArray().isEmpty());
+        QCOMPARE(a["tokens"], b["tokens"]);
+        QCOMPARE(a["reconstruction"], b["reconstruction"]);
+        QVERIFY2(a["sae"].toObject()["folder"].toString().endsWith("snapshots/" + test::kRevision +
+                                                                   "/" + folder),
+                 qPrintable(a["sae"].toObject()["folder"].toString()));
+        QCOMPARE(missing.exitCode, 1);
+        QVERIFY2(missing.err.count('\n') == 1 &&
+                     missing.err.contains("the cached test-org/tiny-saes has no folder blocks.9"),
+                 qPrintable(missing.err));
     }
 
     void textOutputListsEveryToken() {
