@@ -1,4 +1,5 @@
 // Headlight: with a command word it is the CLI (no display needed); otherwise the window opens.
+#include "backend/backend_factory.h"
 #include "classroom.h"
 #include "cli.h"
 #include "cli_args.h"
@@ -10,6 +11,7 @@
 #include <QHashFunctions>
 #include <QTimer>
 #include <cstdio>
+#include <cstdlib>
 
 namespace {
 
@@ -49,6 +51,15 @@ void quitAfterScreenshot(headlight::app::MainWindow& window, const QString& path
                                       qPrintable(reason.section('\n', 0, 0)));
                          QApplication::exit(1);
                      });
+}
+
+// `code`, or the end of the process right here when a GPU batch was abandoned while it may still
+// run: the driver's threads would crash in its libraries' exit-time destructors.
+int exitCode(int code) {
+    if (!headlight::gpuWorkAbandoned()) return code;
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::_Exit(code);
 }
 
 int runGui(int argc, char** argv) {
@@ -106,7 +117,7 @@ int main(int argc, char** argv) {
     // the same figure gave a different PDF each time; `headlight reproduce` compares them.
     QHashSeed::setDeterministicGlobalSeed();
     if (argc > 1 && headlight::app::isCliCommand(QString::fromLocal8Bit(argv[1])))
-        return headlight::app::runCli(argc, argv);
+        return exitCode(headlight::app::runCli(argc, argv));
     QStringList args;
     for (int i = 1; i < argc; ++i)
         args << QString::fromLocal8Bit(argv[i]);
@@ -114,5 +125,5 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "headlight: %s\n", qPrintable(error));
         return 2;
     }
-    return runGui(argc, argv);
+    return exitCode(runGui(argc, argv));
 }

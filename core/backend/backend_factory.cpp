@@ -15,4 +15,6 @@ OpenedBackend openBackend(const BackendChoice& choice, const std::string& device
         return {makeCpuBackend(), std::string("Vulkan backend unavailable (") + error.what() + "); using the CPU backend"};
     }
 }
+
+bool gpuWorkAbandoned() { return vk::anyContextHung(); }
 } // namespace headlight

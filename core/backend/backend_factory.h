@@ -17,4 +17,9 @@ struct OpenedBackend {
 };
 
 OpenedBackend openBackend(const BackendChoice& choice, const std::string& deviceSelector = {});
+
+// Whether a GPU batch was given up while it may still run (a hung or abandoned device,
+// docs/vulkan-backend.md): the process must then end with std::_Exit, without the exit-time
+// destructors of the driver's libraries, which its still-running threads use.
+bool gpuWorkAbandoned();
 } // namespace headlight

@@ -1,6 +1,7 @@
 // Device faults fall back to the CPU backend with a visible message and the same results: no
 // Vulkan driver at all (a real loader finding no ICD), pipeline creation failing, the device lost
-// mid-run, a batch that never finishes (a hung shader, cut off by HEADLIGHT_VULKAN_TIMEOUT_S) and
+// mid-run, a batch that never finishes (a hung shader, cut off by HEADLIGHT_VULKAN_TIMEOUT_S), a
+// batch given up while the device still runs it (nothing it uses may be freed) and
 // device memory running out (forced with HEADLIGHT_VULKAN_FAULT and a tiny
 // HEADLIGHT_VULKAN_MEMORY_BUDGET_MB), from the CLI and in the window.
 #include <QLabel>
@@ -66,6 +67,11 @@ private Q_SLOTS:
                                              << "Vulkan failed (vkQueueSubmit failed: VK_ERROR_DEVICE_LOST";
         QTest::newRow("device hangs") << QByteArray("HEADLIGHT_VULKAN_FAULT") << QByteArray("hang")
                                       << "dispatches within 1 s (a hung shader or driver; HEADLIGHT_VULKAN_TIMEOUT_S sets the limit)";
+        // A batch given up while the device still runs it (as the timeout gives up on a slow
+        // one): nothing it uses may be freed under it, or lavapipe's threads crash the process.
+        QTest::newRow("batch abandoned while running")
+            << QByteArray("HEADLIGHT_VULKAN_FAULT") << QByteArray("abandon")
+            << "dispatches was abandoned while running (forced by HEADLIGHT_VULKAN_FAULT=abandon)";
         QTest::newRow("out of device memory")
             << QByteArray("HEADLIGHT_VULKAN_MEMORY_BUDGET_MB") << QByteArray("0")
             << "would exceed the device memory budget of 0 MiB); using the CPU backend";

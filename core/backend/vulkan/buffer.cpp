@@ -1,11 +1,11 @@
 #include "buffer.h"
 
+#include "context.h"
+#include "vk_error.h"
+
 #include <cstring>
 #include <string>
 #include <utility>
-
-#include "context.h"
-#include "vk_error.h"
 
 namespace headlight::vk {
 namespace {
@@ -46,6 +46,10 @@ RawBuffer allocate(Context& context, std::size_t bytes, VkBufferUsageFlags usage
 
 void destroy(Context& context, RawBuffer& raw) {
     context.releaseMemory(raw.accounted);
+    if (context.hung()) { // the abandoned batch may still use it (Context::hung)
+        raw = {};
+        return;
+    }
     if (raw.mapped) vkUnmapMemory(context.device(), raw.memory);
     vkDestroyBuffer(context.device(), raw.buffer, nullptr);
     vkFreeMemory(context.device(), raw.memory, nullptr);
@@ -75,13 +79,17 @@ template <typename Record> void submitNow(Context& context, Record&& record) {
 }
 } // namespace
 
-Buffer::Buffer(Context& context, std::size_t bytes) : context_(&context), bytes_(bytes) {
+Buffer::Buffer(Context& context, std::size_t bytes)
+    : context_(&context)
+    , bytes_(bytes) {
     if (bytes == 0) throw VulkanError("a device buffer cannot be empty");
     if (bytes > context.info().maxStorageBufferRange)
         throw VulkanError("buffer of " + std::to_string(bytes) + " bytes exceeds the device's " +
-                          std::to_string(context.info().maxStorageBufferRange) + "-byte storage binding limit");
+                          std::to_string(context.info().maxStorageBufferRange) +
+                          "-byte storage binding limit");
     const VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
-                                     VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+                                     VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                     VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     const VkMemoryPropertyFlags hostAccess =
         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     VkMemoryPropertyFlags required = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
@@ -94,9 +102,13 @@ Buffer::Buffer(Context& context, std::size_t bytes) : context_(&context), bytes_
         check(vkMapMemory(context.device(), memory_, 0, VK_WHOLE_SIZE, 0, &mapped_), "vkMapMemory");
 }
 
-Buffer::~Buffer() { release(); }
+Buffer::~Buffer() {
+    release();
+}
 
-Buffer::Buffer(Buffer&& other) noexcept { *this = std::move(other); }
+Buffer::Buffer(Buffer&& other) noexcept {
+    *this = std::move(other);
+}
 
 Buffer& Buffer::operator=(Buffer&& other) noexcept {
     if (this != &other) {
@@ -124,7 +136,8 @@ void Buffer::release() {
 void Buffer::checkRange(std::size_t offset, std::size_t size) const {
     if (offset > bytes_ || size > bytes_ - offset)
         throw VulkanError("buffer access of " + std::to_string(size) + " bytes at offset " +
-                          std::to_string(offset) + " is outside a " + std::to_string(bytes_) + "-byte buffer");
+                          std::to_string(offset) + " is outside a " + std::to_string(bytes_) +
+                          "-byte buffer");
 }
 
 void Buffer::upload(std::span<const std::byte> data, std::size_t offset) {
@@ -134,10 +147,12 @@ void Buffer::upload(std::span<const std::byte> data, std::size_t offset) {
         std::memcpy(static_cast<std::byte*>(mapped_) + offset, data.data(), data.size());
         return;
     }
-    const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    const VkMemoryPropertyFlags host =
+        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     RawBuffer staging = allocate(*context_, data.size(), VK_BUFFER_USAGE_TRANSFER_SRC_BIT, host, 0);
     try {
-        check(vkMapMemory(context_->device(), staging.memory, 0, VK_WHOLE_SIZE, 0, &staging.mapped), "vkMapMemory");
+        check(vkMapMemory(context_->device(), staging.memory, 0, VK_WHOLE_SIZE, 0, &staging.mapped),
+              "vkMapMemory");
         std::memcpy(staging.mapped, data.data(), data.size());
         submitNow(*context_, [&](VkCommandBuffer cmd) {
             const VkBufferCopy region{0, offset, data.size()};
@@ -157,7 +172,8 @@ void Buffer::download(std::span<std::byte> data, std::size_t offset) const {
         std::memcpy(data.data(), static_cast<const std::byte*>(mapped_) + offset, data.size());
         return;
     }
-    const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    const VkMemoryPropertyFlags host =
+        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     RawBuffer staging = allocate(*context_, data.size(), VK_BUFFER_USAGE_TRANSFER_DST_BIT, host,
                                  VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
     try {
@@ -165,7 +181,8 @@ void Buffer::download(std::span<std::byte> data, std::size_t offset) const {
             const VkBufferCopy region{offset, 0, data.size()};
             vkCmdCopyBuffer(cmd, buffer_, staging.buffer, 1, &region);
         });
-        check(vkMapMemory(context_->device(), staging.memory, 0, VK_WHOLE_SIZE, 0, &staging.mapped), "vkMapMemory");
+        check(vkMapMemory(context_->device(), staging.memory, 0, VK_WHOLE_SIZE, 0, &staging.mapped),
+              "vkMapMemory");
         std::memcpy(data.data(), staging.mapped, data.size());
     } catch (...) {
         destroy(*context_, staging);

@@ -1,5 +1,7 @@
 #include "context.h"
 
+#include <atomic>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -208,8 +210,10 @@ DeviceFaults DeviceFaults::fromEnvironment() {
     if (fault == "pipeline") faults.failPipelines = true;
     else if (fault == "device-lost") faults.loseDevice = true;
     else if (fault == "hang") faults.hangSubmissions = true;
+    else if (fault == "abandon") faults.abandonBatches = true;
     else if (!fault.empty())
-        throw VulkanError("HEADLIGHT_VULKAN_FAULT must be 'pipeline', 'device-lost' or 'hang', not '" + fault + "'");
+        throw VulkanError("HEADLIGHT_VULKAN_FAULT must be 'pipeline', 'device-lost', 'hang' or 'abandon', not '" +
+                          fault + "'");
     if (const char* timeout = std::getenv("HEADLIGHT_VULKAN_TIMEOUT_S")) {
         char* end = nullptr;
         const unsigned long seconds = std::strtoul(timeout, &end, 10);
@@ -272,6 +276,17 @@ std::unique_ptr<Context> Context::create(const ContextOptions& options) {
     return context;
 }
 
+namespace {
+std::atomic<bool> contextHung{false};
+} // namespace
+
+bool anyContextHung() { return contextHung.load(); }
+
+void Context::markHung() {
+    hung_ = true;
+    contextHung = true;
+}
+
 Context::~Context() {
     // A hung device is abandoned, not destroyed: waiting for it would hang the program too.
     if (device_ && !hung_) {
@@ -279,6 +294,7 @@ Context::~Context() {
         vkDestroyCommandPool(device_, commandPool_, nullptr);
         vkDestroyDevice(device_, nullptr);
     }
+    if (hung_) return; // the driver may still run the abandoned batch: keep its instance
     if (messenger_) {
         auto destroy = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
             vkGetInstanceProcAddr(instance_, "vkDestroyDebugUtilsMessengerEXT"));

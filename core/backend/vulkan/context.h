@@ -58,6 +58,9 @@ struct DeviceFaults {
     bool failPipelines = false;
     bool loseDevice = false;
     bool hangSubmissions = false;
+    // Submits each batch for real, then gives up on it at once, as the timeout does with a batch
+    // still running: the path where the device may still use what the pass would free.
+    bool abandonBatches = false;
     // Why a limit at all: a shader that never ends (a driver bug, or a kernel wrong on one GPU)
     // would otherwise freeze the pass; the limit turns it into DeviceLost and the CPU fallback.
     // Generous, because one batch of a long input on a CPU driver can take tens of seconds.
@@ -86,6 +89,10 @@ std::vector<DeviceInfo> listDevices();
 // kind when `selector` is empty; nullopt when nothing matches.
 std::optional<std::size_t> selectDevice(const std::vector<DeviceInfo>& devices, const std::string& selector);
 
+// Whether any Context of this process was marked hung: its driver may still be running the
+// abandoned batch, so the process must end without the libraries' exit-time destructors.
+bool anyContextHung();
+
 class Context {
 public:
     // Throws VulkanError with a one-line reason when no usable device exists.
@@ -110,7 +117,11 @@ public:
 
     const DeviceFaults& faults() const { return faults_; }
     // Called when a batch outlived faults().batchTimeout: the device is abandoned at destruction.
-    void markHung() { hung_ = true; }
+    void markHung();
+    // Whether a batch may still be running: then no buffer, pipeline, descriptor pool or command
+    // buffer is destroyed (they are leaked with the device), since the device may still read
+    // them; freeing a buffer under a running lavapipe batch crashes the process.
+    bool hung() const { return hung_; }
     // Accounts a device allocation against the memory budget; throws OutOfDeviceMemory beyond it.
     void reserveMemory(uint64_t bytes);
     void releaseMemory(uint64_t bytes) { allocatedBytes_ -= bytes; }
