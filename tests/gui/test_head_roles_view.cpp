@@ -89,6 +89,19 @@ class TestHeadRolesView : public QObject {
         }
     }
 
+    // The window at 1280 x 800 on the tiny GPT-2 with `text`, on the Head roles view: its panels.
+    static const render::PanelsFigure* openRolesView(app::MainWindow& window, const QString& text) {
+        window.resize(1280, 800);
+        window.show();
+        app::Workspace* workspace = window.workspace();
+        QSignalSpy shown(workspace, &app::Workspace::resultShown);
+        workspace->setText(text);
+        window.openCheckpoint(test::goldenRoot() + "/gpt2");
+        if (!QTest::qWaitFor([&] { return !shown.isEmpty(); }, kRolesWaitMs)) return nullptr;
+        workspace->setView(app::ViewKind::HeadRoles);
+        return rolesPanels(workspace, 0);
+    }
+
 private Q_SLOTS:
     void initTestCase() {
         QStandardPaths::setTestModeEnabled(true);
@@ -97,15 +110,9 @@ private Q_SLOTS:
 
     void gridsHoldTheCommandsScoresAndFollowTheVariant() {
         app::MainWindow window({});
-        window.resize(1280, 800);
-        window.show();
         app::Workspace* workspace = window.workspace();
-        QSignalSpy shown(workspace, &app::Workspace::resultShown);
-        workspace->setText("the cat sat on the mat. the cat sat on the mat.");
-        window.openCheckpoint(test::goldenRoot() + "/gpt2");
-        QTRY_VERIFY_WITH_TIMEOUT(!shown.isEmpty(), kRolesWaitMs);
-        workspace->setView(app::ViewKind::HeadRoles);
-        const render::PanelsFigure* panels = rolesPanels(workspace, 0);
+        const render::PanelsFigure* panels =
+            openRolesView(window, "the cat sat on the mat. the cat sat on the mat.");
         QVERIFY(panels);
         QVERIFY2(panels->caption.contains("repeated") && panels->caption.contains("strongest"),
                  qPrintable(panels->caption));
@@ -123,15 +130,8 @@ private Q_SLOTS:
 
     void aTextWithoutRepeatsSaysWhatTheRolesNeed() {
         app::MainWindow window({});
-        window.resize(1280, 800);
-        window.show();
         app::Workspace* workspace = window.workspace();
-        QSignalSpy shown(workspace, &app::Workspace::resultShown);
-        workspace->setText("xyz");
-        window.openCheckpoint(test::goldenRoot() + "/gpt2");
-        QTRY_VERIFY_WITH_TIMEOUT(!shown.isEmpty(), kRolesWaitMs);
-        workspace->setView(app::ViewKind::HeadRoles);
-        const render::PanelsFigure* panels = rolesPanels(workspace, 0);
+        const render::PanelsFigure* panels = openRolesView(window, "xyz");
         QVERIFY(panels);
         const std::vector<int32_t>& ids = workspace->result()->ids;
         QVERIFY(ids.size() >= 2);
