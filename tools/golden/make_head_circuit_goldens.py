@@ -62,6 +62,16 @@ def split_heads_cols(weight, heads, d):
     return weight.reshape(weight.shape[0], heads, d).permute(1, 2, 0)
 
 
+def separate_heads(W, names, H, KV, d):
+    """One layer's q, k, v, o from separate nn.Linear weights named names[0..3], grouped
+    key/value heads repeated (repeat_interleave) for every query head of their group."""
+    q, k, v, o = (W[n] for n in names)
+    return dict(q=split_heads_rows(q, H, d),
+                k=split_heads_rows(k, KV, d).repeat_interleave(H // KV, 0),
+                v=split_heads_rows(v, KV, d).repeat_interleave(H // KV, 0),
+                o=split_heads_cols(o, H, d))
+
+
 def family_weights(model):
     folder = os.path.join(MODELS, model)
     cfg = json.load(open(os.path.join(folder, "config.json")))
@@ -88,12 +98,9 @@ def family_weights(model):
         offset = 1.0 if mt == "gemma2" else 0.0
         for i in range(cfg["num_hidden_layers"]):
             a = f"model.layers.{i}.self_attn."
-            layers.append(dict(
-                q=split_heads_rows(W[a + "q_proj.weight"], H, d),
-                k=split_heads_rows(W[a + "k_proj.weight"], KV, d).repeat_interleave(H // KV, 0),
-                v=split_heads_rows(W[a + "v_proj.weight"], KV, d).repeat_interleave(H // KV, 0),
-                o=split_heads_cols(W[a + "o_proj.weight"], H, d),
-                gain=W[f"model.layers.{i}.input_layernorm.weight"] + offset))
+            names = [a + n + "_proj.weight" for n in ("q", "k", "v", "o")]
+            layers.append(dict(separate_heads(W, names, H, KV, d),
+                               gain=W[f"model.layers.{i}.input_layernorm.weight"] + offset))
         embed = W["model.embed_tokens.weight"]
         unembed = W.get("lm_head.weight", embed)
         info = dict(pre=True, layer_norm=False, embed=embed, unembed=unembed,
@@ -116,11 +123,9 @@ def family_weights(model):
         d = D // H
         for i in range(cfg["num_hidden_layers"]):
             a = f"{p}encoder.layer.{i}.attention."
-            layers.append(dict(
-                q=split_heads_rows(W[a + "self.query.weight"], H, d),
-                k=split_heads_rows(W[a + "self.key.weight"], H, d),
-                v=split_heads_rows(W[a + "self.value.weight"], H, d),
-                o=split_heads_cols(W[a + "output.dense.weight"], H, d), gain=None))
+            names = [a + n + ".weight" for n in ("self.query", "self.key", "self.value",
+                                                 "output.dense")]
+            layers.append(dict(separate_heads(W, names, H, H, d), gain=None))
         info = dict(pre=False, layer_norm=True, embed=None, unembed=None, final_gain=None)
     elif mt == "opt":
         p = "model.decoder."
@@ -129,12 +134,9 @@ def family_weights(model):
         pre = cfg.get("do_layer_norm_before", True)
         for i in range(cfg["num_hidden_layers"]):
             a = f"{p}layers.{i}.self_attn."
-            layers.append(dict(
-                q=split_heads_rows(W[a + "q_proj.weight"], H, d),
-                k=split_heads_rows(W[a + "k_proj.weight"], H, d),
-                v=split_heads_rows(W[a + "v_proj.weight"], H, d),
-                o=split_heads_cols(W[a + "out_proj.weight"], H, d),
-                gain=W[f"{p}layers.{i}.self_attn_layer_norm.weight"]))
+            names = [a + n + ".weight" for n in ("q_proj", "k_proj", "v_proj", "out_proj")]
+            layers.append(dict(separate_heads(W, names, H, H, d),
+                               gain=W[f"{p}layers.{i}.self_attn_layer_norm.weight"]))
         final = W.get(p + "final_layer_norm.weight")
         info = dict(pre=pre, layer_norm=True, embed=W[p + "embed_tokens.weight"],
                     unembed=W[p + "embed_tokens.weight"], final_gain=final)
