@@ -2,9 +2,7 @@
 
 #include "io/safetensors.h"
 
-#include <QJsonDocument>
 #include <QJsonObject>
-#include <QJsonParseError>
 #include <cmath>
 #include <filesystem>
 
@@ -43,16 +41,7 @@ Tensor llamaScopeTransposed(const Tensor& t) {
 } // namespace
 
 LlamaScopeConfig parseLlamaScopeHyperparams(std::string_view json, const std::string& source) {
-    if (json.size() > std::size_t(1 << 20))
-        llamaScopeRefuse(source, "larger than 1 MB, which no SAE config needs");
-    QJsonParseError error{};
-    const QJsonDocument document =
-        QJsonDocument::fromJson(QByteArray(json.data(), qsizetype(json.size())), &error);
-    if (error.error != QJsonParseError::NoError)
-        llamaScopeRefuse(source, "not JSON (" + error.errorString().toStdString() + " at byte " +
-                                     std::to_string(error.offset) + ")");
-    if (!document.isObject()) llamaScopeRefuse(source, "not a JSON object");
-    const QJsonObject o = document.object();
+    const QJsonObject o = saeJsonObject(json, source);
 
     LlamaScopeConfig config;
     SaeConfig& sae = config.sae;

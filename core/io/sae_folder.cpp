@@ -31,19 +31,6 @@ std::string saeDescribe(const QJsonValue& v) {
     return v.isArray() ? "a list" : "an object";
 }
 
-QJsonObject saeJsonObject(std::string_view json, const std::string& source) {
-    if (json.size() > std::size_t(kMaxSaeConfigBytes))
-        saeRefuse(source, "larger than 1 MB, which no SAE config needs");
-    QJsonParseError error{};
-    const QJsonDocument document =
-        QJsonDocument::fromJson(QByteArray(json.data(), qsizetype(json.size())), &error);
-    if (error.error != QJsonParseError::NoError)
-        saeRefuse(source, "not JSON (" + error.errorString().toStdString() + " at byte " +
-                              std::to_string(error.offset) + ")");
-    if (!document.isObject()) saeRefuse(source, "not a JSON object");
-    return document.object();
-}
-
 // A member that is present and not null.
 bool saeHas(const QJsonObject& o, const char* key) {
     return o.contains(key) && !o.value(key).isNull();
@@ -148,6 +135,19 @@ std::string saeReadFile(const std::string& path, qint64 limit) {
     return bytes.toStdString();
 }
 } // namespace
+
+QJsonObject saeJsonObject(std::string_view json, const std::string& source) {
+    if (json.size() > std::size_t(kMaxSaeConfigBytes))
+        saeRefuse(source, "larger than 1 MB, which no SAE config needs");
+    QJsonParseError error{};
+    const QJsonDocument document =
+        QJsonDocument::fromJson(QByteArray(json.data(), qsizetype(json.size())), &error);
+    if (error.error != QJsonParseError::NoError)
+        saeRefuse(source, "not JSON (" + error.errorString().toStdString() + " at byte " +
+                              std::to_string(error.offset) + ")");
+    if (!document.isObject()) saeRefuse(source, "not a JSON object");
+    return document.object();
+}
 
 Tensor loadSaeTensor(const SafetensorsFile& file, const std::string& name,
                      const std::vector<int64_t>& shape) {

@@ -10,6 +10,7 @@
 
 #include "analysis/sparse_autoencoder.h"
 
+#include <QJsonObject>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -58,6 +59,9 @@ SaeFolder assembleSae(const SaeConfig& config, const SafetensorsFile& weights,
 // `name` from `file`, checked to have `shape` and only finite values; throws SaeFolderError.
 Tensor loadSaeTensor(const SafetensorsFile& file, const std::string& name,
                      const std::vector<int64_t>& shape);
+// A config's text (cfg.json, hyperparams.json) as a JSON object; throws SaeFolderError, named by
+// `source`, for more than 1 MB, text that is not JSON, or JSON that is not an object.
+QJsonObject saeJsonObject(std::string_view json, const std::string& source);
 // A small JSON file (cfg.json, hyperparams.json: at most 1 MB) read whole; throws SaeFolderError.
 std::string readSaeTextFile(const std::string& path);
 
