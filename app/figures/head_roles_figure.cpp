@@ -72,23 +72,23 @@ QString strongest(const Role& role, const std::vector<analysis::HeadRoleScores>&
         .arg(role.score(*best), 0, 'f', 2);
 }
 
-render::PanelsFigure note(const QString& title, const QString& message) {
-    return {title, {}, 1, {render::NotePanel{message}}};
-}
 } // namespace
 
 render::PanelsFigure headRolesFigure(const ForwardResult& r, const ViewState& s) {
     const QString title = QStringLiteral("Head roles · %1").arg(r.model ? r.model->name() : "");
     if (r.attention.empty())
-        return note(title, QStringLiteral("Head roles need every head's whole map, which a text "
-                                          "this long does not keep: shorten the text."));
+        return render::noteFigure(
+            title, QStringLiteral("Head roles need every head's whole map, which a text "
+                                  "this long does not keep: shorten the text."));
     const auto tokens = int64_t(r.ids.size());
     if (tokens < 2)
-        return note(title, QStringLiteral("Head roles need a text of two tokens or more."));
+        return render::noteFigure(title,
+                                  QStringLiteral("Head roles need a text of two tokens or more."));
     if (r.attention.rank() != 4 || r.attention.dim(2) != tokens || r.attention.dim(3) != tokens)
-        return note(title, QStringLiteral("This variant's attention is not token by token (it "
-                                          "pools or compresses the sequence): its heads have "
-                                          "no role scores."));
+        return render::noteFigure(
+            title, QStringLiteral("This variant's attention is not token by token (it "
+                                  "pools or compresses the sequence): its heads have "
+                                  "no role scores."));
     const int layers = int(r.attention.dim(0)), heads = int(r.attention.dim(1));
     analysis::HeadRoleAccumulator accumulator(layers, heads);
     accumulator.add(r.ids, r.attention);

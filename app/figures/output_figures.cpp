@@ -6,9 +6,7 @@
 namespace headlight::app {
 namespace {
 
-render::PanelsFigure noteFigure(const QString& title, const QString& message) {
-    return {title, {}, 1, {render::NotePanel{message}}};
-}
+using render::noteFigure;
 
 // Why the view has nothing to draw, or an empty string when it has.
 QString missingOutput(const ForwardResult& r, bool effect) {

@@ -7,10 +7,6 @@ namespace {
 
 using analysis::QueryKeyEmbedding;
 
-render::PanelsFigure queryKeyNote(const QString& title, const QString& message) {
-    return {title, {}, 1, {render::NotePanel{message}}};
-}
-
 // Why the view has nothing to draw, or an empty string when it has.
 QString missingEmbedding(const ForwardResult& r) {
     if (!r.queryKey)
@@ -81,7 +77,7 @@ QString distanceNote(const QueryKeyEmbedding& e) {
 render::PanelsFigure queryKeyFigure(const ForwardResult& r, const ViewState& s) {
     const QString title = QStringLiteral("Query-key embedding");
     if (const QString missing = missingEmbedding(r); !missing.isEmpty())
-        return queryKeyNote(title, missing);
+        return render::noteFigure(title, missing);
     const QueryKeyEmbedding& e = r.queryKey->at(s.layer, s.head);
     render::PanelsFigure f;
     f.title = title + QStringLiteral(" · layer %1 · head %2 · %3")
@@ -108,7 +104,7 @@ render::PanelsFigure queryKeyFigure(const ForwardResult& r, const ViewState& s) 
 render::PanelsFigure queryKeyGridFigure(const ForwardResult& r, const ViewState& s) {
     const QString title = QStringLiteral("Query-key embedding of every head");
     if (const QString missing = missingEmbedding(r); !missing.isEmpty())
-        return queryKeyNote(title, missing);
+        return render::noteFigure(title, missing);
     render::ScatterGridFigure g;
     g.title = QStringLiteral("Queries ● and keys ▲ by position; PC1 + PC2 share in each corner");
     g.rows = r.queryKey->layers;

@@ -30,6 +30,11 @@ struct PanelsFigure {
     std::vector<Panel> panels; // row-major in a grid of `columns`
 };
 
+// A figure with nothing to draw: its title over one note saying why.
+inline PanelsFigure noteFigure(const QString& title, const QString& message) {
+    return {title, {}, 1, {NotePanel{message}}};
+}
+
 struct PanelsLayout {
     QRectF title, caption;
     std::vector<QRectF> cells; // one per panel
