@@ -26,27 +26,29 @@ QRectF barRect(const BarChartLayout& layout, const BarChartFigure& figure, int i
     return QRectF(x, top, 0.7 * slot, layout.plot.bottom() - top);
 }
 
-double tickValue(const BarChartFigure& f, int i) {
-    return f.maxValue * i / kTicks;
+// The value axis's ticks: round values from 0 up to the axis's top.
+std::vector<double> tickValues(const BarChartFigure& f) {
+    return roundTicks(0.0, f.maxValue, kTicks);
 }
 
 // The widest tick label sets the room left of the plot: "0.25" is wider than the top's "1".
 double widestTick(const QFont& font, const BarChartFigure& f) {
     double widest = 0.0;
-    for (int i = 0; i <= kTicks; ++i)
-        widest = std::max(widest, textWidth(font, tickText(tickValue(f, i))));
+    for (const double value : tickValues(f))
+        widest = std::max(widest, textWidth(font, tickText(value)));
     return widest;
 }
 
 void paintValueAxis(QPainter& painter, const BarChartLayout& layout, const BarChartFigure& f) {
     painter.setFont(layout.tickFont);
     const std::vector<QRectF> labels = barChartTickLabels(layout, f);
-    for (int i = 0; i <= kTicks; ++i) {
-        const double y = barY(layout, f, tickValue(f, i));
+    const std::vector<double> values = tickValues(f);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        const double y = barY(layout, f, values[i]);
         painter.setPen(QPen(style::kGrid, 1.0));
         painter.drawLine(QPointF(layout.plot.left(), y), QPointF(layout.plot.right(), y));
         painter.setPen(style::kInk);
-        drawTextLine(painter, labels[std::size_t(i)], Qt::AlignRight, tickText(tickValue(f, i)));
+        drawTextLine(painter, labels[i], Qt::AlignRight, tickText(values[i]));
     }
 }
 
@@ -94,9 +96,9 @@ BarChartLayout layoutBarChart(const QRectF& bounds, const BarChartFigure& figure
 std::vector<QRectF> barChartTickLabels(const BarChartLayout& layout, const BarChartFigure& figure) {
     std::vector<QRectF> labels;
     const double h = fontHeight(layout.tickFont);
-    for (int i = 0; i <= kTicks; ++i) {
-        const double y = barY(layout, figure, tickValue(figure, i));
-        const double w = textWidth(layout.tickFont, tickText(tickValue(figure, i)));
+    for (const double value : tickValues(figure)) {
+        const double y = barY(layout, figure, value);
+        const double w = textWidth(layout.tickFont, tickText(value));
         labels.emplace_back(layout.plot.left() - kLabelGap - w, y - h / 2, w, h);
     }
     return labels;

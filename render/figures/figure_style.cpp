@@ -84,8 +84,10 @@ void paintTitle(QPainter& painter, const QRectF& area, const QString& title, con
     drawTextLine(painter, area, Qt::AlignLeft, title);
 }
 
+// Why room for "-0.0000": round ticks of the ranges figures use print in at most seven
+// characters ("0.0025", "-0.0005"); a wider label would run into the bar's title.
 double colorBarWidth(const QFont& tickFont) {
-    return 2 * kGap + kBarWidth + 4.0 + textWidth(tickFont, QStringLiteral("-0.000")) + kGap +
+    return 2 * kGap + kBarWidth + 4.0 + textWidth(tickFont, QStringLiteral("-0.0000")) + kGap +
            fontHeight(tickFont);
 }
 
@@ -101,10 +103,8 @@ void paintColorBar(QPainter& painter, const QRectF& area, const ColorBar& bar,
     painter.setBrush(Qt::NoBrush);
     painter.drawRect(strip);
     painter.setFont(tickFont);
-    constexpr int kTicks = 4;
-    for (int i = 0; i <= kTicks; ++i) {
-        const double f = double(i) / kTicks;
-        const double value = bar.low + f * (bar.high - bar.low);
+    for (const double value : roundTicks(bar.low, bar.high, 4)) {
+        const double f = bar.high > bar.low ? (value - bar.low) / (bar.high - bar.low) : 0.0;
         paintTick(painter, strip, strip.bottom() - f * strip.height(), tickText(value), tickFont);
     }
     paintBarLabel(painter, area, bar.label, tickFont);
@@ -137,6 +137,25 @@ void paintThresholdBar(QPainter& painter, const QRectF& area, const Thresholds& 
     for (double v : edges)
         paintTick(painter, strip, yOf(v), tickText(v), tickFont);
     paintBarLabel(painter, area, label, tickFont);
+}
+
+double roundTickStep(double span, int intervals) {
+    if (!(span > 0.0) || intervals < 1) return 1.0;
+    const double raw = span / intervals;
+    const double power = std::pow(10.0, std::floor(std::log10(raw)));
+    for (const double m : {1.0, 2.0, 2.5, 5.0})
+        if (m * power >= raw * (1.0 - 1e-9)) return m * power;
+    return 10.0 * power;
+}
+
+std::vector<double> roundTicks(double low, double high, int intervals) {
+    if (!(high > low)) return {low};
+    const double step = roundTickStep(high - low, intervals);
+    const double slack = step * 1e-9; // an end that is a multiple up to rounding counts
+    std::vector<double> ticks;
+    for (auto k = int64_t(std::ceil((low - slack) / step)); double(k) * step <= high + slack; ++k)
+        ticks.push_back(k == 0 ? 0.0 : double(k) * step);
+    return ticks;
 }
 
 int labelStep(double slot, double labelExtent) {

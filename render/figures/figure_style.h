@@ -20,6 +20,7 @@
 #include <QRectF>
 #include <QStringList>
 #include <array>
+#include <vector>
 
 namespace headlight::render {
 
@@ -62,6 +63,13 @@ QColor thresholdColor(double value, const Thresholds& thresholds);
 void paintThresholdBar(QPainter& painter, const QRectF& area, const Thresholds& thresholds,
                        double minValue, double maxValue, const QString& label,
                        const QFont& tickFont);
+
+// The round step (1, 2, 2.5 or 5 times a power of ten) that cuts `span` into about `intervals`
+// intervals: ticks then read 0, 0.25, 0.5 rather than 0, 0.242, 0.483.
+double roundTickStep(double span, int intervals);
+// The multiples of roundTickStep(high - low, intervals) within [low, high], each computed as
+// k · step (never summed, so 0.3 prints as 0.3); {low} when the range is empty.
+std::vector<double> roundTicks(double low, double high, int intervals);
 
 // Every `step`-th label is drawn so that labels never overlap: 1 when they fit, else the
 // smallest of 2, 5, 10, 20, 50… that is enough.

@@ -17,13 +17,7 @@ QString tickText(double value) {
 // A range rounded outward to `kTicks` even steps of 1, 2, 2.5 or 5 × 10^k.
 std::pair<double, double> niceRange(double low, double high) {
     if (!(high > low)) high = low + 1.0;
-    const double raw = (high - low) / kTicks, power = std::pow(10.0, std::floor(std::log10(raw)));
-    double step = power;
-    for (const double m : {1.0, 2.0, 2.5, 5.0, 10.0})
-        if (m * power >= raw) {
-            step = m * power;
-            break;
-        }
+    const double step = roundTickStep(high - low, kTicks);
     return {std::floor(low / step) * step, std::floor(low / step) * step + step * kTicks};
 }
 

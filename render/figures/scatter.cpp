@@ -35,13 +35,6 @@ void fitRange(ScatterLayout& l, const std::vector<ScatterPoint>& points) {
     l.yLow = cy - 0.5 * perPixel * l.plot.height(), l.yHigh = cy + 0.5 * perPixel * l.plot.height();
 }
 
-double tickStep(double span) {
-    const double raw = span / 5.0, power = std::pow(10.0, std::floor(std::log10(raw)));
-    for (const double m : {1.0, 2.0, 2.5, 5.0})
-        if (m * power >= raw) return m * power;
-    return 10.0 * power;
-}
-
 QString tickText(double value, double step) {
     return QString::number(std::abs(value) < step * 1e-6 ? 0.0 : value, 'g', 4);
 }
@@ -49,8 +42,9 @@ QString tickText(double value, double step) {
 void paintTicks(QPainter& painter, const ScatterLayout& l) {
     painter.setFont(l.tickFont);
     const double h = fontHeight(l.tickFont);
-    const double xStep = tickStep(l.xHigh - l.xLow), yStep = tickStep(l.yHigh - l.yLow);
-    for (double x = std::ceil(l.xLow / xStep) * xStep; x <= l.xHigh; x += xStep) {
+    const double xStep = roundTickStep(l.xHigh - l.xLow, 5);
+    const double yStep = roundTickStep(l.yHigh - l.yLow, 5);
+    for (const double x : roundTicks(l.xLow, l.xHigh, 5)) {
         const double px = scatterPosition(l, x, l.yLow).x();
         painter.setPen(QPen(style::kGrid, 1.0));
         painter.drawLine(QPointF(px, l.plot.top()), QPointF(px, l.plot.bottom()));
@@ -58,7 +52,7 @@ void paintTicks(QPainter& painter, const ScatterLayout& l) {
         drawTextLine(painter, QRectF(px - 60.0, l.plot.bottom() + 2.0, 120.0, h), Qt::AlignHCenter,
                      tickText(x, xStep));
     }
-    for (double y = std::ceil(l.yLow / yStep) * yStep; y <= l.yHigh; y += yStep) {
+    for (const double y : roundTicks(l.yLow, l.yHigh, 5)) {
         const double py = scatterPosition(l, l.xLow, y).y();
         painter.setPen(QPen(style::kGrid, 1.0));
         painter.drawLine(QPointF(l.plot.left(), py), QPointF(l.plot.right(), py));

@@ -10,16 +10,6 @@ namespace {
 constexpr double kPad = 12.0;
 constexpr double kPanelGap = 18.0;
 
-// A round step (1, 2, 2.5 or 5 times a power of ten) giving about `count` ticks over `span`.
-double niceStep(double span, int count) {
-    if (!(span > 0.0)) return 1.0;
-    const double raw = span / count;
-    const double power = std::pow(10.0, std::floor(std::log10(raw)));
-    for (double m : {1.0, 2.0, 2.5, 5.0})
-        if (m * power >= raw) return m * power;
-    return 10.0 * power;
-}
-
 int columnsFor(const QRectF& bounds, std::size_t panels) {
     if (panels <= 1) return 1;
     const double aspect = bounds.width() / std::max(bounds.height(), 1.0);
@@ -29,11 +19,9 @@ int columnsFor(const QRectF& bounds, std::size_t panels) {
 
 void paintValueGrid(QPainter& painter, const QRectF& plot, const ViolinFigure& figure,
                     const QFont& tickFont, bool withLabels) {
-    const double step = niceStep(figure.maxValue - figure.minValue, 5);
     painter.setFont(tickFont);
     const double h = fontHeight(tickFont);
-    for (double v = std::ceil(figure.minValue / step) * step; v <= figure.maxValue + 1e-9;
-         v += step) {
+    for (const double v : roundTicks(figure.minValue, figure.maxValue, 5)) {
         const double y = violinValueY(plot, figure, v);
         painter.setPen(QPen(style::kGrid, 1.0));
         painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
