@@ -84,7 +84,7 @@ render::BarChartFigure probabilityBars(const ForwardResult& r, const KnnMixture&
     f.labels = {QStringLiteral("p_LM"), QStringLiteral("p_kNN"),
                 QStringLiteral("p_mix, λ = %1").arg(m.lambda, 0, 'f', 2)};
     f.values = {float(p.pLm), float(p.pKnn), float(p.pMix)};
-    f.valueAxis = QStringLiteral("Probability of the scored token");
+    f.valueAxis = QStringLiteral("Probability"); // the title names the token
     f.maxValue = 1.0;
     f.decimals = 3;
     f.emphasised = 2;

@@ -115,23 +115,18 @@ render::Panel hiddenBars(const analysis::OutputEffect& e) {
     return f;
 }
 
-render::NotePanel changedTokens(const ForwardResult& r, const analysis::OutputEffect& e) {
-    const std::vector<int> changed = e.changedPositions();
-    if (changed.empty())
-        return {QStringLiteral("The top-1 prediction is the same at every position.")};
-    QStringList lines{
-        QStringLiteral("Predictions that changed (after the token: exact → variant)")};
-    constexpr int kShown = 12;
-    for (std::size_t i = 0; i < changed.size() && i < kShown; ++i) {
-        const int t = changed[i];
-        lines << QStringLiteral("%1 “%2”: %3 → %4")
-                     .arg(t)
-                     .arg(r.tokens.value(t), r.output->textOf(e.exactTop[std::size_t(t)]),
-                          r.output->textOf(e.variantTop[std::size_t(t)]));
-    }
-    if (changed.size() > kShown)
-        lines << QStringLiteral("and %1 more").arg(changed.size() - kShown);
-    return {lines.join(QLatin1Char('\n'))};
+// Every position whose top-1 prediction changed, one row each.
+render::TableFigure changedTokens(const ForwardResult& r, const analysis::OutputEffect& e) {
+    render::TableFigure f;
+    f.title = QStringLiteral("Predictions that changed");
+    f.headers = {QStringLiteral("Position"), QStringLiteral("After the token"),
+                 QStringLiteral("Exact predicts"), QStringLiteral("Variant predicts")};
+    f.emptyMessage = QStringLiteral("The top-1 prediction is the same at every position.");
+    for (const int t : e.changedPositions())
+        f.rows.push_back({QString::number(t), QStringLiteral("“%1”").arg(r.tokens.value(t)),
+                          r.output->textOf(e.exactTop[std::size_t(t)]),
+                          r.output->textOf(e.variantTop[std::size_t(t)])});
+    return f;
 }
 } // namespace
 

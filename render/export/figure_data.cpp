@@ -170,6 +170,11 @@ struct PanelRows {
     // Scatter panels have a table of their own (scatterPanelsData).
     void operator()(const ScatterFigure&) const {}
     void operator()(const ScatterGridFigure&) const {}
+    void operator()(const TableFigure& f) const {
+        for (std::size_t r = 0; r < f.rows.size(); ++r)
+            for (qsizetype c = 0; c < f.headers.size(); ++c)
+                add(QString::number(r), f.headers[c], f.rows[r].value(c));
+    }
     void add(const QString& row, const QString& col, const QString& value) const {
         table.rows.push_back({name, row, col, value});
     }
@@ -195,9 +200,11 @@ QString panelTitle(const Panel& panel, std::size_t i) {
     const auto* heatmap = std::get_if<HeatmapFigure>(&panel);
     const auto* bars = std::get_if<BarChartFigure>(&panel);
     const auto* grid = std::get_if<CategoryGridFigure>(&panel);
+    const auto* table = std::get_if<TableFigure>(&panel);
     const QString title = heatmap ? heatmap->title
                           : bars  ? bars->title
                           : grid  ? grid->title
+                          : table ? table->title
                                   : QString();
     return title.isEmpty() ? QStringLiteral("panel %1").arg(i) : title;
 }

@@ -47,8 +47,13 @@ QString cellLabel(const HeatmapLayout& layout, const HeatmapFigure& figure, int 
         return QString::number(std::abs(v) < 0.005f ? 0.0f : v, 'f', 2);
     }
     const double width = layout.plot.width() / std::max(figure.cols, 1) - 2.0;
-    return QFontMetricsF(layout.tickFont)
-        .elidedText(figure.cellText.value(r * figure.cols + c), Qt::ElideRight, width);
+    const QString text = figure.cellText.value(r * figure.cols + c);
+    const QString shown = QFontMetricsF(layout.tickFont).elidedText(text, Qt::ElideRight, width);
+    // Why: a number cut to "+0…" or "…" reads as another number; it is printed whole or not at
+    // all (the hover read-out and the CSV export give every value).
+    bool number = false;
+    text.toDouble(&number);
+    return number && shown != text ? QString() : shown;
 }
 
 void paintCellValues(QPainter& painter, const HeatmapLayout& layout, const HeatmapFigure& figure) {

@@ -45,6 +45,7 @@ void paintPanel(QPainter& painter, const QRectF& bounds, const Panel& panel) {
         }
         void operator()(const ScatterFigure& f) const { paintScatter(painter, bounds, f); }
         void operator()(const ScatterGridFigure& f) const { paintScatterGrid(painter, bounds, f); }
+        void operator()(const TableFigure& f) const { paintTable(painter, bounds, f); }
     };
     std::visit(Painter{painter, bounds}, panel);
 }

@@ -8,6 +8,7 @@
 #include "figures/category_grid.h"
 #include "figures/heatmap.h"
 #include "figures/scatter.h"
+#include "figures/table.h"
 
 #include <QPainter>
 #include <QRectF>
@@ -21,7 +22,7 @@ struct NotePanel {
 };
 
 using Panel = std::variant<NotePanel, HeatmapFigure, BarChartFigure, CategoryGridFigure,
-                           ScatterFigure, ScatterGridFigure>;
+                           ScatterFigure, ScatterGridFigure, TableFigure>;
 
 struct PanelsFigure {
     QString title;

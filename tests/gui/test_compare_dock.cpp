@@ -139,6 +139,24 @@ private Q_SLOTS:
             panelsB.caption.startsWith(QStringLiteral("Mean KL %1 nats").arg(meanKl, 0, 'f', 3)),
             qPrintable(panelsB.caption));
         QCOMPARE(panelsB.panels.size(), std::size_t(4));
+        // The changed predictions are a table: one row per flipped position, in order, with
+        // the position, the token and both predictions in their own columns.
+        const auto* changed = std::get_if<render::TableFigure>(&panelsB.panels[3]);
+        QVERIFY(changed);
+        QCOMPARE(changed->headers.size(), 4);
+        std::vector<int> flipped;
+        for (std::size_t t = 0; t < changes.size(); ++t)
+            if (changes[t].flipped()) flipped.push_back(int(t));
+        QVERIFY(!flipped.empty());
+        QCOMPARE(changed->rows.size(), flipped.size());
+        for (std::size_t i = 0; i < flipped.size(); ++i) {
+            QCOMPARE(changed->rows[i].size(), 4);
+            QCOMPARE(changed->rows[i][0], QString::number(flipped[i]));
+            QCOMPARE(changed->rows[i][1], QStringLiteral("“%1”").arg(b.tokens.value(flipped[i])));
+            const app::PositionChange& change = changes[std::size_t(flipped[i])];
+            QCOMPARE(changed->rows[i][2], b.output->textOf(change.cleanTop));
+            QCOMPARE(changed->rows[i][3], b.output->textOf(change.ablatedTop));
+        }
         // A runs exact attention: its side says so instead of showing an effect.
         QVERIFY(dock_->viewA()->panels());
         QVERIFY(dock_->viewA()->panels()->title.startsWith("A · Variant effect on the output"));
