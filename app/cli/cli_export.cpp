@@ -187,14 +187,11 @@ std::unique_ptr<LoadedModel> openModel(const Request& request, const CliArgs& ar
 // view, the vanilla pass beside the variant's; for the LM-head views, the output analysis).
 std::shared_ptr<ForwardResult> runText(std::shared_ptr<const LoadedModel> loaded,
                                        const Request& request) {
-    const bool output =
-        request.view == ViewKind::LogitLens || request.view == ViewKind::VariantEffect;
     const int64_t tokens =
         int64_t(prepareText(loaded->tokenizer.get(), request.texts.front()).input.ids.size());
     const PassControl control = interruptiblePass("headlight export", tokens);
     auto result = runForwardPass(loaded, request.texts.front(), request.variant,
-                                 request.view == ViewKind::Sparsity, output, {}, control, nullptr,
-                                 showsQueryKey(request.view));
+                                 {.extras = viewRow(request.view).needs, .control = control});
     if (!result->error.isEmpty()) throw CliError(result->error.toStdString());
     if (result->tokenCount() == 0) throw CliError("the text produced no tokens");
     return result;

@@ -244,147 +244,135 @@ render::Figure difference(const ForwardResult& r, const ViewState& s) {
     f.emphasisedRow = s.query;
     return f;
 }
+
+render::Figure entropyViolins(const ForwardResult& r, const ViewState& s, const CorpusStats* c) {
+    return violins(r, s, false, c);
+}
+render::Figure jsdViolins(const ForwardResult& r, const ViewState& s, const CorpusStats* c) {
+    return violins(r, s, true, c);
+}
+
+// A single-figure builder that reads no corpus.
+template <render::Figure (*build)(const ForwardResult&, const ViewState&)>
+render::Figure ofText(const ForwardResult& r, const ViewState& s, const CorpusStats*) {
+    return build(r, s);
+}
+
+constexpr PassExtras kMapsOnly{};
+constexpr PassExtras kVanillaPass{.vanillaPass = true};
+constexpr PassExtras kOutputs{.outputs = true};
+constexpr PassExtras kQueryKey{.queryKey = true};
+
+using G = ViewGroup;
+constexpr ViewRow kViews[] = {
+    {ViewKind::Heatmap, "heatmap", "Heatmap", G::Attention,
+     "one head's attention, query × key (--layer, --head)", kMapsOnly, ofText<attentionHeatmap>,
+     nullptr},
+    {ViewKind::ModelGrid, "model-grid", "All heads", G::Attention,
+     "every head of every layer as a small attention map", kMapsOnly, ofText<modelGrid>, nullptr},
+    {ViewKind::TokenLines, "token-lines", "Lines", G::Attention,
+     "lines from query to key tokens, weighted (--layer, --head)", kMapsOnly, ofText<tokenLines>,
+     nullptr},
+    {ViewKind::EntropyViolins, "entropy-violins", "Entropy", G::Statistics,
+     "attention entropy per head, one panel per layer (RealFormer bands)", kMapsOnly,
+     entropyViolins, nullptr},
+    {ViewKind::JsdViolins, "jsd-violins", "Layer JSD", G::Statistics,
+     "JSD between the same head in adjacent layers (RealFormer bands)", kMapsOnly, jsdViolins,
+     nullptr},
+    {ViewKind::JsdMatrix, "head-jsd-matrix", "Head JSD", G::Statistics,
+     "mean JSD between every pair of heads, clustered", kMapsOnly, ofText<jsdMatrix>, nullptr},
+    {ViewKind::Rollout, "rollout", "Rollout", G::Attention, "attention rollout through all layers",
+     kMapsOnly, ofText<rollout>, nullptr},
+    {ViewKind::Difference, "difference", "Difference", G::Attention,
+     "one head minus the mean of its layer's heads (--layer, --head)", kMapsOnly,
+     ofText<difference>, nullptr},
+    {ViewKind::Sparsity, "sparsity", "Sparsity", G::Attention,
+     "nominal mask beside effective attention, density and dropped mass", kVanillaPass, nullptr,
+     sparsityFigure},
+    {ViewKind::Positions, "positions", "Positions", G::PositionsAndEmbeddings,
+     "the position encoding in use: table, similarity, RoPE or ALiBi", kMapsOnly, nullptr,
+     positionFigure},
+    {ViewKind::EarlyExit, "early-exit", "Early exit", G::VariantInternals,
+     "layers run per token and the exit signal (early-exit variants)", kMapsOnly, nullptr,
+     earlyExitFigure},
+    {ViewKind::LshBuckets, "lsh-buckets", "LSH", G::VariantInternals,
+     "LSH bucket per token and head (the Reformer kernel)", kMapsOnly, nullptr, lshFigure},
+    {ViewKind::MoeRouting, "moe-routing", "Experts", G::VariantInternals,
+     "experts each token goes to, gate weights, expert load (MoE models)", kMapsOnly, nullptr,
+     moeRoutingFigure},
+    {ViewKind::ActPonder, "act-ponder", "Ponder", G::VariantInternals,
+     "ACT halting probability per step and ponder count per token", kMapsOnly, nullptr,
+     actPonderFigure},
+    {ViewKind::LogitLens, "logit-lens", "Logit lens", G::Output,
+     "top next token per layer and position through the final norm and LM head", kOutputs, nullptr,
+     logitLensFigure},
+    {ViewKind::VariantEffect, "variant-effect", "Output effect", G::Output,
+     "the variant vs exact attention: KL, top-1 and top-k flips, JSD per head", kOutputs, nullptr,
+     variantEffectFigure},
+    {ViewKind::KnnNeighbours, "knn-neighbours", "kNN-LM", G::VariantInternals,
+     "kNN-LM: each position's datastore neighbours, p_LM, p_kNN, p_mix (--lambda re-mixes)",
+     kMapsOnly, nullptr, knnNeighboursFigure},
+    {ViewKind::QkEmbedding, "qk-embedding", "QK embedding", G::PositionsAndEmbeddings,
+     "one head's queries and keys in one plane by PCA (AttentionViz; --layer, --head)", kQueryKey,
+     nullptr, queryKeyFigure},
+    {ViewKind::QkGrid, "qk-embedding-grid", "QK heads", G::PositionsAndEmbeddings,
+     "every head's query-key embedding, layers × heads", kQueryKey, nullptr, queryKeyGridFigure},
+    {ViewKind::HeadRoles, "head-roles", "Head roles", G::Statistics,
+     "every head scored on the text: previous-token, duplicate, induction (TransformerLens's "
+     "detect_head), offset, sink",
+     kMapsOnly, nullptr, headRolesFigure},
+};
+static_assert(std::size(kViews) == kAllViewCount);
+
+// Why checked at compile time: the table is indexed by ViewKind.
+constexpr bool inViewKindOrder() {
+    for (int i = 0; i < kAllViewCount; ++i)
+        if (int(kViews[i].kind) != i) return false;
+    return true;
+}
+static_assert(inViewKindOrder());
+constexpr bool singleFiguresFirst() {
+    for (int i = 0; i < kAllViewCount; ++i)
+        if ((kViews[i].figure != nullptr) != (i < kViewCount) ||
+            (kViews[i].panels != nullptr) == (i < kViewCount))
+            return false;
+    return true;
+}
+static_assert(singleFiguresFirst());
 } // namespace
 
+const ViewRow& viewRow(ViewKind kind) {
+    return kViews[std::size_t(kind)];
+}
+
+bool isPanelView(ViewKind kind) {
+    return viewRow(kind).panels != nullptr;
+}
+
 QString viewName(ViewKind kind) {
-    switch (kind) {
-    case ViewKind::Heatmap:
-        return QStringLiteral("Heatmap");
-    case ViewKind::ModelGrid:
-        return QStringLiteral("All heads");
-    case ViewKind::TokenLines:
-        return QStringLiteral("Lines");
-    case ViewKind::EntropyViolins:
-        return QStringLiteral("Entropy");
-    case ViewKind::JsdViolins:
-        return QStringLiteral("Layer JSD");
-    case ViewKind::JsdMatrix:
-        return QStringLiteral("Head JSD");
-    case ViewKind::Rollout:
-        return QStringLiteral("Rollout");
-    case ViewKind::Difference:
-        return QStringLiteral("Difference");
-    case ViewKind::Sparsity:
-        return QStringLiteral("Sparsity");
-    case ViewKind::Positions:
-        return QStringLiteral("Positions");
-    case ViewKind::EarlyExit:
-        return QStringLiteral("Early exit");
-    case ViewKind::LshBuckets:
-        return QStringLiteral("LSH");
-    case ViewKind::MoeRouting:
-        return QStringLiteral("Experts");
-    case ViewKind::ActPonder:
-        return QStringLiteral("Ponder");
-    case ViewKind::LogitLens:
-        return QStringLiteral("Logit lens");
-    case ViewKind::VariantEffect:
-        return QStringLiteral("Output effect");
-    case ViewKind::KnnNeighbours:
-        return QStringLiteral("kNN-LM");
-    case ViewKind::QkEmbedding:
-        return QStringLiteral("Query-key embedding");
-    case ViewKind::QkGrid:
-        return QStringLiteral("Query-key heads");
-    case ViewKind::HeadRoles:
-        return QStringLiteral("Head roles");
-    }
-    return {};
+    return QString::fromUtf8(viewRow(kind).name);
 }
 
 QString viewId(ViewKind kind) {
-    switch (kind) {
-    case ViewKind::Heatmap:
-        return QStringLiteral("heatmap");
-    case ViewKind::ModelGrid:
-        return QStringLiteral("model-grid");
-    case ViewKind::TokenLines:
-        return QStringLiteral("token-lines");
-    case ViewKind::EntropyViolins:
-        return QStringLiteral("entropy-violins");
-    case ViewKind::JsdViolins:
-        return QStringLiteral("jsd-violins");
-    case ViewKind::JsdMatrix:
-        return QStringLiteral("head-jsd-matrix");
-    case ViewKind::Rollout:
-        return QStringLiteral("rollout");
-    case ViewKind::Difference:
-        return QStringLiteral("difference");
-    case ViewKind::Sparsity:
-        return QStringLiteral("sparsity");
-    case ViewKind::Positions:
-        return QStringLiteral("positions");
-    case ViewKind::EarlyExit:
-        return QStringLiteral("early-exit");
-    case ViewKind::LshBuckets:
-        return QStringLiteral("lsh-buckets");
-    case ViewKind::MoeRouting:
-        return QStringLiteral("moe-routing");
-    case ViewKind::ActPonder:
-        return QStringLiteral("act-ponder");
-    case ViewKind::LogitLens:
-        return QStringLiteral("logit-lens");
-    case ViewKind::VariantEffect:
-        return QStringLiteral("variant-effect");
-    case ViewKind::KnnNeighbours:
-        return QStringLiteral("knn-neighbours");
-    case ViewKind::QkEmbedding:
-        return QStringLiteral("qk-embedding");
-    case ViewKind::QkGrid:
-        return QStringLiteral("qk-embedding-grid");
-    case ViewKind::HeadRoles:
-        return QStringLiteral("head-roles");
-    }
-    return {};
+    return QString::fromUtf8(viewRow(kind).id);
 }
 
 QString viewSummary(ViewKind kind) {
-    switch (kind) {
-    case ViewKind::Heatmap:
-        return QStringLiteral("one head's attention, query × key (--layer, --head)");
-    case ViewKind::ModelGrid:
-        return QStringLiteral("every head of every layer as a small attention map");
-    case ViewKind::TokenLines:
-        return QStringLiteral("lines from query to key tokens, weighted (--layer, --head)");
-    case ViewKind::EntropyViolins:
-        return QStringLiteral("attention entropy per head, one panel per layer (RealFormer bands)");
-    case ViewKind::JsdViolins:
-        return QStringLiteral("JSD between the same head in adjacent layers (RealFormer bands)");
-    case ViewKind::JsdMatrix:
-        return QStringLiteral("mean JSD between every pair of heads, clustered");
-    case ViewKind::Rollout:
-        return QStringLiteral("attention rollout through all layers");
-    case ViewKind::Difference:
-        return QStringLiteral("one head minus the mean of its layer's heads (--layer, --head)");
-    case ViewKind::Sparsity:
-        return QStringLiteral("nominal mask beside effective attention, density and dropped mass");
-    case ViewKind::Positions:
-        return QStringLiteral("the position encoding in use: table, similarity, RoPE or ALiBi");
-    case ViewKind::EarlyExit:
-        return QStringLiteral("layers run per token and the exit signal (early-exit variants)");
-    case ViewKind::LshBuckets:
-        return QStringLiteral("LSH bucket per token and head (the Reformer kernel)");
-    case ViewKind::MoeRouting:
-        return QStringLiteral("experts each token goes to, gate weights, expert load (MoE models)");
-    case ViewKind::ActPonder:
-        return QStringLiteral("ACT halting probability per step and ponder count per token");
-    case ViewKind::LogitLens:
-        return QStringLiteral(
-            "top next token per layer and position through the final norm and LM head");
-    case ViewKind::VariantEffect:
-        return QStringLiteral(
-            "the variant vs exact attention: KL, top-1 and top-k flips, JSD per head");
-    case ViewKind::KnnNeighbours:
-        return QStringLiteral("kNN-LM: each position's datastore neighbours, p_LM, p_kNN, p_mix "
-                              "(--lambda re-mixes)");
-    case ViewKind::QkEmbedding:
-        return QStringLiteral(
-            "one head's queries and keys in one plane by PCA (AttentionViz; --layer, --head)");
-    case ViewKind::QkGrid:
-        return QStringLiteral("every head's query-key embedding, layers × heads");
-    case ViewKind::HeadRoles:
-        return QStringLiteral("every head scored on the text: previous-token, duplicate, "
-                              "induction (TransformerLens's detect_head), offset, sink");
+    return QString::fromUtf8(viewRow(kind).summary);
+}
+
+QString viewGroupName(ViewGroup group) {
+    switch (group) {
+    case ViewGroup::Attention:
+        return QStringLiteral("Attention");
+    case ViewGroup::Statistics:
+        return QStringLiteral("Statistics");
+    case ViewGroup::PositionsAndEmbeddings:
+        return QStringLiteral("Embeddings");
+    case ViewGroup::VariantInternals:
+        return QStringLiteral("Internals");
+    case ViewGroup::Output:
+        return QStringLiteral("Output");
     }
     return {};
 }
@@ -419,37 +407,10 @@ render::Figure buildFigure(ViewKind kind, const ForwardResult* result, const Vie
                            "some text above: the views follow as you type.")};
     if (const std::optional<QString> refusal = streamedRefusal(kind, *result))
         return render::EmptyFigure{*refusal};
-    switch (kind) {
-    case ViewKind::Heatmap:
-        return attentionHeatmap(*result, state);
-    case ViewKind::ModelGrid:
-        return modelGrid(*result, state);
-    case ViewKind::TokenLines:
-        return tokenLines(*result, state);
-    case ViewKind::EntropyViolins:
-        return violins(*result, state, false, corpus);
-    case ViewKind::JsdViolins:
-        return violins(*result, state, true, corpus);
-    case ViewKind::JsdMatrix:
-        return jsdMatrix(*result, state);
-    case ViewKind::Rollout:
-        return rollout(*result, state);
-    case ViewKind::Difference:
-        return difference(*result, state);
-    default:
-        break;
-    }
+    if (const auto build = viewRow(kind).figure) return build(*result, state, corpus);
     return render::EmptyFigure{
         QStringLiteral("The %1 view combines several figures and is drawn in the window only.")
             .arg(viewName(kind))};
-}
-
-bool isPanelView(ViewKind kind) {
-    return int(kind) >= kViewCount;
-}
-
-bool showsQueryKey(ViewKind kind) {
-    return kind == ViewKind::QkEmbedding || kind == ViewKind::QkGrid;
 }
 
 render::PanelsFigure buildPanels(ViewKind kind, const ForwardResult* result,
@@ -461,34 +422,7 @@ render::PanelsFigure buildPanels(ViewKind kind, const ForwardResult* result,
                 {render::NotePanel{
                     QStringLiteral("Open a checkpoint folder (File ▸ Open, Ctrl+O) and type some "
                                    "text above: the views follow as you type.")}}};
-    switch (kind) {
-    case ViewKind::Sparsity:
-        return sparsityFigure(*result, state);
-    case ViewKind::Positions:
-        return positionFigure(*result, state);
-    case ViewKind::EarlyExit:
-        return earlyExitFigure(*result, state);
-    case ViewKind::LshBuckets:
-        return lshFigure(*result, state);
-    case ViewKind::MoeRouting:
-        return moeRoutingFigure(*result, state);
-    case ViewKind::ActPonder:
-        return actPonderFigure(*result, state);
-    case ViewKind::LogitLens:
-        return logitLensFigure(*result, state);
-    case ViewKind::VariantEffect:
-        return variantEffectFigure(*result, state);
-    case ViewKind::KnnNeighbours:
-        return knnNeighboursFigure(*result, state);
-    case ViewKind::QkEmbedding:
-        return queryKeyFigure(*result, state);
-    case ViewKind::QkGrid:
-        return queryKeyGridFigure(*result, state);
-    case ViewKind::HeadRoles:
-        return headRolesFigure(*result, state);
-    default:
-        break;
-    }
+    if (const auto build = viewRow(kind).panels) return build(*result, state);
     return {};
 }
 } // namespace headlight::app

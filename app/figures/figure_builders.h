@@ -37,9 +37,6 @@ enum class ViewKind {
 // panel views after them combine several figures (render::PanelsFigure).
 constexpr int kViewCount = 8;
 constexpr int kAllViewCount = 20;
-bool isPanelView(ViewKind kind);
-// Whether the view draws the query-key embedding (ForwardResult::queryKey, a second pass).
-bool showsQueryKey(ViewKind kind);
 
 struct ViewState {
     int layer = 0;
@@ -50,9 +47,28 @@ struct ViewState {
     double knnLambda = -1.0; // the kNN-LM view's re-mix weight; negative: the pass's own λ
 };
 
-QString viewName(ViewKind kind);    // the tab label
-QString viewId(ViewKind kind);      // the CLI's name: "heatmap", "entropy-violins", ...
-QString viewSummary(ViewKind kind); // one line, for `headlight export --list-views`
+// Where the window's view bar puts a view.
+enum class ViewGroup { Attention, Statistics, PositionsAndEmbeddings, VariantInternals, Output };
+QString viewGroupName(ViewGroup group);
+
+// A view as the window, the CLI, scenes and lessons know it: one row per ViewKind, in its order.
+struct ViewRow {
+    ViewKind kind;
+    const char* id;      // the CLI's and the scenes' name: "heatmap", "entropy-violins", ...
+    const char* name;    // the view bar's label and the View menu's entry
+    ViewGroup group;     // its place in the view bar
+    const char* summary; // one line, for `headlight export --list-views`
+    PassExtras needs;    // what the pass must compute beyond the maps for this view
+    // Exactly one of the two is set: a single figure (exported by `headlight export`), or a view
+    // that combines several (render::PanelsFigure).
+    render::Figure (*figure)(const ForwardResult&, const ViewState&, const CorpusStats*);
+    render::PanelsFigure (*panels)(const ForwardResult&, const ViewState&);
+};
+const ViewRow& viewRow(ViewKind kind);
+bool isPanelView(ViewKind kind);
+QString viewName(ViewKind kind);
+QString viewId(ViewKind kind);
+QString viewSummary(ViewKind kind);
 
 // `result` may be null (no model or no text yet): the figure then says what to do. With
 // `corpus`, the entropy and JSD violins show the corpus instead of the current text.

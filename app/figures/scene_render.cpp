@@ -34,15 +34,13 @@ std::shared_ptr<const LoadedModel> loadModelNow(const QString& folder,
 }
 
 std::shared_ptr<const ForwardResult> runNow(const std::shared_ptr<const LoadedModel>& model,
-                                            const io::Scenario& scenario, bool withVanilla,
-                                            bool withOutput, bool withQueryKey) {
+                                            const io::Scenario& scenario,
+                                            const PassExtras& extras) {
     ForwardRunner runner;
     runner.setModel(model);
     runner.setVariant(io::parseScenarioVariant(scenario.variant));
     runner.setKnockouts({scenario.ablation, QString::fromStdString(scenario.ablationSource)});
-    runner.setVanillaWanted(withVanilla);
-    runner.setOutputWanted(withOutput);
-    runner.setQueryKeyWanted(withQueryKey);
+    runner.setExtras(extras);
     QEventLoop loop;
     std::shared_ptr<const ForwardResult> result;
     QString failure;
@@ -98,9 +96,7 @@ RenderedScene renderScenario(const io::Scenario& scenario, const QString& baseFo
     const auto model = loadModelNow(folder, scenario.backend, deviceSelector);
     checkSelection(scenario.selection, model->model->spec());
     const ViewKind view = viewKindFromId(scenario.view);
-    const auto result =
-        runNow(model, scenario, view == ViewKind::Sparsity,
-               view == ViewKind::LogitLens || view == ViewKind::VariantEffect, showsQueryKey(view));
+    const auto result = runNow(model, scenario, viewRow(view).needs);
     const ViewState state = scenarioViewState(scenario, result->tokenCount());
     RenderedScene rendered;
     rendered.model = model;

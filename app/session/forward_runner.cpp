@@ -11,17 +11,11 @@
 namespace headlight::app {
 namespace {
 
-struct Request {
+struct Request : PassRequest {
     QString text;
     variants::VariantSpec variant;
-    bool withVanilla = false;
-    bool withOutput = false;
     quint64 serial = 0;
-    HeadKnockouts knockouts;
     QPointer<ForwardRunner> runner; // told the plan of a long pass; null for runForwardPass
-    PassControl control;
-    std::shared_ptr<KnnStoreCache> knnCache;
-    bool withQueryKey = false;
 };
 
 // The knockouts as the plan takes them, replace ones filled from the source text's pass and
@@ -151,7 +145,7 @@ std::shared_ptr<ForwardResult> runPass(const std::shared_ptr<const LoadedModel>&
         CaptureRequest capture;
         capture.internals = true;
         const bool knocksOut = !request.knockouts.heads.empty();
-        const bool output = request.withOutput && model->model->hasLmHead();
+        const bool output = request.extras.outputs && model->model->hasLmHead();
         capture.hiddenStates = output;
         capture.logits = output || (knocksOut && hasLanguageModelHead(*model->model));
         const auto tokens = int64_t(prepared.input.ids.size());
@@ -164,11 +158,11 @@ std::shared_ptr<ForwardResult> runPass(const std::shared_ptr<const LoadedModel>&
             runCapturing(model, request, prepared.input, capture, streamed, intervention, *result);
         if (!captured) return result;
         Trace& trace = *captured;
-        if (request.withOutput)
+        if (request.extras.outputs)
             result->output = std::make_shared<const OutputAnalysis>(
                 analyseOutput(*model, prepared.input, trace, request.variant));
         if (knocksOut) compareOutputs(*model, request, prepared.input, trace, *result);
-        if (request.withQueryKey)
+        if (request.extras.queryKey)
             result->queryKey = std::make_shared<const QueryKeyAnalysis>(analyseQueriesKeys(
                 *model, prepared.input, request.variant, intervention, prepared.kinds));
         // Why no statistics for a dense pass: its violins wait for their view (stats.violins).
@@ -180,7 +174,7 @@ std::shared_ptr<ForwardResult> runPass(const std::shared_ptr<const LoadedModel>&
         result->forwardMs = trace.forwardMs;
         keepInternals(trace, *result);
         // Why not for a streamed pass: the sparsity view, its only reader, needs every map.
-        if (request.withVanilla && !request.variant.isVanilla() && !streamed)
+        if (request.extras.vanillaPass && !request.variant.isVanilla() && !streamed)
             result->vanillaAttention =
                 model->model
                     ->forwardCached(*model->passCache, prepared.input, {}, {}, {}, request.control)
@@ -214,14 +208,15 @@ MemoryPlan planPass(const LoadedModel& model, int64_t tokens, const CaptureReque
     return plan;
 }
 
-std::shared_ptr<ForwardResult>
-runForwardPass(const std::shared_ptr<const LoadedModel>& model, const QString& text,
-               const variants::VariantSpec& variant, bool withVanilla, bool withOutput,
-               const HeadKnockouts& knockouts, const PassControl& control,
-               std::shared_ptr<KnnStoreCache> knnCache, bool withQueryKey) {
-    if (!knnCache) knnCache = std::make_shared<KnnStoreCache>();
-    return runPass(model, {text, variant, withVanilla, withOutput, 0, knockouts, nullptr, control,
-                           std::move(knnCache), withQueryKey});
+std::shared_ptr<ForwardResult> runForwardPass(const std::shared_ptr<const LoadedModel>& model,
+                                              const QString& text,
+                                              const variants::VariantSpec& variant,
+                                              const PassRequest& request) {
+    Request pass{request};
+    pass.text = text;
+    pass.variant = variant;
+    if (!pass.knnCache) pass.knnCache = std::make_shared<KnnStoreCache>();
+    return runPass(model, pass);
 }
 
 ForwardRunner::ForwardRunner(QObject* parent)
@@ -278,22 +273,12 @@ void ForwardRunner::setKnockouts(const HeadKnockouts& knockouts) {
     runNow(text_);
 }
 
-void ForwardRunner::setVanillaWanted(bool wanted) {
-    if (wanted == vanillaWanted_) return;
-    vanillaWanted_ = wanted;
-    if (wanted && !variant_.isVanilla()) runNow(text_);
-}
-
-void ForwardRunner::setOutputWanted(bool wanted) {
-    if (wanted == outputWanted_) return;
-    outputWanted_ = wanted;
-    if (wanted) runNow(text_);
-}
-
-void ForwardRunner::setQueryKeyWanted(bool wanted) {
-    if (wanted == queryKeyWanted_) return;
-    queryKeyWanted_ = wanted;
-    if (wanted) runNow(text_);
+void ForwardRunner::setExtras(const PassExtras& extras) {
+    const bool newlyWanted =
+        (extras.vanillaPass && !extras_.vanillaPass && !variant_.isVanilla()) ||
+        (extras.outputs && !extras_.outputs) || (extras.queryKey && !extras_.queryKey);
+    extras_ = extras;
+    if (newlyWanted) runNow(text_);
 }
 
 void ForwardRunner::setPaused(bool paused) {
@@ -309,8 +294,14 @@ void ForwardRunner::launch() {
     // Why not start now when busy: collect() launches the newest request when the pass ends.
     if (!model_ || paused_ || busy() || launched_ == requested_) return;
     launched_ = requested_;
-    Request request{text_, variant_, vanillaWanted_, outputWanted_,  launched_, knockouts_,
-                    this,  {},       knnCache_,      queryKeyWanted_};
+    Request request;
+    request.extras = extras_;
+    request.knockouts = knockouts_;
+    request.knnCache = knnCache_;
+    request.text = text_;
+    request.variant = variant_;
+    request.serial = launched_;
+    request.runner = this;
     // Why between layers: a newer request (or cancel) stops this pass instead of queueing behind
     // it.
     request.control.cancelled = [newest = newest_, serial = launched_] {

@@ -77,18 +77,32 @@ struct ForwardResult {
 // hold counts as available to it, so the plan fits when the pass itself fits what is free.
 MemoryPlan planPass(const LoadedModel& model, int64_t tokens, const CaptureRequest& capture);
 
-// One pass as the runner makes it, on the calling thread: attention, statistics, internals and,
-// when asked and the variant is not vanilla, the vanilla pass too (`headlight export` uses it);
-// with `withOutput`, the logit lens and the variant's effect on the output (OutputAnalysis);
-// with `withQueryKey`, every head's query-key embedding (QueryKeyAnalysis).
-// A refusal comes back as the result's `error`; a pass `control` cancels, as an error with
-// `cancelled` set. A kNN-LM variant takes its datastore from `knnCache` (built there when it
-// holds none that fits; a fresh cache when null).
-std::shared_ptr<ForwardResult>
-runForwardPass(const std::shared_ptr<const LoadedModel>& model, const QString& text,
-               const variants::VariantSpec& variant, bool withVanilla, bool withOutput = false,
-               const HeadKnockouts& knockouts = {}, const PassControl& control = {},
-               std::shared_ptr<KnnStoreCache> knnCache = nullptr, bool withQueryKey = false);
+// What a pass computes beyond the attention maps and internals: each costs a second pass or a
+// capture, and is made only while a view that reads it is shown (ViewRow::needs).
+struct PassExtras {
+    bool vanillaPass = false; // the vanilla model's maps too, when the variant is not vanilla
+    bool outputs = false;     // the logit lens and the variant's effect on the output
+    bool queryKey = false;    // every head's query-key embedding (QueryKeyAnalysis)
+    bool operator==(const PassExtras&) const = default;
+};
+
+// How `runForwardPass` runs a pass beyond its model, text and variant.
+struct PassRequest {
+    PassExtras extras;
+    HeadKnockouts knockouts;
+    PassControl control; // cancels between layers, reports progress
+    // A kNN-LM variant's datastore (built there when it holds none that fits; a fresh cache when
+    // null).
+    std::shared_ptr<KnnStoreCache> knnCache;
+};
+
+// One pass as the runner makes it, on the calling thread: attention, statistics, internals and
+// the request's extras (`headlight export` uses it). A refusal comes back as the result's
+// `error`; a pass the control cancels, as an error with `cancelled` set.
+std::shared_ptr<ForwardResult> runForwardPass(const std::shared_ptr<const LoadedModel>& model,
+                                              const QString& text,
+                                              const variants::VariantSpec& variant,
+                                              const PassRequest& request = {});
 
 class ForwardRunner : public QObject {
     Q_OBJECT
@@ -108,15 +122,9 @@ public:
     // Heads knocked out in every pass from now on; re-runs the current text at once.
     void setKnockouts(const HeadKnockouts& knockouts);
     const HeadKnockouts& knockouts() const { return knockouts_; }
-    // Whether passes also run the vanilla model (when the variant is not vanilla); turning it on
-    // re-runs the current text.
-    void setVanillaWanted(bool wanted);
-    // Whether passes also compute the logit lens and the variant's effect on the output (the
-    // LM-head views); turning it on re-runs the current text.
-    void setOutputWanted(bool wanted);
-    // Whether passes also compute the query-key embedding of every head (a second pass that keeps
-    // queries and keys); turning it on re-runs the current text.
-    void setQueryKeyWanted(bool wanted);
+    // What passes compute beyond the maps; newly wanted extras re-run the current text (the
+    // vanilla pass only when the variant is not vanilla).
+    void setExtras(const PassExtras& extras);
     // While paused nothing launches (the corpus uses the backend); resuming runs what is pending.
     void setPaused(bool paused);
     void waitForIdle();
@@ -152,9 +160,7 @@ private:
     variants::VariantSpec variant_;
     HeadKnockouts knockouts_;
     std::shared_ptr<KnnStoreCache> knnCache_ = std::make_shared<KnnStoreCache>();
-    bool vanillaWanted_ = false;
-    bool outputWanted_ = false;
-    bool queryKeyWanted_ = false;
+    PassExtras extras_;
     bool paused_ = false;
     quint64 requested_ = 0; // serial of the newest request
     quint64 launched_ = 0;  // serial of the pass in flight or last run

@@ -279,7 +279,7 @@ void CompareDock::refresh() {
     if (!isVisible()) return;
     const ViewKind kind = sideView();
     // Why here: B's second (exact) pass and its lens cost as much again, so only while shown.
-    runnerB_->setOutputWanted(kind == ViewKind::VariantEffect);
+    runnerB_->setExtras(viewRow(kind).needs);
     const ViewState& state = workspace_->state();
     const ForwardResult* a = workspace_->result();
     // A long pass's maps (the heatmaps' and A − B's) are built off the GUI thread first, one at

@@ -184,6 +184,10 @@ PatchingDialog* MainWindow::patchingDialog() {
 void MainWindow::createViewMenu() {
     QMenu* view = menuBar()->addMenu(tr("&View"));
     viewMenu_ = view;
+    paletteAction_ = view->addAction(tr("&Find a view, lesson, model or command…"), this,
+                                     &MainWindow::showPalette);
+    paletteAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
+    view->addSeparator();
     view->addActions(workspace_->viewActions());
     view->addSeparator();
     view->addActions(workspace_->navigationActions());
@@ -289,11 +293,13 @@ void MainWindow::chooseZooModel() {
     }
     auto* dialog = new ZooDialog(*resources + QStringLiteral("/models"), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &ZooDialog::modelChosen, this, [this](const QString& folder, const QString& text) {
-        if (!text.isEmpty()) workspace_->setText(text);
-        openCheckpoint(folder);
-    });
+    connect(dialog, &ZooDialog::modelChosen, this, &MainWindow::openZooModel);
     dialog->open();
+}
+
+void MainWindow::openZooModel(const QString& folder, const QString& exampleText) {
+    if (!exampleText.isEmpty()) workspace_->setText(exampleText);
+    openCheckpoint(folder);
 }
 
 void MainWindow::chooseCachedModel() {

@@ -6,6 +6,7 @@
 
 #include "backend/backend_choice.h"
 #include "canvas/canvas_window.h"
+#include "command_palette.h"
 #include "model_session.h"
 #include "workspace.h"
 
@@ -53,6 +54,9 @@ public:
     CorpusRunner* corpusRunner() const { return corpus_; }
     // View ▸ Activation patching… (Ctrl+Shift+P): the dialog, made on first use.
     PatchingDialog* patchingDialog();
+    // Ctrl+K: the palette over every menu command and zoo model (main_window_palette.cpp).
+    void showPalette();
+    std::vector<PaletteEntry> paletteEntries();
     // A non-modal error dialog (errorDialog() returns it): a title, one line and the detail.
     void showError(const QString& title, const QString& line, const QString& detail);
 
@@ -83,7 +87,8 @@ protected:
 
 private:
     void chooseCheckpoint();
-    void chooseZooModel();    // File ▸ Open zoo model…
+    void chooseZooModel(); // File ▸ Open zoo model…
+    void openZooModel(const QString& folder, const QString& exampleText);
     void chooseCachedModel(); // File ▸ Open from Hugging Face cache…
     void chooseTextFile();
     void onModelLoaded(const QString& summary);
@@ -117,6 +122,7 @@ private:
     CorpusRunner* corpus_ = nullptr;
     PatchingDialog* patching_ = nullptr;
     QMenu* fileMenu_ = nullptr;
+    QAction* paletteAction_ = nullptr;
     QAction* fileSlot_ = nullptr; // plug-in entries go before it (the separator above Quit)
     QMenu* viewMenu_ = nullptr;
     QAction* viewSlot_ = nullptr; // plug-in entries go before it

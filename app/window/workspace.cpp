@@ -6,6 +6,7 @@
 #include "streamed_figures.h"
 #include "streamed_view_loader.h"
 #include "token_strip.h"
+#include "view_bar.h"
 
 #include <QAction>
 #include <QCheckBox>
@@ -18,7 +19,6 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QStackedWidget>
-#include <QTabBar>
 #include <QThreadPool>
 #include <QVBoxLayout>
 #include <cmath>
@@ -143,13 +143,16 @@ Workspace::Workspace(QWidget* canvasPage, QWidget* parent)
 // Two rows: the view tabs, then the selection, the pass summary and the hover read-out.
 QWidget* Workspace::createControls() {
     auto* controls = new QWidget(this);
-    tabs_ = new QTabBar(controls);
+    std::vector<ViewBar::Entry> entries;
     for (int i = 0; i < kAllViewCount; ++i)
-        tabs_->addTab(viewName(ViewKind(i)));
-    tabs_->addTab(tr("GPU canvas"));
-    tabs_->addTab(tr("Atlas"));
-    tabs_->setExpanding(false);
-    tabs_->setFont(scaledFont(this, 14));
+        entries.push_back({viewName(ViewKind(i)), viewGroupName(viewRow(ViewKind(i)).group),
+                           viewSummary(ViewKind(i))});
+    entries.push_back({tr("GPU canvas"), tr("Whole model"),
+                       tr("the model's attention maps on the Vulkan canvas (Ctrl+9)")});
+    entries.push_back({tr("Atlas"), tr("Whole model"),
+                       tr("every head of a long text, tiled and zoomable (Ctrl+Shift+A)")});
+    tabs_ = new ViewBar(entries, controls);
+    tabs_->setFont(scaledFont(this, 13));
     layerBox_ = selectorBox(controls, tr("Layer (Alt+Up / Alt+Down)"));
     headBox_ = selectorBox(controls, tr("Head (Alt+Left / Alt+Right)"));
     averageBox_ = new QCheckBox(tr("Mean of heads"), controls);
@@ -173,7 +176,7 @@ QWidget* Workspace::createControls() {
     stack->setContentsMargins(0, 0, 0, 0);
     stack->addWidget(tabs_);
     stack->addLayout(row);
-    connect(tabs_, &QTabBar::currentChanged, this, &Workspace::onTabChanged);
+    connect(tabs_, &ViewBar::currentChanged, this, &Workspace::onTabChanged);
     connect(layerBox_, &QSpinBox::valueChanged, this,
             [this](int layer) { selectHead(layer, state_.head); });
     connect(headBox_, &QSpinBox::valueChanged, this,
@@ -396,10 +399,7 @@ void Workspace::onTabChanged(int index) {
     knnControls_->setVisible(view_ == ViewKind::KnnNeighbours && !canvasShown());
     // Why here: the vanilla pass doubles the work, so it runs only while its view is open.
     const bool figureShown = pages_->currentWidget() == figureView_;
-    runner_->setVanillaWanted(view_ == ViewKind::Sparsity && figureShown);
-    runner_->setOutputWanted((view_ == ViewKind::LogitLens || view_ == ViewKind::VariantEffect) &&
-                             figureShown);
-    runner_->setQueryKeyWanted(showsQueryKey(view_) && figureShown);
+    runner_->setExtras(figureShown ? viewRow(view_).needs : PassExtras{});
     shareBackend();
     refresh();
 }

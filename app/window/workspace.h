@@ -32,7 +32,6 @@ class QScrollArea;
 class QSlider;
 class QSpinBox;
 class QStackedWidget;
-class QTabBar;
 
 namespace headlight::app {
 
@@ -40,6 +39,7 @@ class AtlasPage;
 class FigureView;
 class StreamedViewLoader;
 class TokenStrip;
+class ViewBar;
 
 class Workspace : public QWidget {
     Q_OBJECT
@@ -89,7 +89,7 @@ public:
     QPlainTextEdit* textEdit() const { return textEdit_; }
     TokenStrip* tokenStrip() const { return tokenStrip_; }
     FigureView* figureView() const { return figureView_; }
-    QTabBar* viewTabs() const { return tabs_; }
+    ViewBar* viewBar() const { return tabs_; }
     // The kNN-LM view's λ (0 to 100 hundredths): re-mixes the shown pass, runs no model.
     QSlider* knnLambdaSlider() const { return knnSlider_; }
     QWidget* canvasPage() const { return canvasPage_; }
@@ -153,7 +153,7 @@ private:
     QLabel* errorLabel_ = nullptr;
     TokenStrip* tokenStrip_ = nullptr;
     QScrollArea* tokenArea_ = nullptr; // holds the strip
-    QTabBar* tabs_ = nullptr;
+    ViewBar* tabs_ = nullptr;
     QSpinBox* layerBox_ = nullptr;
     QSpinBox* headBox_ = nullptr;
     QCheckBox* averageBox_ = nullptr;

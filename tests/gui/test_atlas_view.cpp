@@ -70,7 +70,7 @@ QString longText() {
 // With a variant, the weights its kernel computed.
 Tensor denseMap(const std::shared_ptr<const app::LoadedModel>& model, const QString& text,
                 const QJsonObject& variant = {}) {
-    const auto result = app::runForwardPass(model, text, io::parseScenarioVariant(variant), false);
+    const auto result = app::runForwardPass(model, text, io::parseScenarioVariant(variant));
     const Tensor& all = result->attention; // [L, H, T, T]
     const int64_t heads = all.dim(1), t = all.dim(2);
     Tensor map({t, t});

@@ -31,7 +31,7 @@ std::shared_ptr<app::ForwardResult> pass(const QString& folder, const QString& t
                                          const variants::VariantSpec& variant = {}) {
     const std::shared_ptr<const app::LoadedModel> model =
         app::loadCheckpoint(folder, chooseBackend(BackendKind::Cpu), {});
-    auto result = app::runForwardPass(model, text, variant, true);
+    auto result = app::runForwardPass(model, text, variant, {.extras = {.vanillaPass = true}});
     if (!result->error.isEmpty()) qFatal("%s", qPrintable(result->error));
     return result;
 }

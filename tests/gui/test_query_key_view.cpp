@@ -15,7 +15,6 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
-#include <QTabBar>
 #include <QTest>
 #include <QToolTip>
 

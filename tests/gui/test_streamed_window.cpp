@@ -98,7 +98,7 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(long_ && workspace()->result() == long_.get(), kWaitMs);
         disconnect(keep);
         workspace()->runner().waitForIdle();
-        dense_ = app::runForwardPass(long_->model, longText().left(kPrefix), {}, false);
+        dense_ = app::runForwardPass(long_->model, longText().left(kPrefix), {});
         QVERIFY2(dense_->error.isEmpty(), qPrintable(dense_->error));
     }
 
@@ -235,8 +235,7 @@ private Q_SLOTS:
         const auto result = app::runForwardPass(
             long_->model, longText(),
             variants::parseVariantSpec(
-                R"({"mask": {"preset": "longformer", "window": 2, "global": [0]}})"),
-            false);
+                R"({"mask": {"preset": "longformer", "window": 2, "global": [0]}})"));
         QVERIFY(!result->streamed);
         QVERIFY2(result->error.contains(QStringLiteral("HEADLIGHT_MAP_CAPTURE_TOKENS")),
                  qPrintable(result->error));

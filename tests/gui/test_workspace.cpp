@@ -7,6 +7,7 @@
 #include "main_window.h"
 #include "text_input.h"
 #include "token_strip.h"
+#include "view_bar.h"
 
 #include <QAction>
 #include <QJsonDocument>
@@ -17,7 +18,6 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
-#include <QTabBar>
 #include <QTest>
 #include <algorithm>
 #include <cmath>
@@ -331,7 +331,7 @@ private Q_SLOTS:
         QImage previous;
         for (int i = 0; i < app::kViewCount; ++i) {
             workspace->setView(app::ViewKind(i));
-            QCOMPARE(workspace->viewTabs()->currentIndex(), i);
+            QCOMPARE(workspace->viewBar()->currentIndex(), i);
             QVERIFY2(
                 !std::holds_alternative<render::EmptyFigure>(workspace->figureView()->figure()),
                 qPrintable(app::viewName(app::ViewKind(i))));

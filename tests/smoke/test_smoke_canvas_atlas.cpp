@@ -41,7 +41,7 @@ QString atlasText() {
 
 // The dense reference: a normal pass keeping every map, head kHead of layer kLayer as [T, T].
 Tensor denseHeadMap(const std::shared_ptr<const app::LoadedModel>& model, const QString& text) {
-    const auto result = app::runForwardPass(model, text, {}, false);
+    const auto result = app::runForwardPass(model, text, {});
     const Tensor& all = result->attention; // [L, H, T, T]
     const int64_t heads = all.dim(1), t = all.dim(2);
     Tensor map({t, t});

@@ -80,7 +80,7 @@ private Q_SLOTS:
     void everyViewDrawsThePooledLayers() {
         const std::shared_ptr<const app::LoadedModel> model =
             app::loadCheckpoint(zooCase("funnel_encoder_2x2"), chooseBackend(BackendKind::Cpu), {});
-        const auto result = app::runForwardPass(model, "1 5 9 13 17 21 25 29 33", {}, false);
+        const auto result = app::runForwardPass(model, "1 5 9 13 17 21 25 29 33", {});
         QVERIFY2(result->error.isEmpty(), qPrintable(result->error));
         const int64_t tokens = result->tokenCount();
         QCOMPARE(result->attention.shape(), (std::vector<int64_t>{4, 4, tokens, tokens}));

@@ -81,7 +81,7 @@ private Q_SLOTS:
     void everyViewDrawsTheMap() {
         const std::shared_ptr<const app::LoadedModel> model =
             app::loadCheckpoint(QString::fromStdString(kCase), chooseBackend(BackendKind::Cpu), {});
-        const auto result = app::runForwardPass(model, "1 5 9 13 17 21 25 29 33", {}, false);
+        const auto result = app::runForwardPass(model, "1 5 9 13 17 21 25 29 33", {});
         QVERIFY2(result->error.isEmpty(), qPrintable(result->error));
         test::buildEveryView(*result, 2);
         bool negative = false; // F mixes values freely: the map is not a distribution

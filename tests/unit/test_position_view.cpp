@@ -17,7 +17,7 @@ namespace {
 std::shared_ptr<app::ForwardResult> pass(const QString& model, const QString& text) {
     std::shared_ptr<const app::LoadedModel> loaded = app::loadCheckpoint(
         test::zooModelsRoot() + "/" + model, chooseBackend(BackendKind::Cpu), {});
-    return app::runForwardPass(loaded, text, {}, false);
+    return app::runForwardPass(loaded, text, {});
 }
 } // namespace
 

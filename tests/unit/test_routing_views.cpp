@@ -16,7 +16,7 @@ namespace {
 std::shared_ptr<app::ForwardResult> pass(const QString& folder, const QString& text) {
     std::shared_ptr<const app::LoadedModel> model =
         app::loadCheckpoint(folder, chooseBackend(BackendKind::Cpu), {});
-    auto result = app::runForwardPass(model, text, {}, false);
+    auto result = app::runForwardPass(model, text, {});
     if (!result->error.isEmpty()) qFatal("%s", qPrintable(result->error));
     return result;
 }
