@@ -1,15 +1,9 @@
 #include "cli_edits.h"
 
-#include "analysis/sae_edit.h"
-#include "analysis/steering_vector.h"
-#include "io/gguf.h"
-#include "io/hub_cache.h"
-#include "io/sae_folder.h"
-#include "io/steering_vector_file.h"
+#include "analysis/residual_edit_spec.h"
 
 #include <QJsonObject>
 #include <cmath>
-#include <memory>
 
 namespace headlight::app {
 namespace {
@@ -42,14 +36,6 @@ float strengthOf(const CliArgs& args) {
     return float(strength);
 }
 
-analysis::SaeHook hookOf(const std::string& name, int layers, const std::string& what) {
-    try {
-        return analysis::parseSaeHook(name, layers);
-    } catch (const std::invalid_argument& error) {
-        throw CliError(what + ": " + error.what());
-    }
-}
-
 QJsonArray featureValuesJson(const std::vector<analysis::FeatureValue>& entries) {
     QJsonArray array;
     for (const analysis::FeatureValue& e : entries)
@@ -64,86 +50,44 @@ QString featureValuesText(const char* word, const std::vector<analysis::FeatureV
     return parts.isEmpty() ? QString() : QStringLiteral(", %1 %2").arg(word, parts.join(','));
 }
 
-void addSaeEdit(const CliArgs& args, const ModelSpec& spec, CliResidualEdits& out) {
-    const std::string folder = io::resolveCachedSubfolder(args.value("--sae").toStdString()).folder;
-    io::SaeFolder sae;
-    try {
-        sae = io::readSaeFolder(folder);
-    } catch (const io::SaeFolderError& error) {
-        throw CliError(std::string("--sae ") + error.what());
-    }
-    const std::string& hookName = sae.config.hookName;
-    const analysis::SaeHook hook = hookOf(hookName, spec.layers, "--sae");
-    if (sae.config.dIn != spec.hidden)
-        throw CliError("the SAE reads " + std::to_string(sae.config.dIn) + " values per token at " +
-                       hookName + " but the model's residual stream has " +
-                       std::to_string(spec.hidden));
-    const analysis::SaeFeatureEdits edits = featureEditsOf(args);
-    try {
-        out.edits.push_back(analysis::saeResidualEdit(
-            std::make_shared<const analysis::SparseAutoencoder>(std::move(sae.sae)), edits, hook,
-            hookName));
-    } catch (const std::invalid_argument& error) {
-        throw CliError(error.what());
-    }
-    out.descriptions << QStringLiteral("SAE %1 at %2: splice %3%4%5")
-                            .arg(QString::fromStdString(folder), QString::fromStdString(hookName),
-                                 QString::fromLatin1(analysis::saeSpliceName(edits.splice)),
-                                 featureValuesText("clamp", edits.clamps),
-                                 featureValuesText("steer", edits.steers));
-    out.json.append(QJsonObject{{"kind", "sae"},
-                                {"sae", QString::fromStdString(folder)},
-                                {"hook", QString::fromStdString(hookName)},
-                                {"splice", analysis::saeSpliceName(edits.splice)},
-                                {"clamp", featureValuesJson(edits.clamps)},
-                                {"steer", featureValuesJson(edits.steers)}});
+QString editDescription(const analysis::ResidualEditSpec& spec,
+                        const analysis::HookedEdit& hooked) {
+    const QString source = QString::fromStdString(hooked.source);
+    const QString hook = QString::fromStdString(hooked.hook);
+    if (spec.sae.empty())
+        return QStringLiteral("steering vector %1 at %2, strength %3")
+            .arg(source, hook)
+            .arg(double(spec.strength));
+    return QStringLiteral("SAE %1 at %2: splice %3%4%5")
+        .arg(source, hook, QString::fromLatin1(analysis::saeSpliceName(spec.features.splice)),
+             featureValuesText("clamp", spec.features.clamps),
+             featureValuesText("steer", spec.features.steers));
 }
 
-void addVectorEdit(const std::string& path, const std::string& hookName, const Tensor& direction,
-                   float strength, const ModelSpec& spec, CliResidualEdits& out) {
-    const analysis::SaeHook hook = hookOf(hookName, spec.layers, "--steering-vector " + path);
-    if (int64_t(direction.size()) != spec.hidden)
-        throw CliError("--steering-vector " + path + ": the vector at " + hookName + " has " +
-                       std::to_string(direction.size()) +
-                       " values but the model's residual stream has " +
-                       std::to_string(spec.hidden));
-    out.edits.push_back(analysis::steeringEdit(direction, strength,
-                                               analysis::residualStreamOfHook(hook),
-                                               "the steering vector at " + hookName));
-    out.descriptions << QStringLiteral("steering vector %1 at %2, strength %3")
-                            .arg(QString::fromStdString(path), QString::fromStdString(hookName))
-                            .arg(double(strength));
-    out.json.append(QJsonObject{{"kind", "steering_vector"},
-                                {"file", QString::fromStdString(path)},
-                                {"hook", QString::fromStdString(hookName)},
-                                {"strength", double(strength)}});
+QJsonObject editJson(const analysis::ResidualEditSpec& spec, const analysis::HookedEdit& hooked) {
+    const QString source = QString::fromStdString(hooked.source);
+    const QString hook = QString::fromStdString(hooked.hook);
+    if (spec.sae.empty())
+        return {{"kind", "steering_vector"},
+                {"file", source},
+                {"hook", hook},
+                {"strength", double(spec.strength)}};
+    return {{"kind", "sae"},
+            {"sae", source},
+            {"hook", hook},
+            {"splice", analysis::saeSpliceName(spec.features.splice)},
+            {"clamp", featureValuesJson(spec.features.clamps)},
+            {"steer", featureValuesJson(spec.features.steers)}};
 }
 
-void addSteeringVector(const CliArgs& args, const ModelSpec& spec, CliResidualEdits& out) {
-    const std::string path = args.value("--steering-vector").toStdString();
-    const float strength = strengthOf(args);
-    try {
-        if (!path.ends_with(".gguf")) {
-            const io::SteeringVectorFile file = io::readSteeringVector(path);
-            addVectorEdit(path, file.hook, file.direction, strength, spec, out);
-            return;
-        }
-        for (const io::ControlDirection& d :
-             io::controlVectorDirections(io::readGguf(path), path)) {
-            if (d.block >= spec.layers)
-                throw CliError("--steering-vector " + path + ": direction." +
-                               std::to_string(d.block) + " steers block " +
-                               std::to_string(d.block) + " but the model has " +
-                               std::to_string(spec.layers) + " (0 to " +
-                               std::to_string(spec.layers - 1) + ")");
-            addVectorEdit(path, "blocks." + std::to_string(d.block) + ".hook_resid_post",
-                          d.direction, strength, spec, out);
-        }
-    } catch (const CliError&) {
-        throw;
-    } catch (const std::exception& error) {
-        throw CliError(std::string("--steering-vector ") + error.what());
-    }
+// The edits the arguments name, as a scenario records them.
+std::vector<analysis::ResidualEditSpec> editSpecsOf(const CliArgs& args) {
+    std::vector<analysis::ResidualEditSpec> specs;
+    if (args.has("--sae"))
+        specs.push_back({args.value("--sae").toStdString(), featureEditsOf(args), {}, 1.0f});
+    if (args.has("--steering-vector"))
+        specs.push_back({{}, {}, args.value("--steering-vector").toStdString(), strengthOf(args)});
+    return specs;
 }
 } // namespace
 
@@ -160,14 +104,24 @@ void checkResidualEditArguments(const CliArgs& args) {
                        "with-error|no-error");
     if (args.has("--strength") && !args.has("--steering-vector"))
         throw CliError("--strength scales --steering-vector: give one");
-    if (args.has("--sae")) featureEditsOf(args);
-    if (args.has("--steering-vector")) strengthOf(args);
+    editSpecsOf(args);
 }
 
 CliResidualEdits residualEditsFor(const CliArgs& args, const ModelSpec& spec) {
     CliResidualEdits out;
-    if (args.has("--sae")) addSaeEdit(args, spec, out);
-    if (args.has("--steering-vector")) addSteeringVector(args, spec, out);
+    for (const analysis::ResidualEditSpec& edit : editSpecsOf(args)) {
+        std::vector<analysis::HookedEdit> built;
+        try {
+            built = analysis::residualEditsOf(edit, spec);
+        } catch (const analysis::ResidualEditError& error) {
+            throw CliError(error.what());
+        }
+        for (analysis::HookedEdit& hooked : built) {
+            out.descriptions << editDescription(edit, hooked);
+            out.json.append(editJson(edit, hooked));
+            out.edits.push_back(std::move(hooked.edit));
+        }
+    }
     return out;
 }
 

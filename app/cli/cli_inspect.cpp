@@ -353,11 +353,11 @@ bool wantsInt8Weights(const CliArgs& args) {
 
 int runInspect(const CliArgs& args) {
     const std::string folder = io::resolveModel(args.model().toStdString()).folder;
+    checkResidualEditArguments(args);
     if (!args.has("--dump") && !args.has("--json") && !args.has("--ablate") &&
         !wantsResidualEdits(args))
         throw CliError("nothing to do: give --dump FILE and/or --json (or --ablate HEADS, or an "
                        "edit: --sae DIR with --clamp/--steer/--splice, --steering-vector FILE)");
-    checkResidualEditArguments(args);
     const std::vector<variants::HeadAblationSpec> ablations =
         args.has("--ablate") ? variants::parseAblations(args.value("--ablate").toStdString())
                              : std::vector<variants::HeadAblationSpec>{};

@@ -9,6 +9,7 @@
 // for it.
 
 #include "ablation_effect.h"
+#include "analysis/residual_edit_spec.h"
 #include "attention_stats.h"
 #include "knn_store.h"
 #include "model_session.h"
@@ -34,6 +35,9 @@ struct HeadKnockouts {
     std::vector<variants::HeadAblationSpec> heads;
     QString source;
     std::shared_ptr<const CorpusHeadMeans> corpusMeans;
+    // Residual-stream edits in the same pass (SAE features, steering vectors), by file.
+    std::vector<analysis::ResidualEditSpec> edits;
+    bool empty() const { return heads.empty() && edits.empty(); }
     bool operator==(const HeadKnockouts&) const = default;
 };
 

@@ -28,34 +28,34 @@ namespace {
 constexpr double kEditTolerance = 1e-4;
 const QString kSteeringData = QStringLiteral(HEADLIGHT_TEST_DATA "/steering/");
 
-QJsonObject steeringGolden() {
+QJsonObject editGoldenJson() {
     QFile file(kSteeringData + "golden.json");
     if (!file.open(QIODevice::ReadOnly)) qFatal("cannot read %s", qPrintable(file.fileName()));
     return QJsonDocument::fromJson(file.readAll()).object();
 }
 
-std::vector<int32_t> idsOf(const QJsonValue& ids) {
+std::vector<int32_t> editGoldenIds(const QJsonValue& ids) {
     std::vector<int32_t> out;
     for (const QJsonValue& id : ids.toArray())
         out.push_back(int32_t(id.toInt()));
     return out;
 }
 
-std::vector<analysis::FeatureValue> featureValuesOf(const QJsonValue& pairs) {
+std::vector<analysis::FeatureValue> editFeatureValues(const QJsonValue& pairs) {
     std::vector<analysis::FeatureValue> out;
     for (const QJsonValue& pair : pairs.toArray())
         out.push_back({pair[0].toInt(), float(pair[1].toDouble())});
     return out;
 }
 
-std::unique_ptr<TransformerModel> goldenModel(const QJsonValue& name, Backend& backend) {
+std::unique_ptr<TransformerModel> editGoldenModel(const QJsonValue& name, Backend& backend) {
     return loadModel(HEADLIGHT_TEST_DATA "/models/" + name.toString().toStdString(), backend);
 }
 
 // The final normed states and the last position's logits of `ids` with `edits`, against the
 // case's file; returns the larger max |diff|.
-double compareWithGolden(const TransformerModel& model, const std::vector<int32_t>& ids,
-                         std::vector<variants::ResidualEdit> edits, const QString& name) {
+double compareEditWithGolden(const TransformerModel& model, const std::vector<int32_t>& ids,
+                             std::vector<variants::ResidualEdit> edits, const QString& name) {
     variants::Intervention intervention;
     intervention.edits = std::move(edits);
     CaptureRequest capture;
@@ -90,7 +90,7 @@ private Q_SLOTS:
 
     void saeEditsMatchTheReference_data() {
         QTest::addColumn<QJsonObject>("goldenCase");
-        const QJsonArray cases = steeringGolden()["sae_cases"].toArray();
+        const QJsonArray cases = editGoldenJson()["sae_cases"].toArray();
         QCOMPARE(cases.size(), 5);
         for (const QJsonValue& c : cases)
             QTest::newRow(qPrintable(c["name"].toString())) << c.toObject();
@@ -98,17 +98,17 @@ private Q_SLOTS:
 
     void saeEditsMatchTheReference() {
         QFETCH(QJsonObject, goldenCase);
-        const auto model = goldenModel(goldenCase["model"], fixture_.backend());
+        const auto model = editGoldenModel(goldenCase["model"], fixture_.backend());
         io::SaeFolder folder = io::readSaeFolder(HEADLIGHT_TEST_DATA "/sae/" +
                                                  goldenCase["sae"].toString().toStdString());
         analysis::SaeFeatureEdits edits;
-        edits.clamps = featureValuesOf(goldenCase["clamp"]);
-        edits.steers = featureValuesOf(goldenCase["steer"]);
+        edits.clamps = editFeatureValues(goldenCase["clamp"]);
+        edits.steers = editFeatureValues(goldenCase["steer"]);
         edits.splice = analysis::saeSpliceFromName(goldenCase["splice"].toString().toStdString());
         const analysis::SaeHook hook =
             analysis::parseSaeHook(folder.config.hookName, model->spec().layers);
-        const double diff = compareWithGolden(
-            *model, idsOf(goldenCase["ids"]),
+        const double diff = compareEditWithGolden(
+            *model, editGoldenIds(goldenCase["ids"]),
             {analysis::saeResidualEdit(
                 std::make_shared<const analysis::SparseAutoencoder>(std::move(folder.sae)), edits,
                 hook, folder.config.hookName)},
@@ -119,8 +119,8 @@ private Q_SLOTS:
     }
 
     void steeringVectorMatchesTheReference() {
-        const QJsonObject c = steeringGolden()["vector_case"].toObject();
-        const auto model = goldenModel(c["model"], fixture_.backend());
+        const QJsonObject c = editGoldenJson()["vector_case"].toObject();
+        const auto model = editGoldenModel(c["model"], fixture_.backend());
         const int layers = model->spec().layers;
         const analysis::SaeHook hook =
             analysis::parseSaeHook(c["hook"].toString().toStdString(), layers);
@@ -128,7 +128,7 @@ private Q_SLOTS:
             std::vector<Tensor> out;
             for (const QJsonValue& ids : set.toArray())
                 out.push_back(analysis::activationsAtHook(
-                    model->forward(ModelInput{idsOf(ids), {}, {}},
+                    model->forward(ModelInput{editGoldenIds(ids), {}, {}},
                                    analysis::captureForHook(hook, layers)),
                     hook, layers));
             return out;
@@ -139,8 +139,8 @@ private Q_SLOTS:
             (kSteeringData + c["name"].toString() + ".safetensors").toStdString());
         const double vectorDiff = test::maxAbsDiff(vector, expected.loadF32("vector"));
         QVERIFY(vectorDiff <= kEditTolerance);
-        const double diff = compareWithGolden(
-            *model, idsOf(c["ids"]),
+        const double diff = compareEditWithGolden(
+            *model, editGoldenIds(c["ids"]),
             {analysis::steeringEdit(vector, float(c["strength"].toDouble()),
                                     analysis::residualStreamOfHook(hook), "the steering vector")},
             c["name"].toString());
@@ -150,8 +150,8 @@ private Q_SLOTS:
     }
 
     void controlVectorMatchesTheReference() {
-        const QJsonObject c = steeringGolden()["control_case"].toObject();
-        const auto model = goldenModel(c["model"], fixture_.backend());
+        const QJsonObject c = editGoldenJson()["control_case"].toObject();
+        const auto model = editGoldenModel(c["model"], fixture_.backend());
         const std::string path = (kSteeringData + c["file"].toString()).toStdString();
         std::vector<variants::ResidualEdit> edits;
         std::vector<int> blocks;
@@ -162,8 +162,8 @@ private Q_SLOTS:
                                                    d.block + 1, "direction"));
         }
         QCOMPARE(blocks, (std::vector<int>{1, 2}));
-        const double diff =
-            compareWithGolden(*model, idsOf(c["ids"]), std::move(edits), c["name"].toString());
+        const double diff = compareEditWithGolden(*model, editGoldenIds(c["ids"]), std::move(edits),
+                                                  c["name"].toString());
         qInfo("control vector on %s: max |diff| %.3g", fixture_.cliName(), diff);
         QVERIFY(diff <= kEditTolerance);
     }

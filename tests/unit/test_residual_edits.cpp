@@ -9,6 +9,7 @@
 #include "golden.h"
 #include "io/gguf.h"
 #include "io/safetensors.h"
+#include "io/scenario.h"
 #include "io/steering_vector_file.h"
 #include "model/transformer.h"
 #include "variants/forward_plan.h"
@@ -36,7 +37,7 @@ QJsonObject editGolden() {
     return QJsonDocument::fromJson(file.readAll()).object();
 }
 
-QString commaIds(const QJsonValue& ids) {
+QString editCommaIds(const QJsonValue& ids) {
     QStringList parts;
     for (const QJsonValue& id : ids.toArray())
         parts << QString::number(id.toInt());
@@ -51,31 +52,31 @@ QString editRefusal(const QStringList& args, const QString& command = "inspect")
 }
 
 // Little-endian pieces of a GGUF file.
-void putU32(QByteArray& b, uint32_t v) {
+void ggufPutU32(QByteArray& b, uint32_t v) {
     b.append(reinterpret_cast<const char*>(&v), 4);
 }
-void putU64(QByteArray& b, uint64_t v) {
+void ggufPutU64(QByteArray& b, uint64_t v) {
     b.append(reinterpret_cast<const char*>(&v), 8);
 }
-void putString(QByteArray& b, const QByteArray& s) {
-    putU64(b, uint64_t(s.size()));
+void ggufPutString(QByteArray& b, const QByteArray& s) {
+    ggufPutU64(b, uint64_t(s.size()));
     b.append(s);
 }
 
 // A version-3 GGUF of one 1-D tensor `name` of `count` elements of ggml type `type`.
 QByteArray ggufOf(const QByteArray& name, uint64_t count, uint32_t type = 0) {
     QByteArray b("GGUF");
-    putU32(b, 3);
-    putU64(b, 1); // tensors
-    putU64(b, 1); // key-values
-    putString(b, "controlvector.model_hint");
-    putU32(b, 8);
-    putString(b, "tiny");
-    putString(b, name);
-    putU32(b, 1);
-    putU64(b, count);
-    putU32(b, type);
-    putU64(b, 0);
+    ggufPutU32(b, 3);
+    ggufPutU64(b, 1); // tensors
+    ggufPutU64(b, 1); // key-values
+    ggufPutString(b, "controlvector.model_hint");
+    ggufPutU32(b, 8);
+    ggufPutString(b, "tiny");
+    ggufPutString(b, name);
+    ggufPutU32(b, 1);
+    ggufPutU64(b, count);
+    ggufPutU32(b, type);
+    ggufPutU64(b, 0);
     while (b.size() % 32)
         b.append('\0');
     for (uint64_t i = 0; i < count * (type == 1 ? 2 : 4); ++i)
@@ -131,7 +132,7 @@ private Q_SLOTS:
                          "--backend",
                          "cpu",
                          "--ids",
-                         commaIds(goldenCase["ids"]),
+                         editCommaIds(goldenCase["ids"]),
                          "--sae",
                          kEditSaes + goldenCase["sae"].toString(),
                          "--json"};
@@ -158,7 +159,7 @@ private Q_SLOTS:
     void inspectPrintsATable() {
         const QJsonObject c = editGolden()["sae_cases"].toArray().first().toObject();
         const test::CliResult run = test::runHeadlight(
-            {"inspect", "--model", gpt2_, "--ids", commaIds(c["ids"]), "--sae",
+            {"inspect", "--model", gpt2_, "--ids", editCommaIds(c["ids"]), "--sae",
              kEditSaes + c["sae"].toString(), "--clamp",
              QStringLiteral("%1=0").arg(c["clamp"][0][0].toInt()), "--splice", "with-error"});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
@@ -176,7 +177,7 @@ private Q_SLOTS:
             QFile file(dir_.filePath(name));
             if (!file.open(QIODevice::WriteOnly)) return QString();
             for (const QJsonValue& ids : sets.toArray())
-                file.write((commaIds(ids) + "\n").toUtf8());
+                file.write((editCommaIds(ids) + "\n").toUtf8());
             return file.fileName();
         };
         const QString out = dir_.filePath("vector.safetensors");
@@ -198,8 +199,8 @@ private Q_SLOTS:
             QVERIFY(std::abs(written.direction.data()[i] - want.data()[i]) <= 1e-4);
 
         const test::CliResult run = test::runHeadlight(
-            {"inspect", "--model", qwen2_, "--ids", commaIds(c["ids"]), "--steering-vector", out,
-             "--strength", QString::number(c["strength"].toDouble()), "--json"});
+            {"inspect", "--model", qwen2_, "--ids", editCommaIds(c["ids"]), "--steering-vector",
+             out, "--strength", QString::number(c["strength"].toDouble()), "--json"});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         const QJsonObject edits =
             QJsonDocument::fromJson(run.out.toUtf8()).object()["edits"].toObject();
@@ -210,7 +211,7 @@ private Q_SLOTS:
     void inspectAddsALlamaCppControlVector() {
         const QJsonObject c = editGolden()["control_case"].toObject();
         const test::CliResult run = test::runHeadlight(
-            {"inspect", "--model", gpt2_, "--backend", "cpu", "--ids", commaIds(c["ids"]),
+            {"inspect", "--model", gpt2_, "--backend", "cpu", "--ids", editCommaIds(c["ids"]),
              "--steering-vector", kEditData + c["file"].toString(), "--strength",
              QString::number(c["strength"].toDouble()), "--json"});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
@@ -350,7 +351,7 @@ private Q_SLOTS:
             << good.left(20) << "t.gguf: truncated: the metadata count needs 8 bytes at offset 16";
         QTest::newRow("truncated data")
             << good.left(good.size() - 4)
-            << "t.gguf: truncated: tensor \"direction.1\" needs bytes 0 to 32 of the data section, "
+            << "t.gguf: truncated: tensor 'direction.1' needs bytes 0 to 32 of the data section, "
                "which has 28";
         QByteArray version1 = good;
         version1[4] = 1;
@@ -370,7 +371,7 @@ private Q_SLOTS:
             << key << "a metadata key is 1152921504606846976 bytes long, over the 1048576 read";
         QTest::newRow("quantised tensor")
             << ggufOf("direction.1", 32, 2)
-            << "tensor \"direction.1\" has ggml type 2; Headlight reads F32 (0) and F16 (1) "
+            << "tensor 'direction.1' has ggml type 2; Headlight reads F32 (0) and F16 (1) "
                "tensors only";
     }
 
@@ -411,6 +412,38 @@ private Q_SLOTS:
         };
         QVERIFY(directionsOf(ggufOf("direction.0", 4)).contains("blocks from 1"));
         QVERIFY(directionsOf(ggufOf("weights", 4)).contains("is not a control vector direction"));
+    }
+
+    // A scene records the edits and reads them back unchanged; a clamp without a splice is
+    // refused naming the key.
+    void scenarioKeepsTheEdits() {
+        io::Scenario scenario;
+        scenario.model = "gpt2_plain";
+        scenario.text = "x";
+        scenario.view = "attention";
+        scenario.edits = {{"sae/gpt2_plain_standard_pre0",
+                           {{{3, 0.0f}}, {{7, 2.5f}}, analysis::SaeSplice::WithError},
+                           {},
+                           1.0f},
+                          {{}, {}, "control.gguf", -1.5f}};
+        const QJsonObject json = io::scenarioToJson(scenario);
+        const io::SceneVocabulary vocabulary{{"attention"}, {"viridis"}};
+        io::SceneFields fields(json, "scene", "");
+        const io::Scenario back = io::scenarioFromJson(fields, vocabulary);
+        fields.finish();
+        QVERIFY(back == scenario);
+        QVERIFY(!io::scenarioToJson(io::Scenario{}).contains("edits"));
+
+        QJsonObject clampOnly = json;
+        clampOnly["edits"] = QJsonArray{QJsonObject{
+            {"sae", "s"}, {"clamp", QJsonArray{QJsonObject{{"feature", 1}, {"value", 0}}}}}};
+        io::SceneFields refused(clampOnly, "scene", "");
+        try {
+            io::scenarioFromJson(refused, vocabulary);
+            QFAIL("no refusal");
+        } catch (const io::SceneError& error) {
+            QVERIFY2(QString(error.what()).contains("'edits[0].splice' is none"), error.what());
+        }
     }
 
     void spliceAndClampParse() {
