@@ -5,12 +5,14 @@
 // reference's vector; every mistake is refused in one line with a non-zero exit; the GGUF reader
 // refuses truncated files, hostile counts and other tensor types with the reason.
 #include "analysis/sae_edit.h"
+#include "analysis/steering_vector.h"
 #include "cli_runner.h"
 #include "golden.h"
 #include "io/gguf.h"
 #include "io/safetensors.h"
 #include "io/scenario.h"
 #include "io/steering_vector_file.h"
+#include "model/kv_cache.h"
 #include "model/transformer.h"
 #include "variants/forward_plan.h"
 
@@ -340,6 +342,41 @@ private Q_SLOTS:
                      QStringLiteral("the test edit reads rows of 16 values, the residual stream "
                                     "has 32"));
         }
+    }
+
+    // An edit is a function the pass cache cannot compare: an edited pass is never the clean
+    // one, nor the clean one the edited, and each edit point reruns from its layer.
+    void passCacheRerunsEditedLayers() {
+        const std::unique_ptr<Backend> backend = makeCpuBackend();
+        const auto model = loadModel((kEditModels + "gpt2_plain").toStdString(), *backend);
+        KvCache cache;
+        const ModelInput input{{57, 88, 89, 549}, {}, {}};
+        CaptureRequest capture;
+        capture.probabilities = false;
+        capture.logits = true;
+        const auto logits = [&](KvCache* cached, const variants::Intervention& intervention) {
+            const Trace trace =
+                cached ? model->forwardCached(*cached, input, capture, {}, intervention)
+                       : model->forward(input, capture, {}, intervention);
+            return std::vector<float>(trace.logits.values().begin(), trace.logits.values().end());
+        };
+        // Not a constant row, which the final LayerNorm would take out again.
+        Tensor ramp({32});
+        for (std::size_t i = 0; i < ramp.size(); ++i)
+            ramp.data()[i] = 0.1f * float(i);
+        const auto editAt = [&ramp](int layer) {
+            variants::Intervention intervention;
+            intervention.edits = {analysis::steeringEdit(ramp, 4.0f, layer, "v")};
+            return intervention;
+        };
+        const std::vector<float> clean = logits(nullptr, {});
+        QCOMPARE(logits(&cache, {}), clean);
+        for (int layer : {3, 1, 3}) {
+            const std::vector<float> edited = logits(nullptr, editAt(layer));
+            QVERIFY(edited != clean);
+            QCOMPARE(logits(&cache, editAt(layer)), edited);
+        }
+        QCOMPARE(logits(&cache, {}), clean);
     }
 
     void ggufReaderRefusesHostileFiles_data() {
