@@ -18,6 +18,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QImage>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -481,6 +482,42 @@ private Q_SLOTS:
         } catch (const io::SceneError& error) {
             QVERIFY2(QString(error.what()).contains("'edits[0].splice' is none"), error.what());
         }
+    }
+
+    // `headlight export --scene` runs the scene's edits (named relative to the scene file), and
+    // refuses one whose file it cannot read.
+    void exportedSceneAppliesTheEdits() {
+        QDir().mkpath(dir_.filePath("scenes"));
+        QVERIFY(QFile::copy(kEditData + "control_gpt2_plain.gguf",
+                            dir_.filePath("scenes/control.gguf")));
+        const auto exported = [&](const QString& name, const QJsonArray& edits) {
+            QJsonObject scene{{"model", gpt2_},
+                              {"text", "57 88 89 549 85 301"},
+                              {"view", "heatmap"},
+                              {"selection", QJsonObject{{"layer", 2}, {"head", 1}}}};
+            if (!edits.isEmpty()) scene["edits"] = edits;
+            QFile file(dir_.filePath("scenes/" + name + ".json"));
+            if (!file.open(QIODevice::WriteOnly)) return test::CliResult{};
+            file.write(QJsonDocument(scene).toJson());
+            file.close();
+            return test::runHeadlight({"export", "--scene", file.fileName(), "--backend", "cpu",
+                                       "--out", dir_.filePath(name + ".png")});
+        };
+        // The pixels: the file's provenance names the edits even where they changed nothing.
+        const auto pixels = [&](const QString& name) {
+            return QImage(dir_.filePath(name + ".png"));
+        };
+        const test::CliResult clean = exported("clean", {});
+        QVERIFY2(clean.exitCode == 0, qPrintable(clean.err));
+        const test::CliResult steered = exported(
+            "steered", {QJsonObject{{"steering_vector", "control.gguf"}, {"strength", 4.0}}});
+        QVERIFY2(steered.exitCode == 0, qPrintable(steered.err));
+        QVERIFY(!pixels("clean").isNull() && pixels("clean") != pixels("steered"));
+
+        const test::CliResult missing =
+            exported("missing", {QJsonObject{{"steering_vector", "nowhere.gguf"}}});
+        QVERIFY(missing.exitCode != 0);
+        QVERIFY2(missing.err.contains("nowhere.gguf"), qPrintable(missing.err));
     }
 
     void spliceAndClampParse() {
