@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "cli_args.h"
 #include "cli_backend.h"
+#include "cli_edits.h"
 #include "corpus_analysis.h"
 #include "cli_interrupt.h"
 #include "io/hub_cache.h"
@@ -251,15 +252,18 @@ QJsonObject ablationJson(const AblationEffect& effect, const std::string& heads)
                                      {"clean_top", change.cleanTop},
                                      {"ablated_top", change.ablatedTop},
                                      {"clean_top_probability", change.cleanTopProbability},
-                                     {"ablated_top_probability", change.ablatedTopProbability}});
+                                     {"ablated_top_probability", change.ablatedTopProbability},
+                                     {"top5_flips", change.topKFlips}});
     return {{"heads", QString::fromStdString(heads)}, {"positions", positions}};
 }
 
-void printAblation(const AblationEffect& effect, const std::string& heads,
+// `what` heads the table: the ablated heads and/or the residual edits, one per line.
+void printAblation(const AblationEffect& effect, const QStringList& what, const char* changed,
                    const PreparedInput& input, const tokenize::Tokenizer* tokenizer) {
     QTextStream out(stdout);
-    out << "ablated heads " << QString::fromStdString(heads) << "\n";
-    out << "pos\ttoken\tKL(clean||ablated)\ttop-1 clean -> ablated\n";
+    for (const QString& line : what)
+        out << line << "\n";
+    out << "pos\ttoken\tKL(clean||" << changed << ")\ttop-1 clean -> " << changed << "\n";
     double sum = 0.0;
     int flips = 0;
     for (std::size_t t = 0; t < effect.positions.size(); ++t) {
@@ -275,9 +279,13 @@ void printAblation(const AblationEffect& effect, const std::string& heads,
         sum += c.kl;
         flips += c.flipped() ? 1 : 0;
     }
-    out << "mean KL "
-        << QString::number(sum / double(std::max<std::size_t>(1, effect.positions.size())), 'g', 6)
-        << ", top-1 changed at " << flips << " of " << effect.positions.size() << " positions\n";
+    const double positions = double(std::max<std::size_t>(1, effect.positions.size()));
+    double topKFlips = 0.0;
+    for (const PositionChange& c : effect.positions)
+        topKFlips += c.topKFlips;
+    out << "mean KL " << QString::number(sum / positions, 'g', 6) << ", top-1 changed at " << flips
+        << " of " << effect.positions.size() << " positions, mean top-" << kOutputChangeTopK
+        << " flips " << QString::number(topKFlips / positions, 'g', 4) << "\n";
 }
 
 // The checkpoint's tokenizer, or null when it has none (texts are then token ids).
@@ -345,8 +353,11 @@ bool wantsInt8Weights(const CliArgs& args) {
 
 int runInspect(const CliArgs& args) {
     const std::string folder = io::resolveModel(args.model().toStdString()).folder;
-    if (!args.has("--dump") && !args.has("--json") && !args.has("--ablate"))
-        throw CliError("nothing to do: give --dump FILE and/or --json (or --ablate HEADS)");
+    checkResidualEditArguments(args);
+    if (!args.has("--dump") && !args.has("--json") && !args.has("--ablate") &&
+        !wantsResidualEdits(args))
+        throw CliError("nothing to do: give --dump FILE and/or --json (or --ablate HEADS, or an "
+                       "edit: --sae DIR with --clamp/--steer/--splice, --steering-vector FILE)");
     const std::vector<variants::HeadAblationSpec> ablations =
         args.has("--ablate") ? variants::parseAblations(args.value("--ablate").toStdString())
                              : std::vector<variants::HeadAblationSpec>{};
@@ -358,32 +369,45 @@ int runInspect(const CliArgs& args) {
     const PreparedInput input = prepareInput(args, folder);
     const DumpSelection selection = dumpSelection(args);
     const variants::VariantSpec variant =
-        args.has("--variant") ? variants::loadVariantSpec(args.value("--variant").toStdString()) : variants::VariantSpec{};
+        args.has("--variant") ? variants::loadVariantSpec(args.value("--variant").toStdString())
+                              : variants::VariantSpec{};
 
     OpenedBackend opened = openChosenBackend(args);
     std::unique_ptr<TransformerModel> model;
     Run run;
     variants::Intervention intervention;
+    CliResidualEdits edits;
     runWithCpuFallback(opened, model, [&] {
         model = load(*opened.backend);
         intervention =
             ablationsFor(args, *model, folder, variant, ablations, int64_t(input.model.ids.size()));
+        edits = residualEditsFor(args, model->spec());
+        intervention.edits = edits.edits;
         run = runRepeated(*model, input.model, variant, repeat, folder, intervention, selection);
     });
     if (!opened.note.empty()) std::fprintf(stderr, "headlight inspect: %s\n", opened.note.c_str());
     std::optional<AblationEffect> effect;
     std::unique_ptr<tokenize::Tokenizer> tokenizer;
-    if (!ablations.empty()) {
+    if (!ablations.empty() || !edits.empty()) {
         effect = runAblation(*model, input.model, variant, intervention);
         if (!input.tokens.empty()) tokenizer = tokenize::Tokenizer::load(folder);
     }
     const std::string heads = variants::ablationText(ablations);
+    QStringList what = edits.descriptions;
+    if (!ablations.empty()) what.prepend("ablated heads " + QString::fromStdString(heads));
     if (args.has("--dump")) writeDump(args.value("--dump").toStdString(), run.trace, selection);
-    if (effect && !args.has("--json")) printAblation(*effect, heads, input, tokenizer.get());
+    if (effect && !args.has("--json"))
+        printAblation(*effect, what, edits.empty() ? "ablated" : "edited", input, tokenizer.get());
     if (args.has("--json")) {
         QJsonObject summary =
             summaryJson(folder, *model, input, run.trace, run.times, opened.note, selection);
-        if (effect) summary["ablation"] = ablationJson(*effect, heads);
+        if (effect && !ablations.empty()) summary["ablation"] = ablationJson(*effect, heads);
+        if (effect && !edits.empty()) {
+            QJsonObject change = ablationJson(*effect, heads);
+            change.remove("heads");
+            change["edits"] = edits.json;
+            summary["edits"] = change;
+        }
         QTextStream(stdout) << QJsonDocument(summary).toJson(QJsonDocument::Indented);
     }
     return 0;
@@ -391,7 +415,7 @@ int runInspect(const CliArgs& args) {
 } // namespace
 
 CliCommand inspectCommand() {
-    return {
+    CliCommand command{
         QStringLiteral("inspect"),
         QStringLiteral("run a checkpoint on text or ids; dump attentions and their analysis"),
         {QStringLiteral(
@@ -399,7 +423,9 @@ CliCommand inspectCommand() {
             "1,2,3 [--token-type-ids 0,0,1] [--attention-mask 1,1,0]) "
             "[--variant SPEC.json] [--backend cpu|vulkan] [--vulkan-device SEL] "
             "[--ablate L.H[:zero|mean|mean-corpus|replace],... [--ablation-corpus FILE] "
-            "[--replace-text STR]] [--weights stored|int8] [--repeat N] [--dump OUT.safetensors "
+            "[--replace-text STR]] [--sae DIR [--clamp F=V]... [--steer F=A]... "
+            "[--splice with-error|no-error]] [--steering-vector FILE [--strength A]] "
+            "[--weights stored|int8] [--repeat N] [--dump OUT.safetensors "
             "[--layers L,...] [--heads H,...]] [--json]")},
         {},
         {{"--model", "DIR",
@@ -446,8 +472,14 @@ CliCommand inspectCommand() {
         {QStringLiteral("headlight inspect --model resources/models/realformer --text 'The cat "
                         "sat on the mat.' --dump out.safetensors --json"),
          QStringLiteral("headlight inspect --model resources/models/rope --text 'The key is 7. "
-                        "The key is' --ablate 1.0,1.2:mean")},
+                        "The key is' --ablate 1.0,1.2:mean"),
+         QStringLiteral("headlight inspect --model tests/data/models/gpt2_plain --ids 57,88,89 "
+                        "--sae tests/data/sae/gpt2_plain_standard_pre0 --clamp 37=0 --splice "
+                        "with-error")},
         &runInspect,
     };
+    const std::vector<CliOption> edits = residualEditOptions();
+    command.options.insert(command.options.end() - 1, edits.begin(), edits.end());
+    return command;
 }
 } // namespace headlight::app

@@ -24,6 +24,23 @@ void resolveDatastore(io::Scenario& scenario, const QString& path) {
     scenario.variant[QStringLiteral("knn")] = knn;
 }
 
+// An edit's SAE folder or vector file named relative to the scene or lesson file, made absolute
+// where it is there (an SAE may also be a Hugging Face cache id, ORG/NAME/FOLDER, left as it is).
+void resolveEditFiles(io::Scenario& scenario, const QString& path) {
+    const QDir folder = QFileInfo(path).absoluteDir();
+    const auto resolve = [&folder](std::string& name) {
+        const QString given = QString::fromStdString(name);
+        if (given.isEmpty() || QFileInfo(given).isAbsolute() ||
+            !QFileInfo::exists(folder.absoluteFilePath(given)))
+            return;
+        name = folder.absoluteFilePath(given).toStdString();
+    };
+    for (analysis::ResidualEditSpec& edit : scenario.edits) {
+        resolve(edit.sae);
+        resolve(edit.steeringVector);
+    }
+}
+
 void writeJson(const QString& path, const QJsonObject& json) {
     const QByteArray bytes = QJsonDocument(json).toJson(QJsonDocument::Indented);
     render::writeAtomically(path, [&](QIODevice& file) {
@@ -105,13 +122,16 @@ std::string sceneModelName(const QString& folder) {
 io::Scene loadScene(const QString& path) {
     io::Scene scene = io::parseScene(io::readSceneFile(path.toStdString()), sceneVocabulary());
     resolveDatastore(scene, path);
+    resolveEditFiles(scene, path);
     return scene;
 }
 
 io::Lesson loadLesson(const QString& path) {
     io::Lesson lesson = io::parseLesson(io::readSceneFile(path.toStdString()), sceneVocabulary());
-    for (io::Scene& step : lesson.steps)
+    for (io::Scene& step : lesson.steps) {
         resolveDatastore(step, path);
+        resolveEditFiles(step, path);
+    }
     return lesson;
 }
 

@@ -39,7 +39,8 @@ std::shared_ptr<const ForwardResult> runNow(const std::shared_ptr<const LoadedMo
     ForwardRunner runner;
     runner.setModel(model);
     runner.setVariant(io::parseScenarioVariant(scenario.variant));
-    runner.setKnockouts({scenario.ablation, QString::fromStdString(scenario.ablationSource)});
+    runner.setKnockouts(
+        {scenario.ablation, QString::fromStdString(scenario.ablationSource), {}, scenario.edits});
     runner.setExtras(extras);
     QEventLoop loop;
     std::shared_ptr<const ForwardResult> result;

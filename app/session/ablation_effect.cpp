@@ -1,5 +1,8 @@
 #include "ablation_effect.h"
 
+#include "analysis/output_effect.h"
+
+#include <algorithm>
 #include <cmath>
 
 namespace headlight::app {
@@ -40,6 +43,13 @@ std::vector<PositionChange> outputChange(const Tensor& cleanLogits, const Tensor
         change.ablatedTop = argmax(q);
         change.cleanTopProbability = std::exp(p[std::size_t(change.cleanTop)]);
         change.ablatedTopProbability = std::exp(q[std::size_t(change.ablatedTop)]);
+        const int k = int(std::min<int64_t>(kOutputChangeTopK, vocab));
+        const std::vector<int32_t> cleanTopK =
+            analysis::topK(cleanLogits.data() + t * vocab, vocab, k);
+        const std::vector<int32_t> changedTopK =
+            analysis::topK(ablatedLogits.data() + t * vocab, vocab, k);
+        for (int32_t id : cleanTopK)
+            change.topKFlips += std::count(changedTopK.begin(), changedTopK.end(), id) ? 0 : 1;
         changes.push_back(change);
     }
     return changes;

@@ -18,8 +18,10 @@ struct PositionChange {
     int ablatedTop = 0;
     double cleanTopProbability = 0.0;   // p_clean(cleanTop)
     double ablatedTopProbability = 0.0; // p_ablated(ablatedTop)
+    int topKFlips = 0; // of the clean pass's kOutputChangeTopK likeliest, how many left the other's
     bool flipped() const { return cleanTop != ablatedTop; }
 };
+constexpr int kOutputChangeTopK = 5;
 
 // Per position of two logit tensors [T, V] of the same shape.
 std::vector<PositionChange> outputChange(const Tensor& cleanLogits, const Tensor& ablatedLogits);

@@ -22,13 +22,17 @@ struct Request : PassRequest {
 // mean-corpus ones from the corpus means.
 variants::Intervention interventionFor(const LoadedModel& model, const Request& request,
                                        int64_t tokens) {
-    if (request.knockouts.heads.empty()) return {};
+    if (request.knockouts.empty()) return {};
     std::optional<ModelInput> source;
     if (!request.knockouts.source.isEmpty())
         source = prepareText(model.tokenizer.get(), request.knockouts.source).input;
-    return resolveAblations(*model.model, request.variant, request.knockouts.heads,
-                            source ? &*source : nullptr, tokens,
-                            request.knockouts.corpusMeans.get());
+    variants::Intervention intervention =
+        resolveAblations(*model.model, request.variant, request.knockouts.heads,
+                         source ? &*source : nullptr, tokens, request.knockouts.corpusMeans.get());
+    for (const analysis::ResidualEditSpec& spec : request.knockouts.edits)
+        for (analysis::HookedEdit& hooked : analysis::residualEditsOf(spec, model.model->spec()))
+            intervention.edits.push_back(std::move(hooked.edit));
+    return intervention;
 }
 
 // The knocked-out pass's logits against the same pass without knockouts.
@@ -78,8 +82,9 @@ Trace runTrace(const std::shared_ptr<const LoadedModel>& model, const Request& r
     if (!request.variant.knn)
         return model->model->forwardCached(*model->passCache, input, capture, request.variant,
                                            intervention, request.control);
-    if (!request.knockouts.heads.empty())
-        throw variants::VariantError("head knockouts do not combine with kNN-LM: clear them first");
+    if (!request.knockouts.empty())
+        throw variants::VariantError(
+            "head knockouts and residual edits do not combine with kNN-LM: clear them first");
     result.knnStore = request.knnCache->storeFor(model, request.variant);
     return variants::forwardKnn(*model->model, input, capture, request.variant,
                                 result.knnStore->datastore);
@@ -144,7 +149,7 @@ std::shared_ptr<ForwardResult> runPass(const std::shared_ptr<const LoadedModel>&
         if (prepared.input.ids.empty()) return result;
         CaptureRequest capture;
         capture.internals = true;
-        const bool knocksOut = !request.knockouts.heads.empty();
+        const bool knocksOut = !request.knockouts.empty();
         const bool output = request.extras.outputs && model->model->hasLmHead();
         capture.hiddenStates = output;
         capture.logits = output || (knocksOut && hasLanguageModelHead(*model->model));

@@ -9,6 +9,7 @@
 // for it.
 
 #include "ablation_effect.h"
+#include "analysis/residual_edit_spec.h"
 #include "attention_stats.h"
 #include "knn_store.h"
 #include "model_session.h"
@@ -34,6 +35,9 @@ struct HeadKnockouts {
     std::vector<variants::HeadAblationSpec> heads;
     QString source;
     std::shared_ptr<const CorpusHeadMeans> corpusMeans;
+    // Residual-stream edits in the same pass (SAE features, steering vectors), by file.
+    std::vector<analysis::ResidualEditSpec> edits;
+    bool empty() const { return heads.empty() && edits.empty(); }
     bool operator==(const HeadKnockouts&) const = default;
 };
 
@@ -51,9 +55,9 @@ struct ForwardResult {
     std::map<std::string, Tensor> internals; // pass-wide variant internals
     std::vector<std::map<std::string, Tensor>> layerInternals; // [L] per-layer internals
     Tensor vanillaAttention; // [L, H, T, T] of the vanilla pass; empty unless asked for
-    // The logit lens and the variant's effect on the output; null unless asked for (withOutput)
+    // The logit lens and the variant's effect on the output; null unless asked for (PassExtras::outputs)
     std::shared_ptr<const OutputAnalysis> output;
-    // Every head's query-key embedding; null unless asked for (withQueryKey)
+    // Every head's query-key embedding; null unless asked for (PassExtras::queryKey)
     std::shared_ptr<const QueryKeyAnalysis> queryKey;
     HeadKnockouts knockouts; // the heads the pass knocked out
     // With knockouts: per position, the output against the same pass without them; empty when

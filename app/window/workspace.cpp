@@ -279,8 +279,8 @@ void Workspace::setModel(std::shared_ptr<const LoadedModel> model) {
                std::min(state_.head, int(spec.heads) - 1));
     if (text().trimmed().isEmpty() && model_->tokenizer) setText(kSampleText);
     corpus_.reset();
-    // Why: another model's heads are not the knocked-out ones.
-    if (!knockouts().heads.empty()) setKnockouts({});
+    // Why: another model's heads are not the knocked-out ones, nor its hooks the edited ones.
+    if (!knockouts().empty()) setKnockouts({});
     Q_EMIT modelChanged(spec);
     runner_->runNow(text());
     updateAtlas();
@@ -311,6 +311,7 @@ io::Scenario Workspace::scenario() const {
     scenario.variant = variantJson_;
     scenario.ablation = knockouts().heads;
     scenario.ablationSource = knockouts().source.toStdString();
+    scenario.edits = knockouts().edits;
     setScenarioView(scenario, view_, state_);
     return scenario;
 }
@@ -325,7 +326,7 @@ void Workspace::showScenarioView(const io::Scenario& scenario) {
     // The corpus means stay: a scenario names the heads, not the corpus they were averaged over.
     const HeadKnockouts knockouts{scenario.ablation,
                                   QString::fromStdString(scenario.ablationSource),
-                                  this->knockouts().corpusMeans};
+                                  this->knockouts().corpusMeans, scenario.edits};
     if (knockouts != this->knockouts()) setKnockouts(knockouts);
 }
 

@@ -90,6 +90,19 @@ void keepTopK(SaeMatrix& p, int k) {
             row(c) = kept[std::size_t(c)] ? std::max(row(c), 0.0f) : 0.0f;
     }
 }
+// x̂ = denormalise(f·W_dec + b_dec), f / ‖W_dec row‖ first with the topk rescale.
+Tensor decodeRows(const SparseAutoencoder& sae, const SaeMatrix& f, const SaeRowScale& scale) {
+    const auto wDec = saeMatrixOf(sae.wDec, sae.dSae, sae.dIn);
+    SaeMatrix y;
+    if (sae.architecture == SaeArchitecture::TopK && sae.rescaleByDecoderNorm)
+        y = (f.array().rowwise() / wDec.rowwise().norm().transpose().array()).matrix() * wDec;
+    else
+        y = f * wDec;
+    y.rowwise() += saeRowOf(sae.bDec);
+    denormalizeRows(scale, y);
+    return Tensor({int64_t(y.rows()), int64_t(sae.dIn)},
+                  std::vector<float>(y.data(), y.data() + y.size()));
+}
 } // namespace
 
 const char* saeArchitectureName(SaeArchitecture architecture) {
@@ -163,21 +176,25 @@ SaeEncoding encodeAndDecode(const SparseAutoencoder& sae, const Tensor& activati
     }
     }
 
-    SaeMatrix y;
-    if (sae.architecture == SaeArchitecture::TopK && sae.rescaleByDecoderNorm)
-        y = (f.array().rowwise() / decoderNorms.array()).matrix() * wDec;
-    else
-        y = f * wDec;
-    y.rowwise() += saeRowOf(sae.bDec);
-    denormalizeRows(scale, y);
-
     SaeEncoding encoding;
     encoding.input = activations;
     encoding.features =
         Tensor({rows, int64_t(sae.dSae)}, std::vector<float>(f.data(), f.data() + f.size()));
-    encoding.output =
-        Tensor({rows, int64_t(sae.dIn)}, std::vector<float>(y.data(), y.data() + y.size()));
+    encoding.output = decodeRows(sae, f, scale);
     return encoding;
+}
+
+Tensor decodeFeatures(const SparseAutoencoder& sae, const SaeEncoding& encoding,
+                      const Tensor& features) {
+    const int64_t rows = encoding.input.dim(0);
+    if (features.rank() != 2 || features.dim(0) != rows || features.dim(1) != sae.dSae)
+        throw std::invalid_argument("the SAE decodes [" + std::to_string(rows) + ", " +
+                                    std::to_string(sae.dSae) + "] features, not " +
+                                    features.shapeString());
+    // Why again: the same rows give the same normalisation the encoding applied.
+    SaeMatrix x = saeMatrixOf(encoding.input, rows, sae.dIn);
+    const SaeRowScale scale = normalizeRows(sae, x);
+    return decodeRows(sae, saeMatrixOf(features, rows, sae.dSae), scale);
 }
 
 ReconstructionQuality reconstructionQuality(const SaeEncoding& encoding) {

@@ -56,6 +56,12 @@ struct SaeEncoding {
 // width is not d_in.
 SaeEncoding encodeAndDecode(const SparseAutoencoder& sae, const Tensor& activations);
 
+// The reconstruction of `features` [T, d_sae] (the encoding's, edited), denormalised as the
+// encoding's rows were normalised: SAELens's decode after the encode of the same activations.
+// Throws std::invalid_argument for another shape.
+Tensor decodeFeatures(const SparseAutoencoder& sae, const SaeEncoding& encoding,
+                      const Tensor& features);
+
 struct ReconstructionQuality {
     // 1 - Σ‖x - x̂‖² / Σ‖x - x̄‖², x̄ the mean row of the text (NaN for a single row, whose
     // variance is 0)

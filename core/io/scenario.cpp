@@ -5,6 +5,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <algorithm>
+#include <cmath>
 
 namespace headlight::io {
 namespace {
@@ -54,6 +55,81 @@ std::vector<variants::HeadAblationSpec> ablationFromJson(SceneFields& fields) {
     return specs;
 }
 
+// [{"feature": F, "value": V}, ...] of an edit's "clamp" or "steer".
+std::vector<analysis::FeatureValue> featureValuesFromJson(SceneFields& fields, const char* key) {
+    std::vector<analysis::FeatureValue> values;
+    if (!fields.has(key)) return (void)fields.take(key), values;
+    const QJsonArray entries = fields.array(key);
+    for (qsizetype i = 0; i < entries.size(); ++i) {
+        if (!entries[i].isObject()) fields.fail(key, "must hold objects {\"feature\", \"value\"}");
+        SceneFields entry(entries[i].toObject(), fields.kind(),
+                          fields.path(key) + "[" + std::to_string(i) + "]");
+        analysis::FeatureValue value;
+        value.feature = entry.integer("feature", 0, 0, 100'000'000);
+        const QJsonValue number = entry.take("value");
+        if (!number.isDouble() || std::abs(number.toDouble()) > 1e30)
+            entry.fail("value", "must be a number");
+        value.value = float(number.toDouble());
+        entry.finish();
+        values.push_back(value);
+    }
+    return values;
+}
+
+// "edits": [{"sae": DIR, "splice": ..., "clamp": [...], "steer": [...]} or
+// {"steering_vector": FILE, "strength": A}, ...]; whether the files fit the model is checked when
+// the pass is planned.
+std::vector<analysis::ResidualEditSpec> editsFromJson(SceneFields& fields) {
+    std::vector<analysis::ResidualEditSpec> edits;
+    if (!fields.has("edits")) return (void)fields.take("edits"), edits;
+    const QJsonArray entries = fields.array("edits");
+    for (qsizetype i = 0; i < entries.size(); ++i) {
+        if (!entries[i].isObject())
+            fields.fail("edits", "must hold objects {\"sae\", ...} or {\"steering_vector\", ...}");
+        SceneFields entry(entries[i].toObject(), fields.kind(),
+                          fields.path("edits") + "[" + std::to_string(i) + "]");
+        analysis::ResidualEditSpec edit;
+        if (entry.has("sae")) {
+            edit.sae = entry.text("sae", true);
+            edit.features.splice = analysis::saeSpliceFromName(
+                entry.choice("splice", {"none", "with-error", "no-error"}, false, "none"));
+            edit.features.clamps = featureValuesFromJson(entry, "clamp");
+            edit.features.steers = featureValuesFromJson(entry, "steer");
+            if (!edit.features.clamps.empty() && edit.features.splice == analysis::SaeSplice::None)
+                entry.fail("splice", "is none: a clamp reaches the pass only through the SAE's "
+                                     "reconstruction (with-error or no-error)");
+        } else {
+            edit.steeringVector = entry.text("steering_vector", true);
+            const QJsonValue strength = entry.take("strength");
+            if (!strength.isUndefined() &&
+                (!strength.isDouble() || std::abs(strength.toDouble()) > 1e6))
+                entry.fail("strength", "must be a number from -1e6 to 1e6");
+            edit.strength = float(strength.toDouble(1.0));
+        }
+        entry.finish();
+        edits.push_back(edit);
+    }
+    return edits;
+}
+
+QJsonArray featureValuesJson(const std::vector<analysis::FeatureValue>& values) {
+    QJsonArray array;
+    for (const analysis::FeatureValue& v : values)
+        array.append(QJsonObject{{"feature", v.feature}, {"value", double(v.value)}});
+    return array;
+}
+
+QJsonObject editJson(const analysis::ResidualEditSpec& edit) {
+    if (edit.sae.empty())
+        return {{"steering_vector", QString::fromStdString(edit.steeringVector)},
+                {"strength", double(edit.strength)}};
+    QJsonObject json{{"sae", QString::fromStdString(edit.sae)},
+                     {"splice", QLatin1String(analysis::saeSpliceName(edit.features.splice))}};
+    if (!edit.features.clamps.empty()) json["clamp"] = featureValuesJson(edit.features.clamps);
+    if (!edit.features.steers.empty()) json["steer"] = featureValuesJson(edit.features.steers);
+    return json;
+}
+
 std::optional<BackendKind> backendFromJson(SceneFields& fields) {
     if (!fields.has("backend")) return (void)fields.take("backend"), std::nullopt;
     const BackendKind kinds[] = {BackendKind::Cpu, BackendKind::Vulkan};
@@ -86,6 +162,7 @@ Scenario scenarioFromJson(SceneFields& fields, const SceneVocabulary& vocabulary
     if (replaces && scenario.ablationSource.empty())
         fields.fail("ablation_source", "is missing: a replace ablation takes its head outputs "
                                        "from this text");
+    scenario.edits = editsFromJson(fields);
     return scenario;
 }
 
@@ -111,6 +188,10 @@ QJsonObject scenarioToJson(const Scenario& scenario) {
     if (!ablation.isEmpty()) json.insert("ablation", ablation);
     if (!scenario.ablationSource.empty())
         json.insert("ablation_source", QString::fromStdString(scenario.ablationSource));
+    QJsonArray edits;
+    for (const analysis::ResidualEditSpec& edit : scenario.edits)
+        edits.append(editJson(edit));
+    if (!edits.isEmpty()) json.insert("edits", edits);
     return json;
 }
 

@@ -8,6 +8,7 @@
 // View ids and colour map names stay strings here: which exist is the application's knowledge
 // (app/figures/scene_files.cpp gives them as a SceneVocabulary), and the engine has no figures.
 
+#include "analysis/residual_edit_spec.h"
 #include "backend/backend_kind.h"
 #include "io/scene_fields.h"
 #include "variants/intervention.h"
@@ -40,6 +41,9 @@ struct Scenario {
     // from `ablationSource`, a text of the same token length.
     std::vector<variants::HeadAblationSpec> ablation;
     std::string ablationSource;
+    // Edits of the residual stream in the pass: SAE features and steering vectors, by file
+    // (analysis/residual_edit_spec.h; paths as given, relative to where the pass runs).
+    std::vector<analysis::ResidualEditSpec> edits;
     bool operator==(const Scenario&) const = default;
 };
 
@@ -50,11 +54,11 @@ struct SceneVocabulary {
 };
 
 // Takes the scenario's keys from `fields` (model, text, variant, backend, view, selection,
-// colormap, ablation, ablation_source) and leaves the others to the caller, whose finish() refuses
-// unknown ones. Throws SceneError naming the key's path.
+// colormap, ablation, ablation_source, edits) and leaves the others to the caller, whose finish()
+// refuses unknown ones. Throws SceneError naming the key's path.
 Scenario scenarioFromJson(SceneFields& fields, const SceneVocabulary& vocabulary);
-// Every key; `backend`, `ablation` and `ablation_source` only when the scenario has them, so
-// files saved without stay as they were.
+// Every key; `backend`, `ablation`, `ablation_source` and `edits` only when the scenario has them,
+// so files saved without stay as they were.
 QJsonObject scenarioToJson(const Scenario& scenario);
 
 // A scenario's variant object, parsed by the variant spec's parser. Throws variants::VariantError.

@@ -75,8 +75,21 @@ bool sameCapture(const CaptureRequest& a, const CaptureRequest& b) {
            a.residualBeforeFinalNorm == b.residualBeforeFinalNorm;
 }
 
+namespace {
+// Why every edit counts as a difference: a ResidualEdit is a function, which cannot be compared,
+// so two passes agree only below the first layer either edits (an edit before the final norm
+// still reruns the last layer, the latest a reuse can start at).
+int firstEditedLayer(const variants::Intervention& intervention, int layers) {
+    int first = layers;
+    for (const variants::ResidualEdit& edit : intervention.edits)
+        first = std::min({first, edit.layer, layers - 1});
+    return first;
+}
+} // namespace
+
 int firstDifferingLayer(const variants::Intervention& a, const variants::Intervention& b,
                         int layers) {
+    layers = std::min(firstEditedLayer(a, layers), firstEditedLayer(b, layers));
     for (int l = 0; l < layers; ++l)
         if (!sameAtLayer(a.heads, b.heads, l, sameHead) ||
             !sameAtLayer(a.residuals, b.residuals, l, samePatch))

@@ -48,6 +48,7 @@ DeviceTensor TransformerModel::runStack(DeviceTensor x, Pass& pass,
             entered = sublayer.layer;
             if (pass.kept) pass.kept->layerInputs[std::size_t(entered)].push_back(x);
             x = variants::patchResidual(backend_, pass.plan.intervention, entered, x);
+            x = variants::editResidual(backend_, pass.plan.intervention, entered, x);
             layerInput = x;
         }
         PendingCapture& capture = pending[std::size_t(sublayer.layer)];
@@ -69,6 +70,9 @@ DeviceTensor TransformerModel::runStack(DeviceTensor x, Pass& pass,
         if (sublayer.layer == pass.lastLayer) break;
         if (pass.control) pass.control->afterLayer(sublayer.layer + 1, spec_.layers);
     }
+    // The last block's output, before the final norm: an edit at the last hook_resid_post.
+    if (entered == spec_.layers - 1 && pass.lastLayer < 0)
+        x = variants::editResidual(backend_, pass.plan.intervention, spec_.layers, x);
     return x;
 }
 

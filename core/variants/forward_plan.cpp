@@ -119,6 +119,15 @@ void checkPatch(const ResidualPatch& patch, const ModelSpec& model, int64_t toke
                            " values, the residual stream " + std::to_string(model.hidden));
 }
 
+void checkEdit(const ResidualEdit& edit, const ModelSpec& model) {
+    if (edit.layer < 0 || edit.layer > model.layers)
+        throw VariantError(edit.name + ": the model has " + std::to_string(model.layers) +
+                           " layers");
+    if (edit.width != model.hidden)
+        throw VariantError(edit.name + " reads rows of " + std::to_string(edit.width) +
+                           " values, the residual stream has " + std::to_string(model.hidden));
+}
+
 DepthLoop depthLoop(const DepthOptions& o) {
     if (o.act) return DepthLoop::AdaptiveComputation;
     if (o.recurrence) return DepthLoop::SegmentRecurrence;
@@ -155,12 +164,14 @@ ForwardPlan planForward(const VariantSpec& variant, const ModelSpec& model,
                         Intervention intervention, int64_t tokens) {
     ForwardPlan plan = planForward(variant, model);
     if (intervention.empty()) return plan;
-    if (const char* clash = interventionClash(plan.depth, !intervention.residuals.empty()))
-        throw VariantError(clash);
+    const bool residual = !intervention.residuals.empty() || !intervention.edits.empty();
+    if (const char* clash = interventionClash(plan.depth, residual)) throw VariantError(clash);
     for (const HeadAblation& head : intervention.heads)
         checkHead(head, model, tokens);
     for (const ResidualPatch& patch : intervention.residuals)
         checkPatch(patch, model, tokens);
+    for (const ResidualEdit& edit : intervention.edits)
+        checkEdit(edit, model);
     plan.intervention = std::move(intervention);
     return plan;
 }

@@ -159,4 +159,15 @@ DeviceTensor patchResidual(Backend& backend, const Intervention& intervention, i
     }
     return patched.valid() ? patched : x;
 }
+
+DeviceTensor editResidual(Backend& backend, const Intervention& intervention, int layer,
+                          const DeviceTensor& x) {
+    std::optional<Tensor> rows;
+    for (const ResidualEdit& edit : intervention.edits) {
+        if (edit.layer != layer) continue;
+        if (!rows) rows = backend.download(x);
+        rows = edit.rows(*rows);
+    }
+    return rows ? backend.upload(*rows) : x;
+}
 } // namespace headlight::variants

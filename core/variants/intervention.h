@@ -12,12 +12,22 @@
 //     replace  o_h ← o'_h, the same head's output on another text of the same length
 //              (activation patching of a head, Vig et al. 2020; Meng et al. 2022)
 //   the residual stream entering layer l at position p ← another pass's row (patching a layer).
+//   the residual stream at one point, every position, ← edit(x) (a ResidualEdit), the point being
+//   the stream entering layer l, or for l = the model's layer count the last block's output
+//   before the final norm (TransformerLens's last hook_resid_post):
+//     SAE feature edits at the SAE's hook (analysis/sae_edit.h, SAELens's semantics):
+//       f = encode(x), f' = f clamped;  x' = decode(f') [+ (x − decode(f))] + Σ α_j · W_dec[j]
+//     a steering vector (analysis/steering_vector.h; llama.cpp's control vectors):  x' = x + α·v
+//   The edit runs on the CPU whatever the backend: the pass downloads the rows there, edits them
+//   with the CPU SAE code and uploads the result (on Vulkan this splits the pass's submission at
+//   that point, acceptable for an interactive edit; the SAE's encoder is CPU code).
 //
 // The ForwardPlan (forward_plan.h) takes the intervention and checks it before any op runs.
 
 #include "backend/backend.h"
 #include "tensor/tensor.h"
 
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -46,10 +56,18 @@ struct ResidualPatch {
     Tensor row;       // [1, hidden] or [hidden]
 };
 
+struct ResidualEdit {
+    int layer = 0;     // the stream entering this layer; the layer count: before the final norm
+    int64_t width = 0; // the row width `rows` reads and writes (the plan checks it)
+    std::string name;  // what it is, for refusals: "the SAE edit at blocks.1.hook_resid_post"
+    std::function<Tensor(const Tensor&)> rows; // [T, width] → [T, width], on the CPU
+};
+
 struct Intervention {
     std::vector<HeadAblation> heads;
     std::vector<ResidualPatch> residuals;
-    bool empty() const { return heads.empty() && residuals.empty(); }
+    std::vector<ResidualEdit> edits; // applied in order, after the patches of the same layer
+    bool empty() const { return heads.empty() && residuals.empty() && edits.empty(); }
 };
 
 const char* ablationModeName(AblationMode mode);
@@ -72,4 +90,8 @@ void ablateHeads(Backend& backend, const Intervention& intervention, int layer, 
 // `x` itself is left alone (a captured hidden state may share it). Returns x when none applies.
 DeviceTensor patchResidual(Backend& backend, const Intervention& intervention, int layer,
                            const DeviceTensor& x);
+// The residual stream at point `layer` (see ResidualEdit) after the intervention's edits there;
+// `x` itself is left alone. Returns x when none applies.
+DeviceTensor editResidual(Backend& backend, const Intervention& intervention, int layer,
+                          const DeviceTensor& x);
 } // namespace headlight::variants

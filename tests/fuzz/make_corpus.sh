@@ -7,7 +7,7 @@ set -euo pipefail
 data=$1
 out=$2
 rm -rf "$out"
-mkdir -p "$out"/{safetensors,shard_index,model_config,wordpiece_vocab,bpe_files,tokenizer_json,variant_spec,scene,lesson,torch_checkpoint,sae_folder}
+mkdir -p "$out"/{safetensors,shard_index,model_config,wordpiece_vocab,bpe_files,tokenizer_json,variant_spec,scene,lesson,torch_checkpoint,sae_folder,gguf}
 
 # Seeds above this size slow every execution (libFuzzer sizes max_len from the corpus) without
 # adding structure the small files lack.
@@ -55,6 +55,9 @@ for dir in "$data"/sae/*/; do
   { cat "$dir/hyperparams.json"; printf '\0'; cat "$dir/checkpoints/final.safetensors"; } |
     seed sae_folder
 done
+
+# GGUF: llama.cpp control vectors
+for file in "$data"/steering/*.gguf; do seed gguf < "$file"; done
 
 # WordPiece: vocab.txt [NUL tokenizer_config.json]
 for dir in "$data"/models/* "$data"/tokenizers/*; do
