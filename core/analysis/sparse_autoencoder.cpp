@@ -170,6 +170,8 @@ SaeEncoding encodeAndDecode(const SparseAutoencoder& sae, const Tensor& activati
         y = f * wDec;
     y.rowwise() += saeRowOf(sae.bDec);
     denormalizeRows(scale, y);
+    if (!sae.wSkip.empty())
+        y += saeMatrixOf(activations, rows, sae.dIn) * saeMatrixOf(sae.wSkip, sae.dIn, sae.dIn);
 
     SaeEncoding encoding;
     encoding.input = activations;
@@ -183,7 +185,8 @@ SaeEncoding encodeAndDecode(const SparseAutoencoder& sae, const Tensor& activati
 ReconstructionQuality reconstructionQuality(const SaeEncoding& encoding) {
     ReconstructionQuality quality;
     const int64_t rows = encoding.input.dim(0), cols = encoding.input.dim(1);
-    const auto x = saeMatrixOf(encoding.input, rows, cols);
+    const auto x =
+        saeMatrixOf(encoding.target.empty() ? encoding.input : encoding.target, rows, cols);
     const auto y = saeMatrixOf(encoding.output, rows, cols);
     const Eigen::MatrixXd xd = x.cast<double>(), yd = y.cast<double>();
     const double residual = (xd - yd).squaredNorm();
