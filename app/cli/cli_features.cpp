@@ -242,14 +242,14 @@ void checkHookWidth(const std::string& hookName, int width, int dIn) {
 
 // One pass captured for `hook`, and the activations there; the pass's time is added up.
 Tensor featuresActivations(const TransformerModel& model, FeaturesRun& run,
-                           const analysis::SaeHook& hook) {
+                           const analysis::SaeHook& hook, const std::string& hookName) {
     const int layers = model.spec().layers;
     const Trace trace = model.forward(run.input.model, analysis::captureForHook(hook, layers));
     run.passMs += trace.forwardMs;
     try {
         return analysis::activationsAtHook(trace, hook, layers);
     } catch (const std::invalid_argument& error) {
-        throw CliError(error.what());
+        throw CliError("the SAE reads " + hookName + ": " + error.what());
     }
 }
 
@@ -275,11 +275,11 @@ int runFeatures(const CliArgs& args) {
         const std::unique_ptr<tokenize::Tokenizer> tokenizer = featuresTokenizer(run.modelFolder);
         run.input = featuresInput(args, tokenizer.get());
         run.passMs = 0.0;
-        activations = featuresActivations(*model, run, hook);
+        activations = featuresActivations(*model, run, hook, c.hookName);
         if (!c.hookOutName.empty()) { // a transcoder: its target is at another hook
             const analysis::SaeHook out = featuresHook(c.hookOutName, spec);
             checkHookWidth(c.hookOutName, featuresHookWidth(out, spec), c.dIn);
-            target = featuresActivations(*model, run, out);
+            target = featuresActivations(*model, run, out, c.hookOutName);
         }
     });
     if (!opened.note.empty()) std::fprintf(stderr, "headlight features: %s\n", opened.note.c_str());

@@ -183,6 +183,10 @@ private Q_SLOTS:
             << "qwen2" << kFeaturesData + "gemma-scope-2-1b-pt/transcoder/layer_1_width_64_l0_small"
             << "the SAE reads model.layers.1.pre_feedforward_layernorm.output, a norm only Gemma 2 "
                "and 3 blocks have";
+        QTest::newRow("post-norm block")
+            << "opt_post_ln" << kFeaturesData + "gemma2_standard_resid_mid1"
+            << "the SAE reads blocks.1.hook_resid_mid: the model's blocks give no such tensor at "
+               "this hook (only pre-norm blocks of one residual stream do";
         QTest::newRow("too deep") << "gpt2" << kFeaturesData + "gpt2_plain_topk_post2"
                                   << "the SAE reads blocks.2.hook_resid_post but the model has 2 "
                                      "blocks: the supported hooks are blocks.L.hook_resid_pre, "
