@@ -1,7 +1,8 @@
-// `headlight features`: one forward pass of a checkpoint on text or ids, the residual stream at a
-// SAELens SAE's hook read from the trace, and every token's strongest features with the SAE's
-// reconstruction quality (docs/features.md). The pass runs on the chosen backend; the SAE
-// encodes on the CPU. Its options: featuresCommand() at the end.
+// `headlight features`: one forward pass of a checkpoint on text or ids, the activations at a
+// published SAE's hook read from the trace (a transcoder's target from a second pass at its
+// output hook), and every token's strongest features with the SAE's reconstruction quality
+// (docs/features.md). The pass runs on the chosen backend; the SAE encodes on the CPU. Its
+// options: featuresCommand() at the end.
 #include "analysis/sae_hook.h"
 #include "analysis/sparse_autoencoder.h"
 #include "cli.h"
@@ -125,6 +126,7 @@ QJsonObject saeJson(const FeaturesRun& run) {
                     {"d_in", c.dIn},
                     {"d_sae", c.dSae},
                     {"hook", QString::fromStdString(c.hookName)},
+                    {"transcoder", !c.hookOutName.empty()},
                     {"apply_b_dec_to_input", c.applyBDecToInput},
                     {"normalize_activations", analysis::saeNormalizationName(c.normalization)}};
     if (c.architecture == analysis::SaeArchitecture::TopK) {
@@ -132,6 +134,10 @@ QJsonObject saeJson(const FeaturesRun& run) {
         sae["rescale_acts_by_decoder_norm"] = c.rescaleByDecoderNorm;
     }
     if (run.sae.sae.scalingFactor) sae["scaling_factor"] = *run.sae.sae.scalingFactor;
+    if (!c.hookOutName.empty()) {
+        sae["hook_out"] = QString::fromStdString(c.hookOutName);
+        sae["affine_skip"] = c.affineSkip;
+    }
     return sae;
 }
 
@@ -170,7 +176,11 @@ void printFeatures(const FeaturesRun& run) {
     out << "model: " << QString::fromStdString(run.modelFolder) << " (" << run.backend << ")\n";
     out << "sae: " << QString::fromStdString(run.saeFolder) << " ("
         << analysis::saeArchitectureName(c.architecture) << ", d_in " << c.dIn << ", d_sae "
-        << c.dSae << ", " << QString::fromStdString(c.hookName) << ")\n";
+        << c.dSae << ", " << QString::fromStdString(c.hookName);
+    if (!c.hookOutName.empty())
+        out << " → " << QString::fromStdString(c.hookOutName) << ", a transcoder"
+            << (c.affineSkip ? " with an affine skip" : "");
+    out << ")\n";
     for (const std::string& note : run.sae.notes)
         out << "note: " << QString::fromStdString(note) << "\n";
     out << "reconstruction: variance explained "
@@ -198,20 +208,56 @@ void dumpFeatures(const QString& path, const FeaturesRun& run) {
         return std::vector<float>(t.values().begin(), t.values().end());
     };
     const analysis::SaeEncoding& e = run.encoding;
+    std::vector<io::TensorToWrite> tensors = {
+        {"feature_acts", e.features.shape(), values(e.features), {}, {}, {}},
+        {"sae_in", e.input.shape(), values(e.input), {}, {}, {}},
+        {"sae_out", e.output.shape(), values(e.output), {}, {}, {}}};
+    if (!e.target.empty())
+        tensors.push_back({"sae_target", e.target.shape(), values(e.target), {}, {}, {}});
     io::writeSafetensors(
-        path.toStdString(),
-        {{"feature_acts", e.features.shape(), values(e.features), {}, {}, {}},
-         {"sae_in", e.input.shape(), values(e.input), {}, {}, {}},
-         {"sae_out", e.output.shape(), values(e.output), {}, {}, {}}},
+        path.toStdString(), tensors,
         {{"hook", run.sae.config.hookName},
          {"architecture", analysis::saeArchitectureName(run.sae.config.architecture)}});
+}
+
+analysis::SaeHook featuresHook(const std::string& name, const ModelSpec& spec) {
+    try {
+        return analysis::parseSaeHook(name, spec.layers, spec.sandwichNorms);
+    } catch (const std::invalid_argument& error) {
+        throw CliError(error.what());
+    }
+}
+
+// Values per token at the hook: attention's heads side by side at hook_z, else the residual
+// stream's width.
+int featuresHookWidth(const analysis::SaeHook& hook, const ModelSpec& spec) {
+    return hook.point == analysis::SaeHook::Point::AttnZ ? spec.heads * spec.headDim : spec.hidden;
+}
+
+void checkHookWidth(const std::string& hookName, int width, int dIn) {
+    if (dIn != width)
+        throw CliError("the SAE reads " + std::to_string(dIn) + " values per token at " + hookName +
+                       " but the model gives " + std::to_string(width) + " there");
+}
+
+// One pass captured for `hook`, and the activations there; the pass's time is added up.
+Tensor featuresActivations(const TransformerModel& model, FeaturesRun& run,
+                           const analysis::SaeHook& hook, const std::string& hookName) {
+    const int layers = model.spec().layers;
+    const Trace trace = model.forward(run.input.model, analysis::captureForHook(hook, layers));
+    run.passMs += trace.forwardMs;
+    try {
+        return analysis::activationsAtHook(trace, hook, layers);
+    } catch (const std::invalid_argument& error) {
+        throw CliError("the SAE reads " + hookName + ": " + error.what());
+    }
 }
 
 int runFeatures(const CliArgs& args) {
     FeaturesRun run;
     run.saeFolder = io::resolveCachedSubfolder(args.required("--sae").toStdString()).folder;
     try {
-        run.sae = io::readSaeFolder(run.saeFolder);
+        run.sae = io::readSaeFolder(run.saeFolder, args.value("--hook").toStdString());
     } catch (const io::SaeFolderError& error) {
         throw CliError(std::string("--sae ") + error.what());
     }
@@ -219,35 +265,28 @@ int runFeatures(const CliArgs& args) {
     run.modelFolder = io::resolveModel(args.model().toStdString()).folder;
     OpenedBackend opened = openChosenBackend(args);
     std::unique_ptr<TransformerModel> model;
-    Tensor activations;
+    Tensor activations, target;
     runWithCpuFallback(opened, model, [&] {
         model = loadModel(run.modelFolder, *opened.backend);
         const ModelSpec& spec = model->spec();
-        analysis::SaeHook hook;
-        try {
-            hook = analysis::parseSaeHook(run.sae.config.hookName, spec.layers);
-        } catch (const std::invalid_argument& error) {
-            throw CliError(error.what());
-        }
-        if (run.sae.config.dIn != spec.hidden)
-            throw CliError("the SAE reads " + std::to_string(run.sae.config.dIn) +
-                           " values per token at " + run.sae.config.hookName +
-                           " but the model's residual stream has " + std::to_string(spec.hidden));
+        const io::SaeConfig& c = run.sae.config;
+        const analysis::SaeHook hook = featuresHook(c.hookName, spec);
+        checkHookWidth(c.hookName, featuresHookWidth(hook, spec), c.dIn);
         const std::unique_ptr<tokenize::Tokenizer> tokenizer = featuresTokenizer(run.modelFolder);
         run.input = featuresInput(args, tokenizer.get());
-        const Trace trace =
-            model->forward(run.input.model, analysis::captureForHook(hook, spec.layers));
-        run.passMs = trace.forwardMs;
-        try {
-            activations = analysis::activationsAtHook(trace, hook, spec.layers);
-        } catch (const std::invalid_argument& error) {
-            throw CliError(error.what());
+        run.passMs = 0.0;
+        activations = featuresActivations(*model, run, hook, c.hookName);
+        if (!c.hookOutName.empty()) { // a transcoder: its target is at another hook
+            const analysis::SaeHook out = featuresHook(c.hookOutName, spec);
+            checkHookWidth(c.hookOutName, featuresHookWidth(out, spec), c.dIn);
+            target = featuresActivations(*model, run, out, c.hookOutName);
         }
     });
     if (!opened.note.empty()) std::fprintf(stderr, "headlight features: %s\n", opened.note.c_str());
     run.backend = backendName(model->backend().kind());
     const auto start = std::chrono::steady_clock::now();
     run.encoding = analysis::encodeAndDecode(run.sae.sae, activations);
+    run.encoding.target = target;
     run.encodeMs =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     run.quality = analysis::reconstructionQuality(run.encoding);
@@ -263,10 +302,10 @@ int runFeatures(const CliArgs& args) {
 CliCommand featuresCommand() {
     return {
         QStringLiteral("features"),
-        QStringLiteral("encode a pass's residual stream with a SAELens sparse autoencoder: each "
-                       "token's top features"),
-        {QStringLiteral("--model DIR --sae DIR (--text TEXT | --ids IDS) [--top K] [--json] "
-                        "[--dump FILE] [--backend cpu|vulkan] [--vulkan-device SEL]")},
+        QStringLiteral("encode a pass's activations with a published sparse autoencoder "
+                       "(SAELens, Llama Scope, Gemma Scope): each token's top features"),
+        {QStringLiteral("--model DIR --sae DIR [--hook NAME] (--text TEXT | --ids IDS) [--top K] "
+                        "[--json] [--dump FILE] [--backend cpu|vulkan] [--vulkan-device SEL]")},
         {},
         {{"--model", "DIR",
           "the checkpoint folder, a zoo model's name, or a Hugging Face cache folder or cached "
@@ -275,7 +314,13 @@ CliCommand featuresCommand() {
           "a SAELens SAE folder: cfg.json (6.x or the older flat layout) and "
           "sae_weights.safetensors, architectures standard, jumprelu, topk, gated; or a Llama "
           "Scope folder: hyperparams.json and checkpoints/final.safetensors; or ORG/NAME/FOLDER, "
-          "that folder of a release in the Hugging Face cache, read offline"},
+          "that folder of a release in the Hugging Face cache, read offline; or a Gemma Scope "
+          "folder: params.npz (Gemma Scope 1), or config.json and params.safetensors (Gemma "
+          "Scope 2, SAEs and transcoders)"},
+         {"--hook", "NAME",
+          "the hook the SAE reads, where its folder does not say (a Gemma Scope 1 params.npz "
+          "outside its release's path), e.g. blocks.12.hook_resid_post; refused when the folder "
+          "names another"},
          {"--text", "TEXT", "the text to run, tokenized with the checkpoint's special tokens"},
          {"--ids", "IDS", "token ids to run as they are, separated by commas or spaces"},
          {"--top", "K", "features listed per token, strongest first, 1 to d_sae (default 5)"},

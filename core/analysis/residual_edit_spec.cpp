@@ -11,12 +11,21 @@
 namespace headlight::analysis {
 namespace {
 
+// Why the residual stream only: an edit replaces the stream's rows entering a block (or leaving
+// the last one); a sub-layer's output or hook_z is not such a stream.
 SaeHook hookFor(const std::string& name, const ModelSpec& model, const std::string& what) {
+    SaeHook hook;
     try {
-        return parseSaeHook(name, model.layers);
+        hook = parseSaeHook(name, model.layers);
     } catch (const std::invalid_argument& error) {
         throw ResidualEditError(what + ": " + error.what());
     }
+    if (hook.point != SaeHook::Point::ResidPre && hook.point != SaeHook::Point::ResidPost)
+        throw ResidualEditError(what +
+                                ": edits reach the pass at the residual stream only "
+                                "(blocks.L.hook_resid_pre or hook_resid_post), not at " +
+                                name);
+    return hook;
 }
 
 std::vector<HookedEdit> saeEdits(const ResidualEditSpec& spec, const ModelSpec& model) {
@@ -27,6 +36,10 @@ std::vector<HookedEdit> saeEdits(const ResidualEditSpec& spec, const ModelSpec& 
     } catch (const io::SaeFolderError& error) {
         throw ResidualEditError(std::string("--sae ") + error.what());
     }
+    if (!sae.config.hookOutName.empty())
+        throw ResidualEditError("--sae " + folder +
+                                ": a transcoder's features replace an MLP's output, which feature "
+                                "edits cannot splice in; edit an SAE's features instead");
     const std::string& hookName = sae.config.hookName;
     const SaeHook hook = hookFor(hookName, model, "--sae");
     if (sae.config.dIn != model.hidden)

@@ -91,7 +91,10 @@ void keepTopK(SaeMatrix& p, int k) {
     }
 }
 // x̂ = denormalise(f·W_dec + b_dec), f / ‖W_dec row‖ first with the topk rescale.
-Tensor decodeRows(const SparseAutoencoder& sae, const SaeMatrix& f, const SaeRowScale& scale) {
+// The reconstruction of features `f`; `activations` are the SAE's input as given, which a
+// transcoder's affine skip adds back (x̂ += x·W_skip).
+Tensor decodeRows(const SparseAutoencoder& sae, const SaeMatrix& f, const SaeRowScale& scale,
+                  const Tensor& activations) {
     const auto wDec = saeMatrixOf(sae.wDec, sae.dSae, sae.dIn);
     SaeMatrix y;
     if (sae.architecture == SaeArchitecture::TopK && sae.rescaleByDecoderNorm)
@@ -100,6 +103,8 @@ Tensor decodeRows(const SparseAutoencoder& sae, const SaeMatrix& f, const SaeRow
         y = f * wDec;
     y.rowwise() += saeRowOf(sae.bDec);
     denormalizeRows(scale, y);
+    if (!sae.wSkip.empty())
+        y += saeMatrixOf(activations, y.rows(), sae.dIn) * saeMatrixOf(sae.wSkip, sae.dIn, sae.dIn);
     return Tensor({int64_t(y.rows()), int64_t(sae.dIn)},
                   std::vector<float>(y.data(), y.data() + y.size()));
 }
@@ -180,7 +185,7 @@ SaeEncoding encodeAndDecode(const SparseAutoencoder& sae, const Tensor& activati
     encoding.input = activations;
     encoding.features =
         Tensor({rows, int64_t(sae.dSae)}, std::vector<float>(f.data(), f.data() + f.size()));
-    encoding.output = decodeRows(sae, f, scale);
+    encoding.output = decodeRows(sae, f, scale, activations);
     return encoding;
 }
 
@@ -194,13 +199,14 @@ Tensor decodeFeatures(const SparseAutoencoder& sae, const SaeEncoding& encoding,
     // Why again: the same rows give the same normalisation the encoding applied.
     SaeMatrix x = saeMatrixOf(encoding.input, rows, sae.dIn);
     const SaeRowScale scale = normalizeRows(sae, x);
-    return decodeRows(sae, saeMatrixOf(features, rows, sae.dSae), scale);
+    return decodeRows(sae, saeMatrixOf(features, rows, sae.dSae), scale, encoding.input);
 }
 
 ReconstructionQuality reconstructionQuality(const SaeEncoding& encoding) {
     ReconstructionQuality quality;
     const int64_t rows = encoding.input.dim(0), cols = encoding.input.dim(1);
-    const auto x = saeMatrixOf(encoding.input, rows, cols);
+    const auto x =
+        saeMatrixOf(encoding.target.empty() ? encoding.input : encoding.target, rows, cols);
     const auto y = saeMatrixOf(encoding.output, rows, cols);
     const Eigen::MatrixXd xd = x.cast<double>(), yd = y.cast<double>();
     const double residual = (xd - yd).squaredNorm();

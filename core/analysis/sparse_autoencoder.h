@@ -44,12 +44,16 @@ struct SparseAutoencoder {
     Tensor bGate;                      // [d_sae], gated only
     Tensor rMag;                       // [d_sae], gated only
     Tensor bMag;                       // [d_sae], gated only
+    Tensor wSkip; // [d_in, d_in]: a transcoder's affine skip, x̂ += x·W_skip (x as given); or empty
 };
 
 struct SaeEncoding {
     Tensor input;    // [T, d_in]: the hook's activations, as given (SAELens's hook_sae_input)
     Tensor features; // [T, d_sae]: the feature activations (hook_sae_acts_post)
     Tensor output;   // [T, d_in]: the reconstruction, denormalised (the SAE's forward)
+    // What the output reconstructs, [T, d_in]: a transcoder's target (the activations at its
+    // output hook, set by the caller); empty for an SAE, which reconstructs `input`.
+    Tensor target;
 };
 
 // Encodes and decodes every row of `activations` [T, d_in]; throws std::invalid_argument when the
@@ -62,6 +66,7 @@ SaeEncoding encodeAndDecode(const SparseAutoencoder& sae, const Tensor& activati
 Tensor decodeFeatures(const SparseAutoencoder& sae, const SaeEncoding& encoding,
                       const Tensor& features);
 
+// The quality against `target` where set, else against `input`.
 struct ReconstructionQuality {
     // 1 - Σ‖x - x̂‖² / Σ‖x - x̄‖², x̄ the mean row of the text (NaN for a single row, whose
     // variance is 0)

@@ -1,5 +1,6 @@
 #include "io/sae_folder.h"
 
+#include "io/gemma_scope_folder.h"
 #include "io/llama_scope_folder.h"
 #include "io/safetensors.h"
 
@@ -105,17 +106,16 @@ int saeK(const QJsonValue& v, int dSae, const std::string& source, const char* k
     return int(n);
 }
 
-void saeRequireShape(const SafetensorsFile& file, const std::string& name,
+void saeRequireShape(const TensorFile& file, const std::string& name,
                      const std::vector<int64_t>& shape) {
     const TensorInfo& info = file.info(name);
     if (info.shape != shape)
         saeRefuse(file.path(), quotedName(name) + " is " + shapeString(info.shape) + ", not " +
-                                   shapeString(shape) + " as cfg.json's d_in and d_sae make it");
+                                   shapeString(shape) + " as d_in and d_sae make it");
 }
 
-Tensor saeLoad(const SafetensorsFile& file, const std::string& name,
-               const std::vector<int64_t>& shape) {
-    if (!file.contains(name)) saeRefuse(file.path(), "has no tensor " + name);
+Tensor saeLoad(const TensorFile& file, const std::string& name, const std::vector<int64_t>& shape) {
+    if (!file.tensors().contains(name)) saeRefuse(file.path(), "has no tensor " + name);
     saeRequireShape(file, name, shape);
     Tensor t = file.loadF32(name);
     for (std::size_t i = 0; i < t.size(); ++i)
@@ -149,7 +149,7 @@ QJsonObject saeJsonObject(std::string_view json, const std::string& source) {
     return document.object();
 }
 
-Tensor loadSaeTensor(const SafetensorsFile& file, const std::string& name,
+Tensor loadSaeTensor(const TensorFile& file, const std::string& name,
                      const std::vector<int64_t>& shape) {
     return saeLoad(file, name, shape);
 }
@@ -302,20 +302,25 @@ SaeFolder assembleSae(const SaeConfig& config, const SafetensorsFile& weights,
     return folder;
 }
 
-SaeFolder readSaeFolder(const std::string& folder) {
+namespace {
+// The hook --hook named must be the folder's own, where the folder names one.
+void saeCheckHook(const SaeFolder& sae, const std::string& hook) {
+    if (!hook.empty() && hook != sae.config.hookName)
+        throw SaeFolderError("--hook " + quotedName(hook) + " differs from the hook the SAE " +
+                             "folder names, " + sae.config.hookName);
+}
+
+SaeFolder readSaelensFolder(const std::string& folder) {
     namespace fs = std::filesystem;
     const fs::path dir(folder);
     std::error_code error;
-    if (!fs::is_directory(dir, error))
-        throw SaeFolderError(folder + ": not a folder (give an SAE folder holding cfg.json and "
-                                      "sae_weights.safetensors)");
     const std::string cfgPath = (dir / "cfg.json").string();
-    if (!fs::exists(cfgPath, error) && fs::exists(dir / "hyperparams.json", error))
-        return readLlamaScopeFolder(folder);
     if (!fs::exists(cfgPath, error))
         throw SaeFolderError(folder + ": has no cfg.json (a SAELens SAE folder holds cfg.json "
                                       "and sae_weights.safetensors, a Llama Scope one "
-                                      "hyperparams.json and checkpoints/final.safetensors)");
+                                      "hyperparams.json and checkpoints/final.safetensors, a Gemma "
+                                      "Scope one params.npz, or config.json and "
+                                      "params.safetensors)");
     const SaeConfig config = parseSaeConfig(saeReadFile(cfgPath, kMaxSaeConfigBytes), cfgPath);
     const std::string weightsPath = (dir / "sae_weights.safetensors").string();
     if (!fs::exists(weightsPath, error))
@@ -331,5 +336,23 @@ SaeFolder readSaeFolder(const std::string& folder) {
     } catch (const CheckpointError& e) {
         throw SaeFolderError(e.what());
     }
+}
+} // namespace
+
+SaeFolder readSaeFolder(const std::string& folder, const std::string& hook) {
+    namespace fs = std::filesystem;
+    const fs::path dir(folder);
+    std::error_code error;
+    if (!fs::is_directory(dir, error))
+        throw SaeFolderError(folder + ": not a folder (give an SAE folder holding cfg.json and "
+                                      "sae_weights.safetensors)");
+    if (!fs::exists(dir / "cfg.json", error) && isGemmaScopeFolder(folder))
+        return readGemmaScopeFolder(folder, hook);
+    SaeFolder sae =
+        !fs::exists(dir / "cfg.json", error) && fs::exists(dir / "hyperparams.json", error)
+            ? readLlamaScopeFolder(folder)
+            : readSaelensFolder(folder);
+    saeCheckHook(sae, hook);
+    return sae;
 }
 } // namespace headlight::io

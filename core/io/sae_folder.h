@@ -21,6 +21,7 @@
 namespace headlight::io {
 
 class SafetensorsFile;
+class TensorFile;
 
 class SaeFolderError : public std::runtime_error {
 public:
@@ -28,16 +29,21 @@ public:
 };
 
 struct SaeConfig {
-    std::string layout; // "saelens-6" or "saelens-flat"
+    std::string
+        layout; // "saelens-6", "saelens-flat", "llama-scope", "gemma-scope", "gemma-scope-2"
     analysis::SaeArchitecture architecture = analysis::SaeArchitecture::Standard;
     int dIn = 0;
     int dSae = 0;
     std::string hookName; // TransformerLens name, e.g. blocks.3.hook_resid_post
+    // A transcoder's: the hook whose activations it reconstructs (Gemma Scope 2's
+    // hf_hook_point_out); empty for an SAE, which reconstructs its input.
+    std::string hookOutName;
     bool applyBDecToInput = true;
     analysis::SaeNormalization normalization = analysis::SaeNormalization::None;
     int k = 0;
     bool rescaleByDecoderNorm = false;
-    std::string modelName; // metadata.model_name / model_name, when given
+    bool affineSkip = false; // a transcoder's x·W_skip (Gemma Scope 2's affine_connection)
+    std::string modelName;   // metadata.model_name / model_name, when given
 };
 
 // Parses cfg.json's text; `source` names it in messages.
@@ -57,7 +63,7 @@ SaeFolder assembleSae(const SaeConfig& config, const SafetensorsFile& weights,
                       std::optional<double> scalingFactor);
 
 // `name` from `file`, checked to have `shape` and only finite values; throws SaeFolderError.
-Tensor loadSaeTensor(const SafetensorsFile& file, const std::string& name,
+Tensor loadSaeTensor(const TensorFile& file, const std::string& name,
                      const std::vector<int64_t>& shape);
 // A config's text (cfg.json, hyperparams.json) as a JSON object; throws SaeFolderError, named by
 // `source`, for more than 1 MB, text that is not JSON, or JSON that is not an object.
@@ -66,6 +72,9 @@ QJsonObject saeJsonObject(std::string_view json, const std::string& source);
 std::string readSaeTextFile(const std::string& path);
 
 // Reads `folder`: cfg.json, sae_weights.safetensors, activation_scaler.json when present; a
-// folder with hyperparams.json and no cfg.json is read as Llama Scope (llama_scope_folder.h).
-SaeFolder readSaeFolder(const std::string& folder);
+// folder with hyperparams.json and no cfg.json is read as Llama Scope (llama_scope_folder.h),
+// one with params.npz or params.safetensors as Gemma Scope (gemma_scope_folder.h). `hook`, when
+// not empty, is the hook the user named (--hook): the SAE's own where its folder names none
+// (Gemma Scope 1), refused where it differs from the one the folder names.
+SaeFolder readSaeFolder(const std::string& folder, const std::string& hook = {});
 } // namespace headlight::io

@@ -81,26 +81,48 @@ struct Zip64Values {
     uint64_t headerOffset;
 };
 
-const std::array<uint32_t, 256>& crcTable() {
-    static const std::array<uint32_t, 256> table = [] {
-        std::array<uint32_t, 256> made{};
+// Slicing-by-8 (Kounavis and Berry, 2008): table k gives the CRC of a byte followed by k zero
+// bytes, so eight bytes fold in one step. Why: a Gemma Scope params.npz of 300 MB is checked
+// whole, and byte at a time that took seconds.
+using CrcTables = std::array<std::array<uint32_t, 256>, 8>;
+
+const CrcTables& crcTables() {
+    static const CrcTables tables = [] {
+        CrcTables made{};
         for (uint32_t i = 0; i < 256; ++i) {
             uint32_t value = i;
             for (int bit = 0; bit < 8; ++bit)
                 value = (value & 1) ? 0xEDB88320u ^ (value >> 1) : value >> 1;
-            made[i] = value;
+            made[0][i] = value;
         }
+        for (std::size_t k = 1; k < made.size(); ++k)
+            for (uint32_t i = 0; i < 256; ++i)
+                made[k][i] = (made[k - 1][i] >> 8) ^ made[0][made[k - 1][i] & 0xFF];
         return made;
     }();
-    return table;
+    return tables;
+}
+
+uint32_t crcWord(std::span<const std::byte> bytes, std::size_t at) {
+    uint32_t value = 0;
+    for (int i = 3; i >= 0; --i)
+        value = (value << 8) | static_cast<uint8_t>(bytes[at + std::size_t(i)]);
+    return value;
 }
 } // namespace
 
 uint32_t crc32Of(std::span<const std::byte> bytes) {
-    const auto& table = crcTable();
+    const CrcTables& t = crcTables();
     uint32_t crc = 0xFFFFFFFFu;
-    for (std::byte byte : bytes)
-        crc = table[(crc ^ static_cast<uint8_t>(byte)) & 0xFF] ^ (crc >> 8);
+    std::size_t at = 0;
+    for (; bytes.size() - at >= 8; at += 8) {
+        const uint32_t one = crc ^ crcWord(bytes, at), two = crcWord(bytes, at + 4);
+        crc = t[7][one & 0xFF] ^ t[6][(one >> 8) & 0xFF] ^ t[5][(one >> 16) & 0xFF] ^
+              t[4][one >> 24] ^ t[3][two & 0xFF] ^ t[2][(two >> 8) & 0xFF] ^
+              t[1][(two >> 16) & 0xFF] ^ t[0][two >> 24];
+    }
+    for (; at < bytes.size(); ++at)
+        crc = t[0][(crc ^ static_cast<uint8_t>(bytes[at])) & 0xFF] ^ (crc >> 8);
     return crc ^ 0xFFFFFFFFu;
 }
 

@@ -30,6 +30,8 @@ struct CaptureRequest {
                                 // `layers` (the later layers cannot change what it captured)
     bool residualBeforeFinalNorm = false; // Trace::residualBeforeFinalNorm (SAEs read the last
                                           // block's output, which hiddenStates gives normed)
+    bool sublayers = false; // per captured layer LayerTrace's residualMid, attentionOutput,
+                            // mlpInput and mlpOutput (pre-norm blocks of one residual stream)
 
     bool wantsLayer(int layer) const;
 };
@@ -50,6 +52,14 @@ struct LayerTrace {
     Tensor queries;              // [T, heads·d] when queriesKeys was asked for
     Tensor keys;                 // [T, kvHeads·d]
     AttentionRule attentionRule; // with queries and keys
+    // With CaptureRequest::sublayers, on pre-norm blocks x → x + A → x + A + M (every tensor
+    // [T, D]; empty where the block is wired otherwise: post-norm, parallel, ReZero, GTrXL):
+    Tensor attentionOutput; // A: attention's update as added to the residual stream, after
+                            // Gemma's post_attention_layernorm (TransformerLens's hook_attn_out)
+    Tensor residualMid;     // x + A (hook_resid_mid)
+    Tensor mlpInput;        // N(x + A): what the MLP reads, after its norm and the norm's weight
+                            // (HF's pre_feedforward_layernorm output on Gemma)
+    Tensor mlpOutput;       // M, after Gemma's post_feedforward_layernorm (hook_mlp_out)
 };
 
 // Keeps the listed heads of a [H, T, T] tensor (all when `heads` is empty); throws on a bad index.

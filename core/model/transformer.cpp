@@ -558,6 +558,7 @@ Trace TransformerModel::runPass(const ModelInput& input, const CaptureRequest& c
         pending[l].wantScores = capture.scores && capture.wantsLayer(int(l));
         pending[l].wantProbabilities = capture.probabilities && capture.wantsLayer(int(l));
         pending[l].wantHeadOutputs = capture.headOutputs && capture.wantsLayer(int(l));
+        pending[l].wantSublayers = capture.sublayers && capture.wantsLayer(int(l));
         pending[l].wantQueriesKeys = capture.queriesKeys && capture.wantsLayer(int(l));
     }
     std::vector<DeviceTensor> hidden;
@@ -629,6 +630,7 @@ void TransformerModel::collect(const PendingCapture& pending, const CaptureReque
         layer.keys = backend_.download(pending.keys);
         layer.attentionRule = pending.rule;
     }
+    collectSublayers(pending, layer);
     if (!pending.wantScores && !pending.wantProbabilities && !pending.headOutputs.valid() &&
         pending.internals.empty() && pending.hostInternals.empty())
         return;
@@ -651,6 +653,16 @@ void TransformerModel::collect(const PendingCapture& pending, const CaptureReque
         layer.internals[name] = backend_.download(tensor);
     for (const auto& [name, tensor] : pending.hostInternals)
         layer.internals[name] = tensor;
+}
+
+void TransformerModel::collectSublayers(const PendingCapture& pending, LayerTrace& layer) const {
+    const auto keep = [&](const DeviceTensor& device, Tensor& host) {
+        if (device.valid()) host = backend_.download(device);
+    };
+    keep(pending.attentionOutput, layer.attentionOutput);
+    keep(pending.residualMid, layer.residualMid);
+    keep(pending.mlpInput, layer.mlpInput);
+    keep(pending.mlpOutput, layer.mlpOutput);
 }
 
 void TransformerModel::requireLmHead() const {

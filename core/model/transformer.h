@@ -122,7 +122,9 @@ private:
     struct PendingCapture {
         bool wantScores = false, wantProbabilities = false, wantHeadOutputs = false;
         bool wantQueriesKeys = false;
+        bool wantSublayers = false;
         DeviceTensor scores, probabilities, headOutputs; // invalid when not asked for
+        DeviceTensor attentionOutput, residualMid, mlpInput, mlpOutput; // LayerTrace's
         DeviceTensor queries, keys; // post-RoPE, when wantQueriesKeys
         AttentionRule rule;         // what attention did with them
         std::map<std::string, DeviceTensor> internals;
@@ -242,8 +244,12 @@ private:
     // [SECTION] sub-layers: residual wiring, FFN, experts (transformer_sublayers.cpp)
     DeviceTensor applySublayer(const Sublayer& sublayer, const DeviceTensor& x, Pass& pass,
                                PendingCapture& capture) const;
+    // What a pre-norm sub-layer read and added (CaptureRequest::sublayers).
+    struct SublayerTaps {
+        DeviceTensor input, update;
+    };
     DeviceTensor residual(const Sublayer& sublayer, const DeviceTensor& x,
-                          const SublayerFunction& function) const;
+                          const SublayerFunction& function, SublayerTaps* taps = nullptr) const;
     // A parallel block's FFN (ModelSpec::parallelResidual): x + F(N(layerInput)), where x already
     // holds layerInput + attention.
     DeviceTensor applyParallelFfn(const Sublayer& sublayer, const DeviceTensor& layerInput,
@@ -281,6 +287,7 @@ private:
     int lastLayerNeeded(const CaptureRequest& capture, const variants::ForwardPlan& plan) const;
     void trackExits(variants::ExitTracker& exits, int layer, const DeviceTensor& before, DeviceTensor& after) const;
     void collect(const PendingCapture& pending, const CaptureRequest& capture, LayerTrace& layer) const;
+    void collectSublayers(const PendingCapture& pending, LayerTrace& layer) const;
     void collectPlan(const variants::AttentionPlan& plan, Trace& trace) const;
     // The LM head on a final (normed) hidden state [T, D] -> logits [T, V], soft-capped where
     // the checkpoint says so.

@@ -88,9 +88,22 @@ DeviceTensor TransformerModel::sublayerFunction(const Sublayer& sublayer, const 
 
 DeviceTensor TransformerModel::applySublayer(const Sublayer& sublayer, const DeviceTensor& x,
                                              Pass& pass, PendingCapture& capture) const {
-    return residual(sublayer, x, [&](const DeviceTensor& normed) {
-        return sublayerFunction(sublayer, normed, pass, capture);
-    });
+    SublayerTaps taps;
+    DeviceTensor out = residual(
+        sublayer, x,
+        [&](const DeviceTensor& normed) {
+            return sublayerFunction(sublayer, normed, pass, capture);
+        },
+        capture.wantSublayers ? &taps : nullptr);
+    if (!taps.update.valid()) return out;
+    if (sublayer.kind == SublayerKind::Attention) {
+        capture.attentionOutput = taps.update;
+        capture.residualMid = out;
+    } else if (sublayer.kind == SublayerKind::Ffn) {
+        capture.mlpInput = taps.input;
+        capture.mlpOutput = taps.update;
+    }
+    return out;
 }
 
 // GPT-NeoX (use_parallel_residual) and GPT-J: both sub-layers read the layer's input, and the
@@ -128,7 +141,8 @@ const TransformerModel::Norm& TransformerModel::sublayerNorm(const Sublayer& sub
 // x ← the sub-layer's residual update: post N(x + F(x)), pre x + F(N(x)), ReZero x + α·F(x),
 // GTrXL gate(x, F(N(x))).
 DeviceTensor TransformerModel::residual(const Sublayer& sublayer, const DeviceTensor& x,
-                                        const SublayerFunction& function) const {
+                                        const SublayerFunction& function,
+                                        SublayerTaps* taps) const {
     const Layer& layer = layers_[std::size_t(sublayer.layer)];
     DeviceTensor out = backend_.allocate(x.shape());
     if (block_.residual == BlockSpec::Residual::ReZero) {
@@ -155,6 +169,7 @@ DeviceTensor TransformerModel::residual(const Sublayer& sublayer, const DeviceTe
     if (outputNorm && outputNorm->gamma.valid()) normalize(*outputNorm, y, y);
     if (block_.residual == BlockSpec::Residual::Gtrxl)
         return gate(sublayer.kind == SublayerKind::Attention ? layer.gateAttention : layer.gateFfn, x, y);
+    if (taps) *taps = {normed, y};
     backend_.add(x, y, out);
     return out;
 }

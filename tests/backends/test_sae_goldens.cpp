@@ -3,9 +3,13 @@
 // passes): the SAELens folders of tests/data/sae, in the 6.x and the flat cfg layout, standard,
 // JumpReLU, TopK (with and without the decoder-norm rescale) and gated, every normalisation with
 // a factor, hooks at the first, a middle and the last block (whose resid_post comes before the
-// final norm). The hook's activations, the feature activations and the reconstruction agree
-// within 1e-4, and exactly the same features fire (the goldens keep every pre-activation more
-// than 1e-3 from its threshold).
+// final norm); Llama Scope; Gemma Scope 1 (params.npz: resid_post, the last block's mlp_out after
+// Gemma 2's post-FFN norm, attn.hook_z) and Gemma Scope 2 (params.safetensors with Hugging Face
+// hook names: resid_post at the last block, o_proj's input, and a transcoder with an affine skip
+// from the MLP's normed input to its post-normed output); SAELens SAEs at hook_attn_out and
+// hook_resid_mid. The hook's activations, the feature activations, the reconstruction (and a
+// transcoder's target) agree within 1e-4, and exactly the same features fire (the goldens keep
+// every pre-activation more than 1e-3 from its threshold).
 #include "analysis/sae_hook.h"
 #include "analysis/sparse_autoencoder.h"
 #include "backend_fixture.h"
@@ -40,6 +44,16 @@ std::vector<int32_t> saeGoldenIds() {
     return ids;
 }
 
+// One pass captured for `hookName`, and its activations there.
+Tensor saeActivations(const TransformerModel& model, const std::string& hookName) {
+    const ModelSpec& spec = model.spec();
+    const analysis::SaeHook hook =
+        analysis::parseSaeHook(hookName, spec.layers, spec.sandwichNorms);
+    const Trace trace = model.forward(ModelInput{saeGoldenIds(), {}, {}},
+                                      analysis::captureForHook(hook, spec.layers));
+    return analysis::activationsAtHook(trace, hook, spec.layers);
+}
+
 // Features that fire (≠ 0), as flat indices.
 std::vector<std::size_t> saeFiring(const Tensor& features) {
     std::vector<std::size_t> firing;
@@ -64,7 +78,7 @@ private Q_SLOTS:
     void featuresMatchTheReference_data() {
         QTest::addColumn<QJsonObject>("goldenCase");
         const QJsonArray cases = saeGolden()["cases"].toArray();
-        QCOMPARE(cases.size(), 7);
+        QCOMPARE(cases.size(), 15);
         for (const QJsonValue& c : cases)
             QTest::newRow(qPrintable(c.toObject()["name"].toString())) << c.toObject();
     }
@@ -72,7 +86,10 @@ private Q_SLOTS:
     void featuresMatchTheReference() {
         QFETCH(QJsonObject, goldenCase);
         const std::string name = goldenCase["name"].toString().toStdString();
-        const io::SaeFolder folder = io::readSaeFolder(kSaeData.toStdString() + name);
+        const QString folderName = goldenCase.contains("folder") ? goldenCase["folder"].toString()
+                                                                 : goldenCase["name"].toString();
+        const io::SaeFolder folder =
+            io::readSaeFolder(kSaeData.toStdString() + folderName.toStdString());
         QCOMPARE(QString::fromStdString(folder.config.layout), goldenCase["layout"].toString());
         QCOMPARE(QString(analysis::saeArchitectureName(folder.config.architecture)),
                  goldenCase["architecture"].toString());
@@ -82,16 +99,19 @@ private Q_SLOTS:
         const auto model =
             loadModel(HEADLIGHT_TEST_DATA "/models/" + goldenCase["model"].toString().toStdString(),
                       fixture_.backend());
-        const int layers = model->spec().layers;
-        const analysis::SaeHook hook = analysis::parseSaeHook(folder.config.hookName, layers);
-        const Trace trace = model->forward(ModelInput{saeGoldenIds(), {}, {}},
-                                           analysis::captureForHook(hook, layers));
-        const Tensor activations = analysis::activationsAtHook(trace, hook, layers);
-        const analysis::SaeEncoding encoding = analysis::encodeAndDecode(folder.sae, activations);
-
+        analysis::SaeEncoding encoding =
+            analysis::encodeAndDecode(folder.sae, saeActivations(*model, folder.config.hookName));
         const io::SafetensorsFile expected(kSaeData.toStdString() + "expected/" + name +
                                            ".safetensors");
         QString where;
+        QCOMPARE(QString::fromStdString(folder.config.hookOutName),
+                 goldenCase["hook_out"].toString());
+        if (!folder.config.hookOutName.empty()) { // a transcoder, against its output hook
+            encoding.target = saeActivations(*model, folder.config.hookOutName);
+            const double targetDiff =
+                test::maxAbsDiff(encoding.target, expected.loadF32("sae_target"), &where);
+            QVERIFY2(targetDiff <= kSaeTolerance, qPrintable("sae_target: " + where));
+        }
         const double inputDiff =
             test::maxAbsDiff(encoding.input, expected.loadF32("sae_in"), &where);
         QVERIFY2(inputDiff <= kSaeTolerance, qPrintable("sae_in: " + where));
@@ -113,6 +133,34 @@ private Q_SLOTS:
                 kSaeTolerance);
         QVERIFY(std::abs(quality.meanSquaredError - goldenCase["mse"].toDouble()) <= kSaeTolerance);
         QCOMPARE(quality.meanL0, goldenCase["l0"].toDouble());
+    }
+
+    // On a pre-norm model without Gemma's output norms (Qwen2), the sub-layer hooks add up as the
+    // block does: resid_pre + attn_out = resid_mid, resid_mid + mlp_out = resid_post.
+    void sublayerHooksAddUp() {
+        const auto model = loadModel(HEADLIGHT_TEST_DATA "/models/qwen2", fixture_.backend());
+        const auto at = [&](const char* hook) { return saeActivations(*model, hook); };
+        for (int layer : {0, 1}) {
+            const std::string block = "blocks." + std::to_string(layer) + ".";
+            const Tensor pre = at((block + "hook_resid_pre").c_str());
+            const Tensor mid = at((block + "hook_resid_mid").c_str());
+            const Tensor attention = at((block + "hook_attn_out").c_str());
+            const Tensor mlp = at((block + "hook_mlp_out").c_str());
+            const Tensor post = at((block + "hook_resid_post").c_str());
+            Tensor sum = pre;
+            for (std::size_t i = 0; i < sum.size(); ++i)
+                sum.data()[i] += attention.data()[i];
+            QVERIFY(test::maxAbsDiff(sum, mid) <= 1e-5);
+            for (std::size_t i = 0; i < sum.size(); ++i)
+                sum.data()[i] += mlp.data()[i];
+            QVERIFY(test::maxAbsDiff(sum, post) <= 1e-5);
+            QVERIFY(test::differsBy(mid, pre, 0.1));
+            // Llama's post_attention_layernorm is the MLP's input norm: not attention's output
+            const Tensor mlpIn =
+                at(("model.layers." + std::to_string(layer) + ".post_attention_layernorm.output")
+                       .c_str());
+            QVERIFY(test::differsBy(mlpIn, attention, 0.1));
+        }
     }
 
     // The trap: the last block's hook_resid_post is its output before the final norm, which the

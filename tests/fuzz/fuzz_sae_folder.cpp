@@ -1,12 +1,15 @@
 // libFuzzer target: a SAELens SAE folder, cfg.json NUL sae_weights.safetensors (fuzz_support.h),
 // through parseSaeConfig, the hardened safetensors reader and assembleSae (or, where the first
 // part is not a SAELens cfg, as Llama Scope's hyperparams.json NUL final.safetensors through
-// parseLlamaScopeHyperparams and assembleLlamaScope), which must refuse in
+// parseLlamaScopeHyperparams and assembleLlamaScope; where it names hf_hook_point_in, as Gemma
+// Scope 2's config.json NUL params.safetensors through parseGemmaScope2Config and
+// assembleGemmaScope), which must refuse in
 // SaeFolderError or CheckpointError or give an SAE whose tensors have the shapes the config
 // implies; a small one then encodes two rows, whose features must be ≥ 0 or NaN (every
 // architecture ends in ReLU) and whose shapes follow d_in and d_sae.
 #include "analysis/sparse_autoencoder.h"
 #include "fuzz_support.h"
+#include "io/gemma_scope_folder.h"
 #include "io/llama_scope_folder.h"
 #include "io/sae_folder.h"
 #include "io/safetensors.h"
@@ -16,6 +19,21 @@
 
 using namespace headlight;
 
+namespace {
+io::SaeFolder saelensOrLlamaScope(std::string_view text, const io::SafetensorsFile& weights) {
+    try {
+        const io::SaeConfig config = io::parseSaeConfig(text, "cfg.json");
+        HEADLIGHT_FUZZ_CHECK(config.dIn >= 1 && config.dSae >= 1);
+        return io::assembleSae(config, weights, std::nullopt);
+    } catch (const io::SaeFolderError&) {
+        const io::LlamaScopeConfig config =
+            io::parseLlamaScopeHyperparams(text, "hyperparams.json");
+        HEADLIGHT_FUZZ_CHECK(config.sae.dIn >= 1 && config.sae.dSae >= 1);
+        return io::assembleLlamaScope(config, weights);
+    }
+}
+} // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     const std::vector<std::string_view> parts = fuzz::splitAtNul(data, size, 2);
     if (parts.size() != 2) return 0;
@@ -23,16 +41,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     try {
         const auto weights = io::SafetensorsFile::fromBytes(
             "sae_weights.safetensors", std::as_bytes(std::span(parts[1].data(), parts[1].size())));
-        try {
-            const io::SaeConfig config = io::parseSaeConfig(parts[0], "cfg.json");
-            HEADLIGHT_FUZZ_CHECK(config.dIn >= 1 && config.dSae >= 1);
-            folder = io::assembleSae(config, *weights, std::nullopt);
-        } catch (const io::SaeFolderError&) {
-            const io::LlamaScopeConfig config =
-                io::parseLlamaScopeHyperparams(parts[0], "hyperparams.json");
-            HEADLIGHT_FUZZ_CHECK(config.sae.dIn >= 1 && config.sae.dSae >= 1);
-            folder = io::assembleLlamaScope(config, *weights);
-        }
+        folder = parts[0].find("hf_hook_point_in") != std::string_view::npos
+                     ? io::assembleGemmaScope(io::parseGemmaScope2Config(parts[0], "config.json"),
+                                              *weights)
+                     : saelensOrLlamaScope(parts[0], *weights);
     } catch (const io::SaeFolderError&) {
         return 0;
     } catch (const io::CheckpointError&) {

@@ -7,7 +7,7 @@ set -euo pipefail
 data=$1
 out=$2
 rm -rf "$out"
-mkdir -p "$out"/{safetensors,shard_index,model_config,wordpiece_vocab,bpe_files,tokenizer_json,variant_spec,scene,lesson,torch_checkpoint,sae_folder,gguf}
+mkdir -p "$out"/{safetensors,shard_index,model_config,wordpiece_vocab,bpe_files,tokenizer_json,variant_spec,scene,lesson,torch_checkpoint,sae_folder,gguf,npz}
 
 # Seeds above this size slow every execution (libFuzzer sizes max_len from the corpus) without
 # adding structure the small files lack.
@@ -58,6 +58,22 @@ done
 
 # GGUF: llama.cpp control vectors
 for file in "$data"/steering/*.gguf; do seed gguf < "$file"; done
+# Gemma Scope 2: config.json NUL params.safetensors (SAEs and a transcoder)
+for config in "$data"/sae/gemma-scope-2-*/*/*/config.json; do
+  [[ -f $config ]] || continue
+  { cat "$config"; printf '\0'; cat "$(dirname "$config")/params.safetensors"; } | seed sae_folder
+done
+# Gemma Scope 1's params.npz (numpy.savez, ZIP64 local headers, a Fortran-order array), and each
+# .npy entry alone, which the target parses without the zip around it.
+for file in "$data"/sae/gemma-scope-*/*/*/*/params.npz; do
+  [[ -f $file ]] || continue
+  seed npz < "$file"
+  python3 -c 'import sys, zipfile
+archive = zipfile.ZipFile(sys.argv[1])
+for name in archive.namelist():
+    sys.stdout.buffer.write(archive.read(name))
+    break' "$file" | seed npz
+done
 
 # WordPiece: vocab.txt [NUL tokenizer_config.json]
 for dir in "$data"/models/* "$data"/tokenizers/*; do

@@ -26,7 +26,7 @@ const std::map<QString, QStringList> kOptions = {
                 "--pool",       "--overlay",       "--lambda", "--dpi",       "--size",
                 "--backend",    "--vulkan-device", "--out",    "--scene",     "--scenario"}},
     {"features",
-     {"--model", "--sae", "--text", "--ids", "--top", "--json", "--dump", "--backend",
+     {"--model", "--sae", "--hook", "--text", "--ids", "--top", "--json", "--dump", "--backend",
       "--vulkan-device"}},
     {"figures",
      {"--corpus", "--out", "--models", "--format", "--dpi", "--backend", "--vulkan-device",

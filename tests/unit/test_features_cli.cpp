@@ -4,6 +4,8 @@
 // reference computed; --dump writes feature_acts, sae_in and sae_out as the reference has them;
 // an SAE of the wrong width, a hook the trace cannot give and a missing cfg.json are refused in
 // one line with exit code 1; a missing expected-average factor is reported in the JSON's notes.
+// A Gemma Scope 1 params.npz outside its release's path needs --hook and then gives the
+// reference's features; a Gemma Scope 2 transcoder reports its reconstruction of the MLP output.
 #include "cli_runner.h"
 #include "compare.h"
 #include "hub_cache_fixture.h"
@@ -172,11 +174,25 @@ private Q_SLOTS:
         QTest::addColumn<QString>("reason");
         QTest::newRow("width") << "gpt2_plain" << kFeaturesData + "qwen2_jumprelu_post2"
                                << "the SAE reads 48 values per token at blocks.2.hook_resid_post "
-                                  "but the model's residual stream has 32";
+                                  "but the model gives 32 there";
+        QTest::newRow("hook_z width")
+            << "qwen2" << kFeaturesData + "gemma-scope-2b-pt-att/layer_0/width_56/average_l0_11"
+            << "the SAE reads 64 values per token at blocks.0.attn.hook_z but the model gives 48 "
+               "there";
+        QTest::newRow("Gemma norm elsewhere")
+            << "qwen2" << kFeaturesData + "gemma-scope-2-1b-pt/transcoder/layer_1_width_64_l0_small"
+            << "the SAE reads model.layers.1.pre_feedforward_layernorm.output, a norm only Gemma 2 "
+               "and 3 blocks have";
+        QTest::newRow("post-norm block")
+            << "opt_post_ln" << kFeaturesData + "gemma2_standard_resid_mid1"
+            << "the SAE reads blocks.1.hook_resid_mid: the model's blocks give no such tensor at "
+               "this hook (only pre-norm blocks of one residual stream do";
         QTest::newRow("too deep") << "gpt2" << kFeaturesData + "gpt2_plain_topk_post2"
                                   << "the SAE reads blocks.2.hook_resid_post but the model has 2 "
-                                     "blocks: the supported hooks are blocks.L.hook_resid_pre and "
-                                     "blocks.L.hook_resid_post, L from 0 to 1";
+                                     "blocks: the supported hooks are blocks.L.hook_resid_pre, "
+                                     "hook_resid_mid, hook_resid_post, hook_attn_out, "
+                                     "hook_mlp_out and blocks.L.attn.hook_z (or Gemma Scope 2's "
+                                     "model.layers.L names), L from 0 to 1";
         QTest::newRow("no cfg") << "gpt2_plain" << kFeaturesData + "expected"
                                 << "has no cfg.json";
     }
@@ -195,21 +211,50 @@ private Q_SLOTS:
         QVERIFY(run.out.isEmpty());
     }
 
-    void refusesAMidHook() {
-        const QString folder = dir_.filePath("mid");
+    // params.npz copied out of its release's path: refused without --hook, read with it.
+    void gemmaScope1NeedsItsHookOutsideItsRelease() {
+        const QString folder = dir_.filePath("copied-npz");
         QDir().mkpath(folder);
-        const QString source = kFeaturesData + "gpt2_plain_jumprelu_pre1/";
-        QByteArray cfg = test::readFile(source + "cfg.json");
-        cfg.replace("blocks.1.hook_resid_pre", "blocks.1.hook_resid_mid");
-        test::writeFile(folder + "/cfg.json", cfg);
-        QVERIFY(
-            QFile::copy(source + "sae_weights.safetensors", folder + "/sae_weights.safetensors"));
-        const auto run = runHeadlight({"features", "--model", kFeaturesModels + "gpt2_plain",
-                                       "--sae", folder, "--ids", "1,2,3", "--backend", "cpu"});
+        QVERIFY(QFile::copy(kFeaturesData + "gemma-scope-2b-pt-res/layer_1/width_48/average_l0_12/"
+                                            "params.npz",
+                            folder + "/params.npz"));
+        const QStringList command = {"features",    "--model",   kFeaturesModels + "gemma2",
+                                     "--sae",       folder,      "--ids",
+                                     featuresIds(), "--backend", "cpu",
+                                     "--json"};
+        auto run = runHeadlight(command);
         QCOMPARE(run.exitCode, 1);
-        QVERIFY2(run.err.contains("blocks.1.hook_resid_mid (between attention and MLP), which the "
-                                  "trace does not capture"),
+        QVERIFY2(test::refusalReason(run, "features").contains("give it with --hook"),
                  qPrintable(run.err));
+        run = runHeadlight(command + QStringList{"--hook", "blocks.1.hook_resid_post"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        const QJsonObject json = QJsonDocument::fromJson(run.out.toUtf8()).object();
+        const QJsonObject golden = featuresGoldenCase("gemma2_gemma_scope_res1");
+        QCOMPARE(json["sae"].toObject()["layout"].toString(), QString("gemma-scope"));
+        QCOMPARE(json["sae"].toObject()["hook"].toString(), QString("blocks.1.hook_resid_post"));
+        QVERIFY(featuresClose(json["reconstruction"].toObject()["mse"].toDouble(),
+                              golden["mse"].toDouble(), 1e-4));
+        QCOMPARE(json["reconstruction"].toObject()["l0"].toDouble(), golden["l0"].toDouble());
+    }
+
+    // A transcoder's reconstruction is of its output hook (the MLP's post-normed output), as
+    // the reference computed it.
+    void aTranscoderReportsTheMlpOutput() {
+        const auto run = runHeadlight(
+            {"features", "--model", kFeaturesModels + "gemma3", "--sae",
+             kFeaturesData + "gemma-scope-2-1b-pt/transcoder/layer_1_width_64_l0_small", "--ids",
+             featuresIds(), "--backend", "cpu", "--json"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        const QJsonObject json = QJsonDocument::fromJson(run.out.toUtf8()).object();
+        const QJsonObject sae = json["sae"].toObject();
+        QVERIFY(sae["transcoder"].toBool() && sae["affine_skip"].toBool());
+        QCOMPARE(sae["hook_out"].toString(),
+                 QString("model.layers.1.post_feedforward_layernorm.output"));
+        const QJsonObject golden = featuresGoldenCase("gemma3_gemma_scope_2_transcoder1");
+        const QJsonObject quality = json["reconstruction"].toObject();
+        QVERIFY(featuresClose(quality["variance_explained"].toDouble(),
+                              golden["variance_explained"].toDouble(), 1e-4));
+        QVERIFY(featuresClose(quality["mse"].toDouble(), golden["mse"].toDouble(), 1e-4));
     }
 
     void notesAMissingScalingFactor() {

@@ -108,7 +108,7 @@ private Q_SLOTS:
         QTest::newRow("k too large") << saeCfgWith("\"standard\"", "\"topk\", \"k\": 4") << 0
                                      << "k is 4, not an integer from 1 to d_sae (3)";
         QTest::newRow("wrong shape") << QByteArray(kSaeCfg6) << 1
-                                     << "'W_enc' is [3, 3], not [2, 3] as cfg.json's d_in and "
+                                     << "'W_enc' is [3, 3], not [2, 3] as d_in and "
                                         "d_sae make it";
         QTest::newRow("NaN weight") << QByteArray(kSaeCfg6) << 2
                                     << "'b_enc' holds a value that is not finite (nan at "
@@ -219,12 +219,17 @@ private Q_SLOTS:
     void refusesHooksTheTraceCannotGive_data() {
         QTest::addColumn<QString>("hook");
         QTest::addColumn<QString>("reason");
-        QTest::newRow("mid") << "blocks.1.hook_resid_mid"
-                             << "(between attention and MLP), which the trace does not capture";
-        QTest::newRow("attention") << "blocks.1.attn.hook_z"
+        QTest::newRow("attention pattern") << "blocks.1.attn.hook_pattern"
+                                           << "which Headlight does not capture";
+        QTest::newRow("embedding") << "hook_embed"
                                    << "which Headlight does not capture";
         QTest::newRow("past the last") << "blocks.3.hook_resid_post"
                                        << "but the model has 3 blocks";
+        QTest::newRow("past the last, HF") << "model.layers.3.output"
+                                           << "but the model has 3 blocks";
+        // Gemma's norm names on a model without them (sandwichNorms false)
+        QTest::newRow("no post-FFN norm") << "model.layers.1.post_feedforward_layernorm.output"
+                                          << "a norm only Gemma 2 and 3 blocks have";
     }
 
     void refusesHooksTheTraceCannotGive() {
@@ -236,10 +241,58 @@ private Q_SLOTS:
         } catch (const std::invalid_argument& error) {
             const QString message = error.what();
             QVERIFY2(message.contains(reason), qPrintable(message));
-            QVERIFY2(message.contains("the supported hooks are blocks.L.hook_resid_pre and "
-                                      "blocks.L.hook_resid_post, L from 0 to 2"),
+            QVERIFY2(message.contains("the supported hooks are blocks.L.hook_resid_pre, "
+                                      "hook_resid_mid, hook_resid_post, hook_attn_out, "
+                                      "hook_mlp_out and blocks.L.attn.hook_z (or Gemma Scope 2's "
+                                      "model.layers.L names), L from 0 to 2"),
                      qPrintable(message));
         }
+    }
+
+    // TransformerLens names and the Hugging Face module names Gemma Scope 2 gives, onto the same
+    // points; post_attention_layernorm is attention's output norm on Gemma, the MLP's input norm
+    // on Llama.
+    void mapsHookNames_data() {
+        using Point = analysis::SaeHook::Point;
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<bool>("gemma");
+        QTest::addColumn<int>("point");
+        QTest::addColumn<int>("layer");
+        QTest::newRow("resid_mid")
+            << "blocks.1.hook_resid_mid" << false << int(Point::ResidMid) << 1;
+        QTest::newRow("attn_out") << "blocks.2.hook_attn_out" << false << int(Point::AttnOut) << 2;
+        QTest::newRow("mlp_out") << "blocks.0.hook_mlp_out" << false << int(Point::MlpOut) << 0;
+        QTest::newRow("hook_z") << "blocks.1.attn.hook_z" << false << int(Point::AttnZ) << 1;
+        QTest::newRow("HF output") << "model.layers.2.output" << true << int(Point::ResidPost) << 2;
+        QTest::newRow("HF o_proj input")
+            << "model.layers.1.self_attn.o_proj.input" << true << int(Point::AttnZ) << 1;
+        QTest::newRow("HF post-FFN norm") << "model.layers.1.post_feedforward_layernorm.output"
+                                          << true << int(Point::MlpOut) << 1;
+        QTest::newRow("HF pre-FFN norm")
+            << "model.layers.0.pre_feedforward_layernorm.output" << true << int(Point::MlpIn) << 0;
+        QTest::newRow("Gemma post-attention norm")
+            << "model.layers.1.post_attention_layernorm.output" << true << int(Point::AttnOut) << 1;
+        QTest::newRow("Llama post-attention norm")
+            << "model.layers.1.post_attention_layernorm.output" << false << int(Point::MlpIn) << 1;
+    }
+
+    void mapsHookNames() {
+        QFETCH(QString, name);
+        QFETCH(bool, gemma);
+        QFETCH(int, point);
+        QFETCH(int, layer);
+        const analysis::SaeHook hook = analysis::parseSaeHook(name.toStdString(), 3, gemma);
+        QCOMPARE(int(hook.point), point);
+        QCOMPARE(hook.layer, layer);
+        const CaptureRequest capture = analysis::captureForHook(hook, 3);
+        QVERIFY(!capture.probabilities);
+        if (hook.point == analysis::SaeHook::Point::ResidPost) { // the last block's
+            QVERIFY(capture.residualBeforeFinalNorm);
+            return;
+        }
+        QCOMPARE(capture.layers, std::vector<int>{layer});
+        QCOMPARE(capture.headOutputs, hook.point == analysis::SaeHook::Point::AttnZ);
+        QCOMPARE(capture.sublayers, hook.point != analysis::SaeHook::Point::AttnZ);
     }
 
     void hookCapturesWhatItNeeds() {

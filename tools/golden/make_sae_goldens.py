@@ -47,6 +47,7 @@ import math
 import os
 import shutil
 import sys
+import zipfile
 
 import numpy as np
 import torch
@@ -90,7 +91,51 @@ CASES = [
     dict(name="qwen2_llama_scope_post1", model="qwen2", layout="llama_scope",
          architecture="jumprelu", hook="blocks.1.hook_resid_post",
          norm="expected_average_only_in", b_dec_in=False, d_sae=64, seed=7, dtype="BF16"),
+    # Gemma Scope 1 (params.npz as numpy.savez writes it, ZIP64 local headers included), as
+    # SAELens's gemma_2 loader converts it: jumprelu, b_dec not applied to the input, no
+    # normalisation; the hook comes from the release's name and layer_L in the folder's path
+    dict(name="gemma2_gemma_scope_res1", model="gemma2", layout="gs1", architecture="jumprelu",
+         hook="blocks.1.hook_resid_post", norm="none", b_dec_in=False, d_sae=48, seed=8,
+         folder="gemma-scope-2b-pt-res/layer_1/width_48/average_l0_12"),
+    # the last block's MLP output, after Gemma 2's post_feedforward_layernorm
+    dict(name="gemma2_gemma_scope_mlp3", model="gemma2", layout="gs1", architecture="jumprelu",
+         hook="blocks.3.hook_mlp_out", norm="none", b_dec_in=False, d_sae=40, seed=9,
+         folder="gemma-scope-2b-pt-mlp/layer_3/width_40/average_l0_9"),
+    # the heads before o_proj, [T, H * d_head] = [T, 64]; W_enc saved in Fortran order
+    dict(name="gemma2_gemma_scope_att0", model="gemma2", layout="gs1", architecture="jumprelu",
+         hook="blocks.0.attn.hook_z", norm="none", b_dec_in=False, d_sae=56, seed=10,
+         fortran=True, folder="gemma-scope-2b-pt-att/layer_0/width_56/average_l0_11"),
+    # Gemma Scope 2 (config.json with Hugging Face module names, params.safetensors with w_enc,
+    # w_dec, b_enc, b_dec, threshold): the last block's output, before the final norm
+    dict(name="gemma3_gemma_scope_2_res2", model="gemma3", layout="gs2", architecture="jumprelu",
+         hook="model.layers.2.output", norm="none", b_dec_in=False, d_sae=48, seed=11,
+         folder="gemma-scope-2-1b-pt/resid_post/layer_2_width_48_l0_small"),
+    dict(name="gemma3_gemma_scope_2_att1", model="gemma3", layout="gs2", architecture="jumprelu",
+         hook="model.layers.1.self_attn.o_proj.input", norm="none", b_dec_in=False, d_sae=40,
+         seed=12, folder="gemma-scope-2-1b-pt/attn_out/layer_1_width_40_l0_small"),
+    # a transcoder with an affine skip: reads the MLP's input (after pre_feedforward_layernorm),
+    # reconstructs its output (after post_feedforward_layernorm): f @ w_dec + b_dec + x @ W_skip
+    dict(name="gemma3_gemma_scope_2_transcoder1", model="gemma3", layout="gs2",
+         architecture="jumprelu", hook="model.layers.1.pre_feedforward_layernorm.output",
+         hook_out="model.layers.1.post_feedforward_layernorm.output", norm="none",
+         b_dec_in=False, d_sae=64, seed=13,
+         folder="gemma-scope-2-1b-pt/transcoder/layer_1_width_64_l0_small"),
+    # SAELens 6.x SAEs at the other TransformerLens hooks, on Gemma 2: attention's output after
+    # post_attention_layernorm, and the residual stream between attention and MLP
+    dict(name="gemma2_jumprelu_attn_out2", model="gemma2", layout="6", architecture="jumprelu",
+         hook="blocks.2.hook_attn_out", norm="none", b_dec_in=True, d_sae=40, seed=14),
+    dict(name="gemma2_standard_resid_mid1", model="gemma2", layout="6", architecture="standard",
+         hook="blocks.1.hook_resid_mid", norm="none", b_dec_in=True, d_sae=36, seed=15),
 ]
+
+# Gemma's sub-layer tensors (models_ref.gemma_forward's taps) by hook name: TransformerLens's, and
+# the Hugging Face module names Gemma Scope 2's config.json gives
+GEMMA_TAPS = {
+    "hook_resid_post": "resid_post", "hook_resid_mid": "resid_mid", "hook_attn_out": "attn_out",
+    "hook_mlp_out": "mlp_out", "attn.hook_z": "hook_z", "output": "resid_post",
+    "self_attn.o_proj.input": "hook_z", "post_feedforward_layernorm.output": "mlp_out",
+    "pre_feedforward_layernorm.output": "mlp_in",
+}
 
 
 # ------------------------------------------------------------------------------------------
@@ -139,7 +184,21 @@ def hidden_states(model, cfg, W, ids):
     return M.llama_forward(W, cfg, ids, mask)["hidden_states"]
 
 
+def gemma_tap(model, hook, ids):
+    """The tensor at `hook` (blocks.L.NAME or model.layers.L.NAME) of a Gemma reference pass."""
+    folder = os.path.join(MODELS, model)
+    cfg = json.load(open(os.path.join(folder, "config.json")))
+    taps = {}
+    M.gemma_forward(S.load_folder_f64(folder), cfg, ids, [1] * len(ids), taps)
+    parts = hook.split(".")
+    layer, name = (int(parts[1]), ".".join(parts[2:])) if parts[0] == "blocks" else (
+        int(parts[2]), ".".join(parts[3:]))
+    return taps[(layer, GEMMA_TAPS[name])]
+
+
 def residual_at(model, hook, ids):
+    if model.startswith("gemma"):
+        return gemma_tap(model, hook, ids)
     folder = os.path.join(MODELS, model)
     cfg = json.load(open(os.path.join(folder, "config.json")))
     W = S.load_folder_f64(folder)
@@ -223,10 +282,12 @@ def encode(case, P, sae_in):
     raise ValueError(a)
 
 
-def decode(case, P, n, f):
+def decode(case, P, n, f, x):
+    """x: the SAE's input as given, which a transcoder's affine skip reads."""
     if case["architecture"] == "topk" and case.get("rescale"):
         f = f / P["W_dec"].norm(dim=-1)
-    return n.out(f @ P["W_dec"] + P["b_dec"])
+    y = n.out(f @ P["W_dec"] + P["b_dec"])
+    return y + x @ P["W_skip"] if "W_skip" in P else y
 
 
 # ------------------------------------------------------------------------------------------
@@ -261,6 +322,8 @@ def make_params(case, x):
     a = case["architecture"]
     if a == "gated":
         P["r_mag"] = t(rng.normal(0, 0.3, d_sae))
+    if "hook_out" in case:
+        P["W_skip"] = t(rng.normal(0, 0.3 * scale, (d_in, d_in)))
     P = round_params(case, P)
     n, sae_in = sae_in_of(case, P, x)
     if a in ("standard", "jumprelu"):
@@ -407,25 +470,29 @@ def write_case(case):
     P = make_params(case, x)
     n, sae_in = sae_in_of(case, P, x)
     f = encode(case, P, sae_in)
-    y = decode(case, P, n, f)
-    folder = os.path.join(OUT, case["name"])
+    y = decode(case, P, n, f, x)
+    folder = os.path.join(OUT, case.get("folder", case["name"]))
     if os.path.isdir(folder):
         shutil.rmtree(folder)
     os.makedirs(folder)
-    if case["layout"] == "llama_scope":
-        write_llama_scope(case, P, folder, x.shape[1])
-    else:
-        write_saelens(case, P, folder, x.shape[1])
-    S.save(os.path.join(OUT, "expected", case["name"] + ".safetensors"),
-           {"sae_in": (x.numpy(), "F32"), "feature_acts": (f.numpy(), "F32"),
-            "sae_out": (y.numpy(), "F32")})
-    resid = ((x - y) ** 2).sum()
-    total = ((x - x.mean(dim=0)) ** 2).sum()
+    WRITERS[case["layout"]](case, P, folder, x.shape[1])
+    expected = {"sae_in": (x.numpy(), "F32"), "feature_acts": (f.numpy(), "F32"),
+                "sae_out": (y.numpy(), "F32")}
+    target = x
+    if "hook_out" in case:  # a transcoder reconstructs the activations at its output hook
+        target = torch.tensor(residual_at(case["model"], case["hook_out"], IDS))
+        expected["sae_target"] = (target.numpy(), "F32")
+    S.save(os.path.join(OUT, "expected", case["name"] + ".safetensors"), expected)
+    resid = ((target - y) ** 2).sum()
+    total = ((target - target.mean(dim=0)) ** 2).sum()
+    extra = {"folder": case["folder"]} if "folder" in case else {}
+    if "hook_out" in case:
+        extra["hook_out"] = case["hook_out"]
     return {
-        "name": case["name"], "model": case["model"], "hook": case["hook"],
+        "name": case["name"], "model": case["model"], "hook": case["hook"], **extra,
         "architecture": case["architecture"],
-        "layout": {"6": "saelens-6", "flat": "saelens-flat", "llama_scope": "llama-scope"}[
-            case["layout"]],
+        "layout": {"6": "saelens-6", "flat": "saelens-flat", "llama_scope": "llama-scope",
+                   "gs1": "gemma-scope", "gs2": "gemma-scope-2"}[case["layout"]],
         "normalize_activations": case["norm"],
         "d_in": int(x.shape[1]), "d_sae": case["d_sae"],
         "variance_explained": float(1 - resid / total),
@@ -466,6 +533,40 @@ def write_saelens(case, P, folder, d_in):
         with open(os.path.join(folder, "activation_scaler.json"), "w") as fh:
             json.dump({"scaling_factor": case["scaling_factor"]}, fh)
             fh.write("\n")
+
+
+def write_gemma_scope_1(case, P, folder, d_in):
+    """params.npz as numpy.savez writes it (stored .npy entries with ZIP64 local headers), with
+    a fixed timestamp so that the bytes repeat."""
+    arrays = {k: np.asarray(v.numpy(), dtype=np.float32) for k, v in P.items()}
+    if case.get("fortran"):
+        arrays["W_enc"] = np.asfortranarray(arrays["W_enc"])
+    with zipfile.ZipFile(os.path.join(folder, "params.npz"), "w", zipfile.ZIP_STORED) as zf:
+        for name in ("W_enc", "W_dec", "b_enc", "b_dec", "threshold"):
+            info = zipfile.ZipInfo(name + ".npy", date_time=(1980, 1, 1, 0, 0, 0))
+            with zf.open(info, "w", force_zip64=True) as fh:
+                np.lib.format.write_array(fh, arrays[name], allow_pickle=False)
+
+
+def write_gemma_scope_2(case, P, folder, d_in):
+    """config.json and params.safetensors as google/gemma-scope-2-* publish them."""
+    transcoder = "hook_out" in case
+    config = {"hf_hook_point_in": case["hook"], "hf_hook_point_out": case.get("hook_out", case["hook"]),
+              "width": case["d_sae"], "model_name": "google/gemma-3-1b-pt",
+              "architecture": "jump_relu", "l0": 10, "affine_connection": transcoder,
+              "type": "transcoder" if transcoder else "sae"}
+    with open(os.path.join(folder, "config.json"), "w") as fh:
+        json.dump(config, fh, indent=2)
+        fh.write("\n")
+    names = {"W_enc": "w_enc", "W_dec": "w_dec", "b_enc": "b_enc", "b_dec": "b_dec",
+             "threshold": "threshold", "W_skip": "affine_skip_connection"}
+    S.save(os.path.join(folder, "params.safetensors"),
+           {names[k]: (v.numpy(), "F32") for k, v in P.items()})
+
+
+WRITERS = {"6": write_saelens, "flat": write_saelens,
+           "llama_scope": write_llama_scope, "gs1": write_gemma_scope_1,
+           "gs2": write_gemma_scope_2}
 
 
 def main():

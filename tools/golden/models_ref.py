@@ -519,7 +519,12 @@ def gemma_sliding_layers(cfg):
     return [(i + 1) % cfg.get("sliding_window_pattern", 6) != 0 for i in range(L)]
 
 
-def gemma_forward(W, cfg, input_ids, attention_mask):
+def gemma_forward(W, cfg, input_ids, attention_mask, taps=None):
+    """taps, when a dict, receives each layer's sub-layer tensors by (layer, name): hook_z (the
+    heads before o_proj), attn_out (after post_attention_layernorm), resid_mid, mlp_in (after
+    pre_feedforward_layernorm), mlp_out (after post_feedforward_layernorm) and resid_post."""
+    tap = (lambda i, name, t: taps.__setitem__((i, name), t)) if taps is not None else (
+        lambda i, name, t: None)
     ids = np.asarray(input_ids)
     T = len(ids)
     D, H, KV, d = (cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"],
@@ -556,13 +561,21 @@ def gemma_forward(W, cfg, input_ids, attention_mask):
             s = np.tanh(s / soft) * soft
         probs = softmax_masked(s, windowed if sliding else full)
         ctx = (probs @ v).transpose(1, 0, 2).reshape(T, H * d)
+        tap(i, "hook_z", ctx)
         h = linear(ctx, W[a + "o_proj.weight"])
-        x = x + gemma_rms_norm(h, W[p + "post_attention_layernorm.weight"], eps)
+        h = gemma_rms_norm(h, W[p + "post_attention_layernorm.weight"], eps)
+        tap(i, "attn_out", h)
+        x = x + h
+        tap(i, "resid_mid", x)
         h = gemma_rms_norm(x, W[p + "pre_feedforward_layernorm.weight"], eps)
+        tap(i, "mlp_in", h)
         m = p + "mlp."
         h = act(linear(h, W[m + "gate_proj.weight"])) * linear(h, W[m + "up_proj.weight"])
         h = linear(h, W[m + "down_proj.weight"])
-        x = x + gemma_rms_norm(h, W[p + "post_feedforward_layernorm.weight"], eps)
+        h = gemma_rms_norm(h, W[p + "post_feedforward_layernorm.weight"], eps)
+        tap(i, "mlp_out", h)
+        x = x + h
+        tap(i, "resid_post", x)
         atts.append(probs)
     x = gemma_rms_norm(x, W["model.norm.weight"], eps)
     hs.append(x)
