@@ -1,7 +1,9 @@
 #include "cli_backend.h"
 
+#include "backend/backend_choice.h"
 #include "backend/vulkan/vk_error.h"
 
+#include <cstdio>
 #include <optional>
 #include <string>
 
@@ -28,5 +30,15 @@ void runWithCpuFallback(OpenedBackend& opened, std::unique_ptr<TransformerModel>
                   std::string("Vulkan failed (") + error.what() + "); ran on the CPU backend"};
         work();
     }
+}
+std::unique_ptr<LoadedModel> loadChosenModel(const CliArgs& args, const char* command) {
+    std::optional<BackendKind> forced;
+    if (args.has("--backend")) forced = args.backend();
+    const std::string selector = args.value("--vulkan-device").toStdString();
+    std::unique_ptr<LoadedModel> loaded =
+        loadCheckpoint(args.model(), chooseBackend(forced, selector), selector);
+    if (!loaded->backendNote.isEmpty())
+        std::fprintf(stderr, "headlight %s: %s\n", command, qPrintable(loaded->backendNote));
+    return loaded;
 }
 } // namespace headlight::app

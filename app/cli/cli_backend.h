@@ -1,10 +1,12 @@
 #pragma once
 // The backend a command runs a model on, with the CPU as the fallback when Vulkan fails, for the
-// commands that load a model themselves (inspect, heads).
+// commands that load a model themselves (inspect, heads), and the loaded checkpoint for those
+// that run a LoadedModel (export, patch, steer).
 
 #include "backend/backend_factory.h"
 #include "cli_args.h"
 #include "model/transformer.h"
+#include "model_session.h"
 
 #include <functional>
 #include <memory>
@@ -20,4 +22,7 @@ OpenedBackend openChosenBackend(const CliArgs& args);
 // the CPU, with the reason in opened.note.
 void runWithCpuFallback(OpenedBackend& opened, std::unique_ptr<TransformerModel>& model,
                         const std::function<void()>& work);
+// The checkpoint --model names, on the backend --backend and --vulkan-device choose; a note about
+// that choice goes to stderr as "headlight COMMAND: …".
+std::unique_ptr<LoadedModel> loadChosenModel(const CliArgs& args, const char* command);
 } // namespace headlight::app

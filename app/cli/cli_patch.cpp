@@ -5,6 +5,7 @@
 #include "activation_patching.h"
 #include "cli.h"
 #include "cli_args.h"
+#include "cli_backend.h"
 #include "export/atomic_write.h"
 #include "export/figure_export.h"
 #include "model_session.h"
@@ -59,13 +60,7 @@ int runPatch(const CliArgs& args) {
         format = render::imageFormatFor(args.value("--figure"));
         if (!format) throw CliError("--figure: give a .png, .svg or .pdf file");
     }
-    std::optional<BackendKind> forced;
-    if (args.has("--backend")) forced = args.backend();
-    const std::string selector = args.value("--vulkan-device").toStdString();
-    const std::unique_ptr<LoadedModel> loaded =
-        loadCheckpoint(args.model(), chooseBackend(forced, selector), selector);
-    if (!loaded->backendNote.isEmpty())
-        std::fprintf(stderr, "headlight patch: %s\n", qPrintable(loaded->backendNote));
+    const std::unique_ptr<LoadedModel> loaded = loadChosenModel(args, "patch");
     const tokenize::Tokenizer* tokenizer = loaded->tokenizer.get();
     const PreparedText clean = prepareText(tokenizer, args.required("--clean"));
     const PreparedText corrupt = prepareText(tokenizer, args.required("--corrupt"));

@@ -6,6 +6,7 @@
 #include "analysis/steering_vector.h"
 #include "cli.h"
 #include "cli_args.h"
+#include "cli_backend.h"
 #include "corpus_analysis.h"
 #include "io/steering_vector_file.h"
 #include "model_session.h"
@@ -45,13 +46,7 @@ std::vector<Tensor> activationsOfTexts(const LoadedModel& loaded, const char* fl
 int runSteer(const CliArgs& args) {
     const QString out = args.required("--out");
     const std::string hookName = args.required("--hook").toStdString();
-    std::optional<BackendKind> forced;
-    if (args.has("--backend")) forced = args.backend();
-    const std::string selector = args.value("--vulkan-device").toStdString();
-    const std::unique_ptr<LoadedModel> loaded =
-        loadCheckpoint(args.model(), chooseBackend(forced, selector), selector);
-    if (!loaded->backendNote.isEmpty())
-        std::fprintf(stderr, "headlight steer: %s\n", qPrintable(loaded->backendNote));
+    const std::unique_ptr<LoadedModel> loaded = loadChosenModel(args, "steer");
     analysis::SaeHook hook;
     try {
         hook = analysis::parseSaeHook(hookName, loaded->model->spec().layers);

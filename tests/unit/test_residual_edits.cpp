@@ -252,6 +252,16 @@ private Q_SLOTS:
             << QStringList{"--sae", kEditSaes + "qwen2_jumprelu_post2", "--steer", "1=1"}
             << "the SAE reads 48 values per token at blocks.2.hook_resid_post but the model's "
                "residual stream has 32";
+        QTest::newRow("hook off the residual stream")
+            << QStringList{"--sae", kEditSaes + "gemma2_standard_resid_mid1", "--steer", "1=1"}
+            << "edits reach the pass at the residual stream only (blocks.L.hook_resid_pre or "
+               "hook_resid_post), not at blocks.1.hook_resid_mid";
+        QTest::newRow("transcoder")
+            << QStringList{"--sae",
+                           kEditSaes + "gemma-scope-2-1b-pt/transcoder/layer_1_width_64_l0_small",
+                           "--steer", "1=1"}
+            << "a transcoder's features replace an MLP's output, which feature edits cannot "
+               "splice in";
         QTest::newRow("strength without vector")
             << QStringList{"--strength", "2", "--json"} << "--strength scales --steering-vector";
     }
