@@ -8,6 +8,7 @@
 #include "scene_files.h"
 
 #include <QEventLoop>
+#include <QFileInfo>
 #include <QJsonArray>
 
 namespace headlight::app {
@@ -113,12 +114,42 @@ RenderedScene renderScenario(const io::Scenario& scenario, const QString& baseFo
     return rendered;
 }
 
+namespace {
+
+// "steering vector capitals.safetensors × 2", "SAE blocks.1 (clamp 3 = 0, splice with-error)".
+QString editCaption(const analysis::ResidualEditSpec& edit) {
+    if (edit.sae.empty())
+        return QStringLiteral("steering vector %1 × %2")
+            .arg(QFileInfo(QString::fromStdString(edit.steeringVector)).fileName())
+            .arg(double(edit.strength), 0, 'g', 3);
+    QStringList parts;
+    for (const analysis::FeatureValue& clamp : edit.features.clamps)
+        parts << QStringLiteral("clamp %1 = %2")
+                     .arg(clamp.feature)
+                     .arg(double(clamp.value), 0, 'g', 3);
+    for (const analysis::FeatureValue& steer : edit.features.steers)
+        parts << QStringLiteral("steer %1 × %2")
+                     .arg(steer.feature)
+                     .arg(double(steer.value), 0, 'g', 3);
+    if (edit.features.splice != analysis::SaeSplice::None)
+        parts << QStringLiteral("splice %1").arg(analysis::saeSpliceName(edit.features.splice));
+    return QStringLiteral("SAE %1 (%2)")
+        .arg(QFileInfo(QString::fromStdString(edit.sae)).fileName(),
+             parts.join(QStringLiteral(", ")));
+}
+} // namespace
+
 render::FigureCaption scenarioCaption(const io::Scenario& scenario, const LoadedModel& model) {
     const ModelSpec& spec = model.model->spec();
+    // Why the edits beside the variant: a figure of an edited pass must say so on its face, not
+    // only in its provenance.
+    QString variant = variantCaption(scenario.variant);
+    for (const analysis::ResidualEditSpec& edit : scenario.edits)
+        variant += QStringLiteral(" + ") + editCaption(edit);
     return {QStringLiteral("%1 (%2, %3 × %4)")
                 .arg(model.name(), QString::fromLatin1(architectureName(spec.architecture)),
                      counted(spec.layers, QStringLiteral("layer")),
                      counted(spec.heads, QStringLiteral("head"))),
-            variantCaption(scenario.variant), QString::fromStdString(scenario.text)};
+            variant, QString::fromStdString(scenario.text)};
 }
 } // namespace headlight::app

@@ -14,6 +14,7 @@
 #include "io/steering_vector_file.h"
 #include "model/kv_cache.h"
 #include "model/transformer.h"
+#include "temp_files.h"
 #include "variants/forward_plan.h"
 
 #include <QDir>
@@ -523,6 +524,15 @@ private Q_SLOTS:
             "steered", {QJsonObject{{"steering_vector", "control.gguf"}, {"strength", 4.0}}});
         QVERIFY2(steered.exitCode == 0, qPrintable(steered.err));
         QVERIFY(!pixels("clean").isNull() && pixels("clean") != pixels("steered"));
+        // The caption says so on the figure's face, beside the variant.
+        const test::CliResult svg =
+            test::runHeadlight({"export", "--scene", dir_.filePath("scenes/steered.json"),
+                                "--backend", "cpu", "--out", dir_.filePath("steered.svg")});
+        QVERIFY2(svg.exitCode == 0, qPrintable(svg.err));
+        const QString drawn = QString::fromUtf8(test::readFile(dir_.filePath("steered.svg")));
+        QVERIFY2(drawn.contains(
+                     QStringLiteral("Variant: as trained + steering vector control.gguf × 4")),
+                 qPrintable(drawn.left(400)));
 
         const test::CliResult missing =
             exported("missing", {QJsonObject{{"steering_vector", "nowhere.gguf"}}});
