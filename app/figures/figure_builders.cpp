@@ -331,14 +331,6 @@ constexpr bool inViewKindOrder() {
     return true;
 }
 static_assert(inViewKindOrder());
-constexpr bool singleFiguresFirst() {
-    for (int i = 0; i < kAllViewCount; ++i)
-        if ((kViews[i].figure != nullptr) != (i < kViewCount) ||
-            (kViews[i].panels != nullptr) == (i < kViewCount))
-            return false;
-    return true;
-}
-static_assert(singleFiguresFirst());
 } // namespace
 
 const ViewRow& viewRow(ViewKind kind) {

@@ -7,16 +7,15 @@
 #include "corpus_head_means.h"
 
 #include <QObject>
-#include <QPointer>
-#include <atomic>
 #include <memory>
 #include <optional>
 
 class QProgressDialog;
-template <typename T> class QFutureWatcher;
+class QWidget;
 
 namespace headlight::app {
 
+class BackgroundJob;
 class Workspace;
 
 class CorpusMeansRunner : public QObject {
@@ -36,16 +35,10 @@ Q_SIGNALS:
     void failed(const QString& reason);
 
 private:
-    struct Outcome {
-        std::optional<CorpusHeadMeans> means;
-        QString error;
-    };
-    void collect();
+    void collect(const QString& error);
 
     Workspace* workspace_;
-    QWidget* dialogParent_;
-    QPointer<QProgressDialog> progress_;
-    QFutureWatcher<std::shared_ptr<Outcome>>* watcher_;
-    std::atomic<bool> cancel_{false};
+    std::optional<CorpusHeadMeans> means_; // written by the job's work
+    std::unique_ptr<BackgroundJob> job_;
 };
 } // namespace headlight::app

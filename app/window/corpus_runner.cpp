@@ -1,21 +1,15 @@
 #include "corpus_runner.h"
 
+#include "background_job.h"
 #include "corpus_analysis.h"
 #include "workspace.h"
 
 #include <QAction>
 #include <QFileDialog>
-#include <QFutureWatcher>
 #include <QMessageBox>
-#include <QProgressDialog>
-#include <QtConcurrent/QtConcurrentRun>
 #include <stdexcept>
 
 namespace headlight::app {
-
-struct CorpusRunner::Outcome {
-    PooledCorpus corpus;
-};
 
 CorpusRunner::CorpusRunner(Workspace* workspace, QWidget* dialogParent)
     : QObject(workspace)
@@ -23,7 +17,7 @@ CorpusRunner::CorpusRunner(Workspace* workspace, QWidget* dialogParent)
     , dialogParent_(dialogParent)
     , open_(new QAction(tr("Open &corpus…"), this))
     , clear_(new QAction(tr("Violins over the current &text"), this))
-    , watcher_(new QFutureWatcher<std::shared_ptr<Outcome>>(this)) {
+    , job_(std::make_unique<BackgroundJob>(workspace, dialogParent)) {
     open_->setStatusTip(tr("Entropy and JSD violins over a file of texts, one per line"));
     clear_->setEnabled(false);
     connect(open_, &QAction::triggered, this, &CorpusRunner::chooseFile);
@@ -31,7 +25,7 @@ CorpusRunner::CorpusRunner(Workspace* workspace, QWidget* dialogParent)
         workspace_->setCorpusStats(std::nullopt);
         clear_->setEnabled(false);
     });
-    connect(watcher_, &QFutureWatcherBase::finished, this, &CorpusRunner::collect);
+    connect(job_.get(), &BackgroundJob::ended, this, &CorpusRunner::collect);
 }
 
 void CorpusRunner::chooseFile() {
@@ -48,17 +42,14 @@ void CorpusRunner::chooseFile() {
                          tr("Headlight cannot run %1: %2").arg(path, why));
 }
 
-CorpusRunner::~CorpusRunner() {
-    cancel_ = true;
-    watcher_->waitForFinished();
-}
+CorpusRunner::~CorpusRunner() = default;
 
 QProgressDialog* CorpusRunner::progress() const {
-    return progress_;
+    return job_->progress();
 }
 
 bool CorpusRunner::running() const {
-    return watcher_->isRunning();
+    return job_->running();
 }
 
 bool CorpusRunner::start(const QStringList& texts, QString* why) {
@@ -70,39 +61,27 @@ bool CorpusRunner::start(const QStringList& texts, QString* why) {
                                      : tr("A corpus is already running.");
         return false;
     }
-    // Why pause and wait: the backend runs one pass at a time and the runner may be mid-pass.
-    workspace_->runner().setPaused(true);
-    workspace_->runner().waitForIdle();
-    cancel_ = false;
-    progress_ = new QProgressDialog(tr("Analysing %1 texts…").arg(texts.size()), tr("Cancel"), 0,
-                                    int(texts.size()), dialogParent_);
-    progress_->setWindowTitle(tr("Corpus"));
-    progress_->setWindowModality(Qt::WindowModal);
-    progress_->setMinimumDuration(0);
-    progress_->setAttribute(Qt::WA_DeleteOnClose);
-    connect(progress_, &QProgressDialog::canceled, this, [this] { cancel_ = true; });
-    progress_->show();
+    corpus_ = {};
     const variants::VariantSpec variant = workspace_->variant();
-    watcher_->setFuture(QtConcurrent::run([this, model, variant, texts] {
-        const auto progress = [this](std::size_t done, std::size_t) {
-            QMetaObject::invokeMethod(this, [this, done] {
-                if (progress_) progress_->setValue(int(done));
-            });
-        };
-        return std::make_shared<Outcome>(
-            Outcome{poolCorpus(*model, variant, texts, progress, cancel_)});
-    }));
+    job_->start(tr("Corpus"), tr("Analysing %1 texts…").arg(texts.size()), texts.size(),
+                [this, model, variant, texts](const BackgroundJob::Progress& progress) {
+                    corpus_ = poolCorpus(
+                        *model, variant, texts,
+                        [&](std::size_t done, std::size_t total) {
+                            progress(int64_t(done), int64_t(total));
+                        },
+                        job_->cancelFlag());
+                });
     return true;
 }
 
-void CorpusRunner::collect() {
-    const std::shared_ptr<Outcome> outcome = watcher_->result();
-    const analysis::CorpusResult& result = outcome->corpus.pooled;
-    if (progress_) progress_->close();
-    workspace_->runner().setPaused(false);
+// poolCorpus keeps each text's failure in the result; `error` is one that stopped the whole run.
+void CorpusRunner::collect(const QString& error) {
+    if (!error.isEmpty()) QMessageBox::warning(dialogParent_, tr("Cannot run the corpus"), error);
+    const analysis::CorpusResult& result = corpus_.pooled;
     const std::size_t analysed = result.accumulated.textCount();
     if (analysed > 0) {
-        workspace_->setCorpusStats(outcome->corpus.stats);
+        workspace_->setCorpusStats(corpus_.stats);
         clear_->setEnabled(true);
     }
     Q_EMIT finished(analysed, result.errors.size(), result.cancelled);

@@ -5,20 +5,18 @@
 // meanwhile because a backend runs one pass at a time. When done, the workspace's violins show
 // the corpus.
 
-#include "attention_stats.h"
+#include "corpus_analysis.h"
 
 #include <QObject>
-#include <QPointer>
 #include <QStringList>
-#include <atomic>
 #include <memory>
 
 class QAction;
 class QProgressDialog;
-template <typename T> class QFutureWatcher;
 
 namespace headlight::app {
 
+class BackgroundJob;
 class Workspace;
 
 class CorpusRunner : public QObject {
@@ -38,16 +36,14 @@ Q_SIGNALS:
     void finished(std::size_t texts, std::size_t failed, bool cancelled);
 
 private:
-    struct Outcome;
-    void collect();
+    void collect(const QString& error);
     void chooseFile();
 
     Workspace* workspace_;
     QWidget* dialogParent_;
-    QPointer<QProgressDialog> progress_;
     QAction* open_;
     QAction* clear_;
-    QFutureWatcher<std::shared_ptr<Outcome>>* watcher_;
-    std::atomic<bool> cancel_{false};
+    PooledCorpus corpus_; // written by the job's work
+    std::unique_ptr<BackgroundJob> job_;
 };
 } // namespace headlight::app

@@ -10,17 +10,15 @@
 
 #include <QJsonObject>
 #include <QObject>
-#include <QPointer>
 #include <QString>
-#include <atomic>
 #include <memory>
 
 class QAction;
 class QProgressDialog;
-template <typename T> class QFutureWatcher;
 
 namespace headlight::app {
 
+class BackgroundJob;
 class Workspace;
 
 class KnnDatastoreBuilder : public QObject {
@@ -32,7 +30,7 @@ public:
     QAction* buildAction() const { return build_; }
     // Starts building from `path`; false (and `why`) when there is no model or a build runs.
     bool start(const QString& path, QString* why = nullptr);
-    void cancel() { cancel_ = true; }
+    void cancel();
     bool running() const;
     QProgressDialog* progress() const; // the dialog of the build in flight, if any
 
@@ -42,17 +40,16 @@ Q_SIGNALS:
     void finished(bool built, const QString& path, const QString& error);
 
 private:
-    struct Outcome;
     void chooseFile();
-    void collect();
+    void collect(const QString& error);
 
     Workspace* workspace_;
     QWidget* dialogParent_;
     QAction* build_;
-    QPointer<QProgressDialog> progress_;
-    QFutureWatcher<std::shared_ptr<Outcome>>* watcher_;
-    std::atomic<bool> cancel_{false};
     QString path_;
+    std::shared_ptr<const LoadedModel> model_; // the model the build in flight reads
+    std::shared_ptr<const KnnStore> store_;    // written by the job's work; null until built
+    std::unique_ptr<BackgroundJob> job_;
 };
 
 // `spec` with a knn section that reads `path`: its own k, lambda and temperature when it has

@@ -9,6 +9,7 @@
 
 #include <QAbstractButton>
 #include <QLineEdit>
+#include <QSet>
 #include <QStandardPaths>
 #include <QTest>
 #include <QTreeWidget>
@@ -45,6 +46,24 @@ class TestViewNavigation : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    // The table's rows: one per ViewKind in its order, each with exactly one builder, the single
+    // figures (what `headlight export` draws as one figure) first, and distinct ids and labels.
+    void everyViewHasOneRowWithOneBuilder() {
+        QSet<QString> ids, names;
+        for (int i = 0; i < app::kAllViewCount; ++i) {
+            const app::ViewRow& row = app::viewRow(app::ViewKind(i));
+            QCOMPARE(int(row.kind), i);
+            QVERIFY2((row.figure != nullptr) != (row.panels != nullptr), row.id);
+            QCOMPARE(row.figure != nullptr, i < app::kViewCount);
+            QCOMPARE(app::isPanelView(app::ViewKind(i)), i >= app::kViewCount);
+            QVERIFY(!QString(row.summary).isEmpty() && !app::viewGroupName(row.group).isEmpty());
+            ids << app::viewId(app::ViewKind(i));
+            names << app::viewName(app::ViewKind(i));
+        }
+        QCOMPARE(ids.size(), app::kAllViewCount);
+        QCOMPARE(names.size(), app::kAllViewCount);
+    }
 
     void everyViewIsOneClickAwayAt1280By800() {
         app::MainWindow window({});
