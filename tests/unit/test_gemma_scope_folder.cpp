@@ -53,9 +53,11 @@ QString npyRefusal(const QByteArray& file) {
     return QStringLiteral("(read without a refusal)");
 }
 
+// `value` in `width` little-endian bytes; bytes past the eighth are 0 (a shift by 64 or more is
+// undefined).
 void appendLittle(QByteArray& out, quint64 value, int width) {
     for (int i = 0; i < width; ++i)
-        out.append(char((value >> (8 * i)) & 0xFF));
+        out.append(i < 8 ? char((value >> (8 * i)) & 0xFF) : '\0');
 }
 
 // A zip of stored entries as numpy.savez lays them out (without ZIP64 records); `method` 8 marks
