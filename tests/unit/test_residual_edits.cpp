@@ -279,29 +279,24 @@ private Q_SLOTS:
 
     // A vector for another layer count: the hook, or a control vector's block, is refused.
     void vectorsAtMissingLayersAreRefused() {
+        const auto refusalFor = [&](const QString& vector) {
+            return editRefusal(
+                {"inspect", "--model", gpt2_, "--ids", "1,2", "--steering-vector", vector});
+        };
         const QString out = dir_.filePath("deep.safetensors");
         io::writeSteeringVector(out.toStdString(), Tensor({32}, 0.5f),
                                 {{"hook", "blocks.7.hook_resid_post"}});
-        QString refusal =
-            editRefusal({"inspect", "--model", gpt2_, "--ids", "1,2", "--steering-vector", out});
+        QString refusal = refusalFor(out);
         QVERIFY2(refusal.contains("blocks.7.hook_resid_post but the model has 3 blocks"),
                  qPrintable(refusal));
 
-        QFile deep(dir_.filePath("deep.gguf"));
-        QVERIFY(deep.open(QIODevice::WriteOnly));
-        deep.write(ggufOf("direction.5", 32));
-        deep.close();
-        refusal = editRefusal(
-            {"inspect", "--model", gpt2_, "--ids", "1,2", "--steering-vector", deep.fileName()});
+        test::writeFile(dir_.filePath("deep.gguf"), ggufOf("direction.5", 32));
+        refusal = refusalFor(dir_.filePath("deep.gguf"));
         QVERIFY2(refusal.contains("direction.5 steers block 5 but the model has 3 (0 to 2)"),
                  qPrintable(refusal));
 
-        QFile wide(dir_.filePath("wide.gguf"));
-        QVERIFY(wide.open(QIODevice::WriteOnly));
-        wide.write(ggufOf("direction.1", 40));
-        wide.close();
-        refusal = editRefusal(
-            {"inspect", "--model", gpt2_, "--ids", "1,2", "--steering-vector", wide.fileName()});
+        test::writeFile(dir_.filePath("wide.gguf"), ggufOf("direction.1", 40));
+        refusal = refusalFor(dir_.filePath("wide.gguf"));
         QVERIFY2(refusal.contains("has 40 values but the model's residual stream has 32"),
                  qPrintable(refusal));
     }
