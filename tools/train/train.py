@@ -53,10 +53,20 @@ def evaluate(model, x, mask, targets=None, batch=64):
     return {"loss": losses / total, "accuracy": right / total, "exact": exact / len(x)}
 
 
+def keep(checkpoint, step, model):
+    """Hands the model to `checkpoint` in eval mode, then resumes training."""
+    if checkpoint is not None:
+        model.eval()
+        checkpoint(step, model)
+        model.train()
+
+
 def train(config, dataset, steps, seed, batch, lr, warmup=100, log_every=10, quiet=False,
-          aux_weight=AUX_WEIGHT, halting_bias=None, token_std=None):
+          aux_weight=AUX_WEIGHT, halting_bias=None, token_std=None, checkpoint=None):
     """-> model, {"curve": [[step, loss]], "seconds"}; dataset.batch(rng, size) -> (x, mask) or
     (x, mask, targets).
+    `checkpoint(step, model)`, when given, is called before the first step (step 0) and after
+    every step (the callee decides which to keep; tools/train/train_runs.py), in eval mode.
     `halting_bias` replaces ACT's initial halting bias (t2t's +1 makes every token halt at the
     first step long before the task rewards pondering; a negative one starts by pondering).
     `token_std` replaces the token embeddings' N(0, 0.02): with fixed sinusoids (entries ±1) added,
@@ -74,6 +84,7 @@ def train(config, dataset, steps, seed, batch, lr, warmup=100, log_every=10, qui
                             lr=lr, betas=(0.9, 0.98))
     schedule = lambda s: min(1.0, (s + 1) / warmup) * (0.1 + 0.45 * (1 + math.cos(math.pi * s / steps)))  # noqa
     curve, start, running = [], time.time(), []
+    keep(checkpoint, 0, model)
     for step in range(steps):
         for group in opt.param_groups:
             group["lr"] = lr * schedule(step)
@@ -86,6 +97,7 @@ def train(config, dataset, steps, seed, batch, lr, warmup=100, log_every=10, qui
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         running.append(float(loss))
+        keep(checkpoint, step + 1, model)
         if (step + 1) % log_every == 0 or step + 1 == steps:
             curve.append([step + 1, round(sum(running) / len(running), 4)])
             running = []
