@@ -69,7 +69,7 @@ Routed routeByHash(std::span<const int32_t> ids, int experts) {
     const int64_t tokens = int64_t(ids.size());
     Routed routed = emptyRouting(tokens, experts, 1);
     for (int64_t t = 0; t < tokens; ++t) {
-        SeededRandom hash(uint64_t(uint32_t(ids[std::size_t(t)])));
+        SeededRandom hash{uint64_t(uint32_t(ids[std::size_t(t)]))};
         assign(routed, t, 0, 1, int(hash.next() % uint64_t(experts)), 1.0f);
     }
     return routed;

@@ -9,7 +9,8 @@
 // from the MLP's normed input to its post-normed output); SAELens SAEs at hook_attn_out and
 // hook_resid_mid. The hook's activations, the feature activations, the reconstruction (and a
 // transcoder's target) agree within 1e-4, and exactly the same features fire (the goldens keep
-// every pre-activation more than 1e-3 from its threshold).
+// every pre-activation more than 1e-3 from its threshold). The zoo's own SAEs (resources/saes,
+// tools/train_sae/train_sae.py) are checked the same way on their zoo models.
 #include "analysis/sae_hook.h"
 #include "analysis/sparse_autoencoder.h"
 #include "backend_fixture.h"
@@ -37,20 +38,30 @@ QJsonObject saeGolden() {
     return QJsonDocument::fromJson(file.readAll()).object();
 }
 
-std::vector<int32_t> saeGoldenIds() {
+// The zoo's SAEs (resources/saes) against tools/train_sae/train_sae.py's goldens.
+QJsonObject zooSaeGolden() {
+    QFile file(QStringLiteral(HEADLIGHT_TEST_DATA "/zoo_sae/golden.json"));
+    if (!file.open(QIODevice::ReadOnly)) qFatal("cannot read %s", qPrintable(file.fileName()));
+    return QJsonDocument::fromJson(file.readAll()).object();
+}
+
+std::vector<int32_t> idsOf(const QJsonArray& array) {
     std::vector<int32_t> ids;
-    for (const QJsonValue& id : saeGolden()["ids"].toArray())
+    for (const QJsonValue& id : array)
         ids.push_back(int32_t(id.toInt()));
     return ids;
 }
 
-// One pass captured for `hookName`, and its activations there.
-Tensor saeActivations(const TransformerModel& model, const std::string& hookName) {
+std::vector<int32_t> saeGoldenIds() { return idsOf(saeGolden()["ids"].toArray()); }
+
+// One pass of `ids` captured for `hookName`, and its activations there.
+Tensor saeActivations(const TransformerModel& model, const std::string& hookName,
+                      const std::vector<int32_t>& ids = saeGoldenIds()) {
     const ModelSpec& spec = model.spec();
     const analysis::SaeHook hook =
         analysis::parseSaeHook(hookName, spec.layers, spec.sandwichNorms);
-    const Trace trace = model.forward(ModelInput{saeGoldenIds(), {}, {}},
-                                      analysis::captureForHook(hook, spec.layers));
+    const Trace trace =
+        model.forward(ModelInput{ids, {}, {}}, analysis::captureForHook(hook, spec.layers));
     return analysis::activationsAtHook(trace, hook, spec.layers);
 }
 
@@ -66,6 +77,35 @@ std::vector<std::size_t> saeFiring(const Tensor& features) {
 class TestSaeGoldens : public QObject {
     Q_OBJECT
     test::BackendFixture fixture_;
+
+    // The hook's activations, the features (and which fire), the reconstruction and its quality
+    // against a golden case and its expected tensors.
+    void compareWithExpected(const analysis::SaeEncoding& encoding,
+                             const io::SafetensorsFile& expected, const QJsonObject& goldenCase) {
+        QString where;
+        const double inputDiff =
+            test::maxAbsDiff(encoding.input, expected.loadF32("sae_in"), &where);
+        QVERIFY2(inputDiff <= kSaeTolerance, qPrintable("sae_in: " + where));
+        const Tensor wantFeatures = expected.loadF32("feature_acts");
+        const double featureDiff = test::maxAbsDiff(encoding.features, wantFeatures, &where);
+        QVERIFY2(featureDiff <= kSaeTolerance, qPrintable("feature_acts: " + where));
+        const double outputDiff =
+            test::maxAbsDiff(encoding.output, expected.loadF32("sae_out"), &where);
+        QVERIFY2(outputDiff <= kSaeTolerance, qPrintable("sae_out: " + where));
+        const std::vector<std::size_t> firing = saeFiring(encoding.features);
+        QCOMPARE(firing, saeFiring(wantFeatures));
+        QCOMPARE(int(firing.size()), goldenCase["firing"].toInt());
+        qInfo(
+            "%s on %s: max |diff| sae_in %.3g, feature_acts %.3g, sae_out %.3g; %zu features fire",
+            qPrintable(goldenCase["name"].toString()), fixture_.cliName(), inputDiff, featureDiff,
+            outputDiff, firing.size());
+
+        const analysis::ReconstructionQuality quality = analysis::reconstructionQuality(encoding);
+        QVERIFY(std::abs(quality.varianceExplained - goldenCase["variance_explained"].toDouble()) <=
+                kSaeTolerance);
+        QVERIFY(std::abs(quality.meanSquaredError - goldenCase["mse"].toDouble()) <= kSaeTolerance);
+        QCOMPARE(quality.meanL0, goldenCase["l0"].toDouble());
+    }
 
 public:
     explicit TestSaeGoldens(BackendKind kind)
@@ -112,27 +152,35 @@ private Q_SLOTS:
                 test::maxAbsDiff(encoding.target, expected.loadF32("sae_target"), &where);
             QVERIFY2(targetDiff <= kSaeTolerance, qPrintable("sae_target: " + where));
         }
-        const double inputDiff =
-            test::maxAbsDiff(encoding.input, expected.loadF32("sae_in"), &where);
-        QVERIFY2(inputDiff <= kSaeTolerance, qPrintable("sae_in: " + where));
-        const Tensor wantFeatures = expected.loadF32("feature_acts");
-        const double featureDiff = test::maxAbsDiff(encoding.features, wantFeatures, &where);
-        QVERIFY2(featureDiff <= kSaeTolerance, qPrintable("feature_acts: " + where));
-        const double outputDiff =
-            test::maxAbsDiff(encoding.output, expected.loadF32("sae_out"), &where);
-        QVERIFY2(outputDiff <= kSaeTolerance, qPrintable("sae_out: " + where));
-        const std::vector<std::size_t> firing = saeFiring(encoding.features);
-        QCOMPARE(firing, saeFiring(wantFeatures));
-        QCOMPARE(int(firing.size()), goldenCase["firing"].toInt());
-        qInfo(
-            "%s on %s: max |diff| sae_in %.3g, feature_acts %.3g, sae_out %.3g; %zu features fire",
-            name.c_str(), fixture_.cliName(), inputDiff, featureDiff, outputDiff, firing.size());
+        compareWithExpected(encoding, expected, goldenCase);
+    }
 
-        const analysis::ReconstructionQuality quality = analysis::reconstructionQuality(encoding);
-        QVERIFY(std::abs(quality.varianceExplained - goldenCase["variance_explained"].toDouble()) <=
-                kSaeTolerance);
-        QVERIFY(std::abs(quality.meanSquaredError - goldenCase["mse"].toDouble()) <= kSaeTolerance);
-        QCOMPARE(quality.meanL0, goldenCase["l0"].toDouble());
+    // The zoo's SAEs, as shipped in SAELens's folder layout, on their zoo models.
+    void zooSaesMatchTheReference_data() {
+        QTest::addColumn<QJsonObject>("goldenCase");
+        const QJsonArray cases = zooSaeGolden()["cases"].toArray();
+        QCOMPARE(cases.size(), 2);
+        for (const QJsonValue& c : cases)
+            QTest::newRow(qPrintable(c.toObject()["name"].toString())) << c.toObject();
+    }
+
+    void zooSaesMatchTheReference() {
+        QFETCH(QJsonObject, goldenCase);
+        const std::string source = HEADLIGHT_SOURCE_DIR "/";
+        const io::SaeFolder folder =
+            io::readSaeFolder(source + goldenCase["sae"].toString().toStdString());
+        QCOMPARE(QString::fromStdString(folder.config.hookName), goldenCase["hook"].toString());
+        QCOMPARE(QString(analysis::saeArchitectureName(folder.config.architecture)),
+                 goldenCase["architecture"].toString());
+        const auto model =
+            loadModel(source + goldenCase["model"].toString().toStdString(), fixture_.backend());
+        const Tensor activations = saeActivations(*model, folder.config.hookName,
+                                                  idsOf(goldenCase["ids"].toArray()));
+        const io::SafetensorsFile expected(std::string(HEADLIGHT_TEST_DATA "/zoo_sae/expected/") +
+                                           goldenCase["name"].toString().toStdString() +
+                                           ".safetensors");
+        compareWithExpected(analysis::encodeAndDecode(folder.sae, activations), expected,
+                            goldenCase);
     }
 
     // On a pre-norm model without Gemma's output norms (Qwen2), the sub-layer hooks add up as the
