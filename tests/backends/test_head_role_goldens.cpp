@@ -4,9 +4,9 @@
 // previous-token, duplicate-token, induction, positional with its offset, and sink within 1e-5.
 #include "analysis/head_roles.h"
 #include "backend_fixture.h"
+#include "golden_json.h"
 #include "model/transformer.h"
 
-#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -20,19 +20,13 @@ namespace {
 constexpr double kRoleTolerance = 1e-5;
 
 QJsonDocument readRoleJson(const QString& name) {
-    QFile file(QStringLiteral(HEADLIGHT_TEST_DATA "/head_roles/") + name);
-    if (!file.open(QIODevice::ReadOnly)) qFatal("cannot read %s", qPrintable(file.fileName()));
-    return QJsonDocument::fromJson(file.readAll());
+    return test::readJsonFile(QStringLiteral(HEADLIGHT_TEST_DATA "/head_roles/") + name);
 }
 
 std::vector<std::vector<int32_t>> goldenProbes() {
     std::vector<std::vector<int32_t>> probes;
-    for (const QJsonValue& list : readRoleJson("probes.json").array()) {
-        std::vector<int32_t> ids;
-        for (const QJsonValue& id : list.toArray())
-            ids.push_back(int32_t(id.toInt()));
-        probes.push_back(ids);
-    }
+    for (const QJsonValue& list : readRoleJson("probes.json").array())
+        probes.push_back(test::idsOf(list));
     return probes;
 }
 
@@ -65,10 +59,14 @@ private Q_SLOTS:
 
     void scoresMatchTheReference() {
         QFETCH(QString, model);
-        const QJsonArray expected =
-            readRoleJson("golden.json").object()["models"].toObject()[model].toObject()["heads"].toArray();
-        const auto loaded = loadModel(
-            (QStringLiteral(HEADLIGHT_TEST_DATA "/models/") + model).toStdString(), fixture_.backend());
+        const QJsonArray expected = readRoleJson("golden.json")
+                                        .object()["models"]
+                                        .toObject()[model]
+                                        .toObject()["heads"]
+                                        .toArray();
+        const auto loaded =
+            loadModel((QStringLiteral(HEADLIGHT_TEST_DATA "/models/") + model).toStdString(),
+                      fixture_.backend());
         const ModelSpec& spec = loaded->spec();
         QCOMPARE(expected.size(), qsizetype(spec.layers) * spec.heads);
         analysis::HeadRoleAccumulator accumulator(spec.layers, spec.heads);
@@ -77,14 +75,17 @@ private Q_SLOTS:
         const auto probes = goldenProbes();
         QCOMPARE(probes.size(), std::size_t(4));
         for (const auto& ids : probes)
-            accumulator.add(ids, loaded->forward(ModelInput{ids, {}, {}}, capture).stackedProbabilities());
+            accumulator.add(
+                ids, loaded->forward(ModelInput{ids, {}, {}}, capture).stackedProbabilities());
         const std::vector<analysis::HeadRoleScores> scores = accumulator.scores();
         for (qsizetype i = 0; i < expected.size(); ++i) {
             const QJsonObject row = expected[i].toObject();
             const QJsonObject want = row["scores"].toObject();
             const analysis::HeadRoleScores& s =
                 scores[std::size_t(row["layer"].toInt() * spec.heads + row["head"].toInt())];
-            const QString where = QStringLiteral("layer %1 head %2").arg(row["layer"].toInt()).arg(row["head"].toInt());
+            const QString where = QStringLiteral("layer %1 head %2")
+                                      .arg(row["layer"].toInt())
+                                      .arg(row["head"].toInt());
             const std::pair<const char*, double> pairs[] = {{"previous_token", s.previousToken},
                                                             {"duplicate_token", s.duplicateToken},
                                                             {"induction", s.induction},

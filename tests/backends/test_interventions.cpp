@@ -8,12 +8,11 @@
 #include "activation_patching.h"
 #include "backend_fixture.h"
 #include "golden.h"
+#include "golden_json.h"
 #include "io/safetensors.h"
 #include "model/transformer.h"
 
-#include <QFile>
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QTest>
 
 using namespace headlight;
@@ -21,17 +20,12 @@ using namespace headlight;
 namespace {
 
 QJsonArray interventionCases() {
-    QFile file(QStringLiteral(HEADLIGHT_TEST_DATA "/interventions/golden.json"));
-    if (!file.open(QIODevice::ReadOnly)) return {};
-    return QJsonDocument::fromJson(file.readAll()).object()["cases"].toArray();
+    return test::readJsonObject(
+               QStringLiteral(HEADLIGHT_TEST_DATA "/interventions/golden.json"))["cases"]
+        .toArray();
 }
 
-std::vector<int32_t> idsOf(const QJsonValue& value) {
-    std::vector<int32_t> ids;
-    for (const QJsonValue& v : value.toArray())
-        ids.push_back(v.toInt());
-    return ids;
-}
+using test::idsOf;
 
 std::string modelFolder(const QJsonObject& c) {
     return (test::goldenRoot() + "/" + c["model"].toString()).toStdString();
@@ -46,12 +40,8 @@ io::SafetensorsFile expectedOf(const QJsonObject& c) {
 // A golden case's corpus (lists of ids) as the texts of a checkpoint without a tokenizer.
 QStringList corpusTexts(const QJsonValue& corpus) {
     QStringList texts;
-    for (const QJsonValue& ids : corpus.toArray()) {
-        QStringList parts;
-        for (const QJsonValue& id : ids.toArray())
-            parts << QString::number(id.toInt());
-        texts << parts.join(' ');
-    }
+    for (const QJsonValue& ids : corpus.toArray())
+        texts << test::joinedIds(ids, ' ');
     return texts;
 }
 

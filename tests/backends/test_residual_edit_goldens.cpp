@@ -9,15 +9,14 @@
 #include "analysis/steering_vector.h"
 #include "backend_fixture.h"
 #include "compare.h"
+#include "golden_json.h"
 #include "io/gguf.h"
 #include "io/sae_folder.h"
 #include "io/safetensors.h"
 #include "io/steering_vector_file.h"
 #include "model/transformer.h"
 
-#include <QFile>
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QJsonObject>
 #include <QTest>
 
@@ -29,16 +28,11 @@ constexpr double kEditTolerance = 1e-4;
 const QString kSteeringData = QStringLiteral(HEADLIGHT_TEST_DATA "/steering/");
 
 QJsonObject editGoldenJson() {
-    QFile file(kSteeringData + "golden.json");
-    if (!file.open(QIODevice::ReadOnly)) qFatal("cannot read %s", qPrintable(file.fileName()));
-    return QJsonDocument::fromJson(file.readAll()).object();
+    return test::readJsonObject(kSteeringData + "golden.json");
 }
 
 std::vector<int32_t> editGoldenIds(const QJsonValue& ids) {
-    std::vector<int32_t> out;
-    for (const QJsonValue& id : ids.toArray())
-        out.push_back(int32_t(id.toInt()));
-    return out;
+    return test::idsOf(ids);
 }
 
 std::vector<analysis::FeatureValue> editFeatureValues(const QJsonValue& pairs) {

@@ -15,13 +15,12 @@
 #include "analysis/sparse_autoencoder.h"
 #include "backend_fixture.h"
 #include "compare.h"
+#include "golden_json.h"
 #include "io/sae_folder.h"
 #include "io/safetensors.h"
 #include "model/transformer.h"
 
-#include <QFile>
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QJsonObject>
 #include <QTest>
 
@@ -33,26 +32,17 @@ constexpr double kSaeTolerance = 1e-4;
 const QString kSaeData = QStringLiteral(HEADLIGHT_TEST_DATA "/sae/");
 
 QJsonObject saeGolden() {
-    QFile file(kSaeData + "golden.json");
-    if (!file.open(QIODevice::ReadOnly)) qFatal("cannot read %s", qPrintable(file.fileName()));
-    return QJsonDocument::fromJson(file.readAll()).object();
+    return test::readJsonObject(kSaeData + "golden.json");
 }
 
 // The zoo's SAEs (resources/saes) against tools/train_sae/train_sae.py's goldens.
 QJsonObject zooSaeGolden() {
-    QFile file(QStringLiteral(HEADLIGHT_TEST_DATA "/zoo_sae/golden.json"));
-    if (!file.open(QIODevice::ReadOnly)) qFatal("cannot read %s", qPrintable(file.fileName()));
-    return QJsonDocument::fromJson(file.readAll()).object();
+    return test::readJsonObject(QStringLiteral(HEADLIGHT_TEST_DATA "/zoo_sae/golden.json"));
 }
 
-std::vector<int32_t> idsOf(const QJsonArray& array) {
-    std::vector<int32_t> ids;
-    for (const QJsonValue& id : array)
-        ids.push_back(int32_t(id.toInt()));
-    return ids;
+std::vector<int32_t> saeGoldenIds() {
+    return test::idsOf(saeGolden()["ids"]);
 }
-
-std::vector<int32_t> saeGoldenIds() { return idsOf(saeGolden()["ids"].toArray()); }
 
 // One pass of `ids` captured for `hookName`, and its activations there.
 Tensor saeActivations(const TransformerModel& model, const std::string& hookName,
@@ -174,8 +164,8 @@ private Q_SLOTS:
                  goldenCase["architecture"].toString());
         const auto model =
             loadModel(source + goldenCase["model"].toString().toStdString(), fixture_.backend());
-        const Tensor activations = saeActivations(*model, folder.config.hookName,
-                                                  idsOf(goldenCase["ids"].toArray()));
+        const Tensor activations =
+            saeActivations(*model, folder.config.hookName, test::idsOf(goldenCase["ids"]));
         const io::SafetensorsFile expected(std::string(HEADLIGHT_TEST_DATA "/zoo_sae/expected/") +
                                            goldenCase["name"].toString().toStdString() +
                                            ".safetensors");

@@ -8,6 +8,7 @@
 // reference's features; a Gemma Scope 2 transcoder reports its reconstruction of the MLP output.
 #include "cli_runner.h"
 #include "compare.h"
+#include "golden_json.h"
 #include "hub_cache_fixture.h"
 #include "io/safetensors.h"
 #include "temp_files.h"
@@ -31,20 +32,14 @@ const QString kFeaturesData = QStringLiteral(HEADLIGHT_TEST_DATA "/sae/");
 const QString kFeaturesModels = QStringLiteral(HEADLIGHT_TEST_DATA "/models/");
 
 QJsonObject featuresGoldenCase(const QString& name) {
-    const QJsonObject golden =
-        QJsonDocument::fromJson(test::readFile(kFeaturesData + "golden.json")).object();
+    const QJsonObject golden = test::readJsonObject(kFeaturesData + "golden.json");
     for (const QJsonValue& c : golden["cases"].toArray())
         if (c.toObject()["name"].toString() == name) return c.toObject();
     qFatal("no golden case %s", qPrintable(name));
 }
 
 QString featuresIds() {
-    const QJsonObject golden =
-        QJsonDocument::fromJson(test::readFile(kFeaturesData + "golden.json")).object();
-    QStringList ids;
-    for (const QJsonValue& id : golden["ids"].toArray())
-        ids.append(QString::number(id.toInt()));
-    return ids.join(',');
+    return test::joinedIds(test::readJsonObject(kFeaturesData + "golden.json")["ids"], ',');
 }
 
 bool featuresClose(double ours, double expected, double tolerance) {

@@ -4,6 +4,7 @@
 // (tools/golden/make_intervention_goldens.py); the figure is a PNG; bad input gets one line.
 #include "cli_runner.h"
 #include "golden.h"
+#include "golden_json.h"
 #include "io/safetensors.h"
 
 #include <QFile>
@@ -19,18 +20,15 @@ using namespace headlight;
 namespace {
 
 QJsonObject patchCliCase(const QString& name) {
-    QFile file(QStringLiteral(HEADLIGHT_TEST_DATA "/interventions/golden.json"));
-    if (!file.open(QIODevice::ReadOnly)) return {};
-    for (const QJsonValue& c : QJsonDocument::fromJson(file.readAll()).object()["cases"].toArray())
+    const QJsonObject golden =
+        test::readJsonObject(QStringLiteral(HEADLIGHT_TEST_DATA "/interventions/golden.json"));
+    for (const QJsonValue& c : golden["cases"].toArray())
         if (c["name"].toString() == name) return c.toObject();
     return {};
 }
 
 QString spacedIds(const QJsonValue& ids) {
-    QStringList parts;
-    for (const QJsonValue& id : ids.toArray())
-        parts << QString::number(id.toInt());
-    return parts.join(' ');
+    return test::joinedIds(ids, ' ');
 }
 
 io::SafetensorsFile interventionTensors(const QString& name) {

@@ -8,6 +8,7 @@
 #include "analysis/steering_vector.h"
 #include "cli_runner.h"
 #include "golden.h"
+#include "golden_json.h"
 #include "io/gguf.h"
 #include "io/safetensors.h"
 #include "io/scenario.h"
@@ -36,16 +37,11 @@ const QString kEditModels = QStringLiteral(HEADLIGHT_TEST_DATA "/models/");
 const QString kEditSaes = QStringLiteral(HEADLIGHT_TEST_DATA "/sae/");
 
 QJsonObject editGolden() {
-    QFile file(kEditData + "golden.json");
-    if (!file.open(QIODevice::ReadOnly)) qFatal("cannot read %s", qPrintable(file.fileName()));
-    return QJsonDocument::fromJson(file.readAll()).object();
+    return test::readJsonObject(kEditData + "golden.json");
 }
 
 QString editCommaIds(const QJsonValue& ids) {
-    QStringList parts;
-    for (const QJsonValue& id : ids.toArray())
-        parts << QString::number(id.toInt());
-    return parts.join(',');
+    return test::joinedIds(ids, ',');
 }
 
 // The reason of a refusal, or a note that there was none.
