@@ -169,6 +169,9 @@ private Q_SLOTS:
             const QString error = session.errorShown();
             QVERIFY2(error.isEmpty(),
                      qPrintable(QStringLiteral("round %1: %2").arg(round).arg(error)));
+            if (round % 100 == 99)
+                qInfo("soak: round %d on %s, resident %ld kB", round + 1,
+                      onZoo ? "pre_ln" : "the Llama", residentKb());
             if (round == warmUp - 1 && onZoo) afterWarmUp = residentKb();
             if (round >= warmUp && afterWarmUp < 0 && onZoo) afterWarmUp = residentKb();
         }
