@@ -12,4 +12,4 @@ rounds=${2:-1000}
 [[ $preset == release || $preset == asan ]] || { echo "usage: tools/soak.sh [release|asan] [ROUNDS]" >&2; exit 2; }
 # QTEST_FUNCTION_TIMEOUT: Qt Test ends a test function after 5 minutes by default.
 HEADLIGHT_SOAK_ROUNDS=$rounds HEADLIGHT_SOAK_LARGE_MODEL=1b QTEST_FUNCTION_TIMEOUT=14400000 \
-  ctest --preset "$preset" -R '^test_soak$' --timeout 14400 --output-on-failure -V | grep -E 'soak:|PASS|FAIL|Totals'
+  ctest --preset "$preset" -R '^test_soak$' --timeout 14400 --output-on-failure -V | grep --line-buffered -E 'soak:|PASS|FAIL|Totals'
