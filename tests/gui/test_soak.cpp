@@ -14,6 +14,7 @@
 #include "sparse_llama.h"
 #include "zoo_models.h"
 
+#include <QDir>
 #include <QFile>
 #include <QJsonDocument>
 #include <QMessageBox>
@@ -89,8 +90,11 @@ public:
     app::MainWindow& window() { return window_; }
     app::Workspace* workspace() { return window_.workspace(); }
 
-    // Opens `folder` and waits for its first pass.
+    // Opens `folder` and waits for its first pass; a folder already open (a lesson's step may
+    // have opened it) is kept as it is.
     bool open(const QString& folder) {
+        const auto model = workspace()->sharedModel();
+        if (model && QDir(model->folder) == QDir(folder)) return workspace()->result() != nullptr;
         QSignalSpy shown(workspace(), &app::Workspace::resultShown);
         window_.openCheckpoint(folder);
         return shown.wait(kSoakWaitMs) || !shown.isEmpty();
