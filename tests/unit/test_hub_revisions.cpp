@@ -29,7 +29,7 @@ QString commit(char digit) {
     return QString(40, QLatin1Char(digit));
 }
 
-QString canonical(const std::string& path) {
+QString canonicalOf(const std::string& path) {
     return QFileInfo(QString::fromStdString(path)).canonicalFilePath();
 }
 
@@ -83,7 +83,7 @@ private Q_SLOTS:
             for (const auto& [revision, digit] : cases) {
                 const io::ResolvedModel resolved =
                     io::resolveModel(given.toStdString(), revision.toStdString());
-                QCOMPARE(canonical(resolved.folder),
+                QCOMPARE(canonicalOf(resolved.folder),
                          QFileInfo(cache.snapshot(kPythiaId, commit(digit))).canonicalFilePath());
                 QCOMPARE(QString::fromStdString(resolved.repoId), kPythiaId);
                 QCOMPARE(QString::fromStdString(resolved.revision), revision);
@@ -95,7 +95,7 @@ private Q_SLOTS:
         QVERIFY(loadModelConfig(io::resolveModel(kPythiaId.toStdString(), "step1").folder)
                     .parallelResidual);
         // No revision: main, as before.
-        QCOMPARE(canonical(io::resolveModel(kPythiaId.toStdString(), "").folder),
+        QCOMPARE(canonicalOf(io::resolveModel(kPythiaId.toStdString(), "").folder),
                  QFileInfo(cache.snapshot(kPythiaId, commit('6'))).canonicalFilePath());
     }
 
@@ -106,7 +106,7 @@ private Q_SLOTS:
              io::listRevisions(cache.repoFolder(kPythiaId).toStdString())) {
             names << QString::fromStdString(revision.name);
             commits << QString::fromStdString(revision.commit).left(1);
-            QCOMPARE(canonical(revision.snapshot),
+            QCOMPARE(canonicalOf(revision.snapshot),
                      QFileInfo(cache.snapshot(kPythiaId, QString::fromStdString(revision.commit)))
                          .canonicalFilePath());
         }
@@ -154,7 +154,7 @@ private Q_SLOTS:
             {"inspect", "--model", kPythiaId, "--revision", "step0", "--text", "Hello", "--json"});
         QVERIFY2(step0.exitCode == 0, qPrintable(step0.err));
         const QJsonObject json = QJsonDocument::fromJson(step0.out.toUtf8()).object();
-        QCOMPARE(canonical(json["model"].toString().toStdString()),
+        QCOMPARE(canonicalOf(json["model"].toString().toStdString()),
                  QFileInfo(cache.snapshot(kPythiaId, commit('1'))).canonicalFilePath());
         const test::CliResult unknown = test::runHeadlight(
             {"heads", "--model", kPythiaId, "--revision", "step3", "--probes", "1"});
