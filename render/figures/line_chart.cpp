@@ -54,6 +54,10 @@ void paintLegend(QPainter& painter, const LineChartLayout& l, const LineChartFig
     double width = 0.0;
     for (const QString& name : names)
         width = std::max(width, textWidth(l.tickFont, name));
+    // Why a backing: the legend sits inside the plot, over the lines it names.
+    painter.fillRect(QRectF(l.plot.right() - width - 28.0, l.plot.top() + 2.0, width + 26.0,
+                            double(names.size()) * h + 4.0),
+                     style::kPage);
     for (qsizetype i = 0; i < names.size(); ++i) {
         const QRectF row(l.plot.right() - width - 24.0, l.plot.top() + 4.0 + double(i) * h,
                          width + 20.0, h);
