@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "cli_args.h"
 #include "default_model.h"
+#include "io/hub_cache.h"
 #include "main_window.h"
 
 #include <QApplication>
@@ -12,6 +13,7 @@
 #include <QTimer>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 namespace {
 
@@ -53,6 +55,21 @@ void quitAfterScreenshot(headlight::app::MainWindow& window, const QString& path
                      });
 }
 
+// --model (through resolveModelArgument) at --revision: the snapshot folder of that revision of a
+// cached repository. Nothing when the revision is not there, after saying why on stderr.
+std::optional<QString> modelToOpen(const QCommandLineParser& parser) {
+    const QString model = headlight::app::resolveModelArgument(parser.value("model"));
+    if (!parser.isSet("revision")) return model;
+    try {
+        return QString::fromStdString(
+            headlight::io::resolveModel(model.toStdString(), parser.value("revision").toStdString())
+                .folder);
+    } catch (const std::exception& error) {
+        std::fprintf(stderr, "headlight: --revision: %s\n", error.what());
+        return std::nullopt;
+    }
+}
+
 // `code`, or the end of the process right here when a GPU batch was abandoned while it may still
 // run: the driver's threads would crash in its libraries' exit-time destructors.
 int exitCode(int code) {
@@ -91,6 +108,8 @@ int runGui(int argc, char** argv) {
         }
     }
     options.vulkanDevice = parser.value("vulkan-device").toStdString();
+    const std::optional<QString> model = modelToOpen(parser);
+    if (!model) return 2;
     headlight::app::MainWindow window(options);
     auto* classroom = new headlight::app::Classroom(&window);
     window.show();
@@ -98,7 +117,7 @@ int runGui(int argc, char** argv) {
     if (!file.isEmpty())
         classroom->openFile(file);
     else if (parser.isSet("model"))
-        window.openCheckpoint(headlight::app::resolveModelArgument(parser.value("model")));
+        window.openCheckpoint(*model);
     else if (const auto zoo = headlight::app::defaultModel()) {
         if (!zoo->text.isEmpty()) window.workspace()->setText(zoo->text);
         window.openCheckpoint(zoo->folder);

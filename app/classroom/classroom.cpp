@@ -71,7 +71,7 @@ io::Scene Classroom::captureScene(const std::string& caption) const {
 bool Classroom::applyScene(const io::Scene& scene, const QString& baseFolder) {
     QString folder;
     try {
-        folder = resolveSceneModel(scene.model, baseFolder);
+        folder = resolveScenarioModel(scene, baseFolder);
     } catch (const io::SceneError& error) {
         window_->showError(tr("Cannot show the scene"), tr("The scene's model is missing."),
                            QString::fromUtf8(error.what()));

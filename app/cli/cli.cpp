@@ -139,6 +139,12 @@ CliOption dpiOption() {
                 .arg(render::ExportOptions{}.dpi)};
 }
 
+CliOption revisionOption() {
+    return {QStringLiteral("--revision"), QStringLiteral("NAME"),
+            QStringLiteral("with a Hugging Face cache id or folder: the branch, tag or commit hash "
+                           "to open, as the cache keeps it (Pythia's step1000; default: main)")};
+}
+
 const std::vector<CliCommand>& cliCommands() {
     static const std::vector<CliCommand> commands = {
         aboutCommand(),    convertCommand(),  devicesCommand(), exportCommand(),
@@ -153,6 +159,7 @@ const std::vector<CliOption>& windowOptions() {
         {QStringLiteral("--model"), QStringLiteral("DIR"),
          QStringLiteral("open this checkpoint folder, Hugging Face cache folder or cached "
                         "ORG/NAME id at start (default: the zoo's default model)")},
+        revisionOption(),
         {QStringLiteral("--open"), QStringLiteral("FILE"),
          QStringLiteral("open this scene or lesson file at start (docs/scenes.md)")},
         {QStringLiteral("--present"), {}, QStringLiteral("start in presentation mode (F5)")},

@@ -2,6 +2,7 @@
 
 #include "cli.h"
 #include "default_model.h"
+#include "io/hub_cache.h"
 
 #include <QFileInfo>
 #include <algorithm>
@@ -80,6 +81,13 @@ QString resolveModelArgument(const QString& value) {
     const std::optional<QString> resources = resourcesFolder();
     const QString zoo = resources ? *resources + "/models/" + value : QString();
     return resources && QFileInfo(zoo).isDir() ? zoo : value;
+}
+
+QString CliArgs::model() const {
+    const QString model = resolveModelArgument(required("--model"));
+    if (!has("--revision")) return model;
+    return QString::fromStdString(
+        io::resolveModel(model.toStdString(), value("--revision").toStdString()).folder);
 }
 
 int CliArgs::integer(const QString& flag, int fallback, int minimum, int maximum) const {

@@ -40,8 +40,9 @@ public:
     QString value(const QString& flag) const; // last value given, or empty
     QStringList values(const QString& flag) const { return values_.value(flag); }
     QString required(const QString& flag) const; // throws CliUsageError when missing
-    // --model, required, through resolveModelArgument.
-    QString model() const { return resolveModelArgument(required("--model")); }
+    // --model, required, through resolveModelArgument; with --revision, the snapshot folder of
+    // that revision of the cached repository --model names (io::resolveModel).
+    QString model() const;
     int integer(const QString& flag, int fallback, int minimum, int maximum) const;
     BackendKind backend() const; // --backend, validated
 

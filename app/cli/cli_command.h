@@ -45,4 +45,5 @@ const std::vector<CliOption>& windowOptions();
 CliOption backendOption();      // --backend cpu|vulkan
 CliOption vulkanDeviceOption(); // --vulkan-device SEL
 CliOption dpiOption();          // --dpi N, with the export limits
+CliOption revisionOption();     // --revision NAME, beside every --model
 } // namespace headlight::app

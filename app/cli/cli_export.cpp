@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "cli_args.h"
 #include "cli_atlas.h"
+#include "cli_export_checkpoints.h"
 #include "cli_interrupt.h"
 #include "corpus_analysis.h"
 #include "counted.h"
@@ -148,6 +149,7 @@ Request parseRequest(const CliArgs& args) {
     checkOut(request.out);
     for (const char* flag : {"--region", "--pool", "--overlay"})
         if (args.has(flag)) throw CliError(std::string(flag) + " is for --view atlas");
+    if (args.has("--revision-filter")) throw CliError("--revision-filter is for --checkpoints");
     if (int(args.has("--text")) + int(args.has("--texts")) + int(args.has("--text-file")) != 1)
         throw CliError("give exactly one of --text, --text-file and --texts");
     request.corpus = args.has("--texts");
@@ -297,8 +299,9 @@ render::FigureCaption captionFor(const Request& request, const ModelSpec& spec,
 // --backend, when given, overrides the scene's backend.
 void refuseScenarioFlags(const CliArgs& args) {
     const char* given = args.has("--scene") ? "--scene" : "--scenario";
-    for (const char* flag : {"--model", "--text", "--text-file", "--texts", "--variant", "--view",
-                             "--layer", "--head", "--region", "--pool", "--scene"})
+    for (const char* flag :
+         {"--model", "--revision", "--text", "--text-file", "--texts", "--variant", "--view",
+          "--layer", "--head", "--region", "--pool", "--scene"})
         if (args.has(flag) && std::strcmp(flag, given) != 0)
             throw CliError(std::string(given) +
                            " gives the model, text, variant, view and selection: leave out " +
@@ -325,7 +328,8 @@ QString sceneFolder(const CliArgs& args) {
 // file it writes by its name (in the folder the command runs in), so that a reproduction written
 // under the same name elsewhere records the same command.
 QStringList regenerationCommand(const CliArgs& args) {
-    static const QStringList files{"--model", "--texts", "--text-file", "--variant", "--scene"};
+    static const QStringList files{"--model",   "--texts", "--text-file",
+                                   "--variant", "--scene", "--checkpoints"};
     QStringList command{QStringLiteral("export")};
     for (const CliOption& option : exportCommand().options) {
         if (!args.has(option.flag)) continue;
@@ -376,6 +380,7 @@ int exportScene(const CliArgs& args) {
 
 int runExport(const CliArgs& args) {
     if (args.has("--list-views")) return listViews();
+    if (args.has("--checkpoints")) return runCheckpointExport(args, regenerationCommand(args));
     if (args.has("--scene") || args.has("--scenario")) return exportScene(args);
     if (args.value("--view") == kAtlasView) {
         checkOut(args.required("--out"));
@@ -420,12 +425,18 @@ CliCommand exportCommand() {
                         "[--backend cpu|vulkan] [--vulkan-device SEL]"),
          QStringLiteral("--scenario JSON --out FILE [--dpi N] [--size WxH] "
                         "[--backend cpu|vulkan] [--vulkan-device SEL]"),
+         QStringLiteral("--checkpoints SOURCE [--revision-filter REGEX] [--text STR | --text-file "
+                        "FILE] --view NAME --out DIR [--layer L] [--head H] [--dpi N] "
+                        "[--backend cpu|vulkan]"),
+         QStringLiteral("--checkpoints SOURCE [--revision-filter REGEX] [--text STR | --text-file "
+                        "FILE] --view training --out FILE [--dpi N] [--backend cpu|vulkan]"),
          QStringLiteral("--list-views")},
         {},
         {{"--list-views", {}, "list the views with one line each, and exit"},
          {"--model", "DIR",
           "the checkpoint folder (Hugging Face safetensors or the zoo's format), or a Hugging Face "
           "cache folder or cached ORG/NAME id, read offline"},
+         revisionOption(),
          {"--text", "STR", "the text to run"},
          {"--text-file", "FILE", "the text to run, read whole from a UTF-8 file (long inputs)"},
          {"--texts", "FILE",
@@ -455,12 +466,20 @@ CliCommand exportCommand() {
           "draw a saved scene (docs/scenes.md), which names the model, text, variant, view and "
           "selection"},
          {"--scenario", "JSON",
-          "draw a scene given inline as JSON, as the window's exports record it (docs/export.md)"}},
+          "draw a scene given inline as JSON, as the window's exports record it (docs/export.md)"},
+         {"--checkpoints", "SOURCE",
+          "every checkpoint of a training series (docs/scrubber.md): a run folder, a run's name "
+          "in resources/runs, or a Hugging Face cache id with several revisions; --out DIR gets "
+          "the view as frame_0000.png, ... and --view training the lines over training"},
+         {"--revision-filter", "REGEX",
+          "with --checkpoints: only the checkpoints whose label (step 200, step1000) matches"}},
         {QStringLiteral("headlight export --model resources/models/realformer --text 'The cat "
                         "sat on the mat.' --view entropy-violins --out violins.pdf"),
          QStringLiteral(
              "headlight export --model resources/models/rope --text-file book.txt "
-             "--view atlas --layer 1 --head mean --region 0:4096,0:4096 --out atlas.pdf")},
+             "--view atlas --layer 1 --head mean --region 0:4096,0:4096 --out atlas.pdf"),
+         QStringLiteral("headlight export --checkpoints EleutherAI/pythia-70m --revision-filter "
+                        "'^step[0-9]*000$' --text 'a b c a b c' --view training --out lines.csv")},
         &runExport,
     };
 }

@@ -310,6 +310,7 @@ CliCommand featuresCommand() {
         {{"--model", "DIR",
           "the checkpoint folder, a zoo model's name, or a Hugging Face cache folder or cached "
           "ORG/NAME id, read offline"},
+         revisionOption(),
          {"--sae", "DIR",
           "a SAELens SAE folder: cfg.json (6.x or the older flat layout) and "
           "sae_weights.safetensors, architectures standard, jumprelu, topk, gated; or a Llama "

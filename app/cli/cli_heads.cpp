@@ -4,7 +4,7 @@
 // with a seed, or the ids of a --probe file; with --pattern, the user's own pattern; with
 // --circuits, the scores read from the weights (cli_heads_circuits.h). Its options:
 // headsCommand() at the end.
-#include "analysis/head_roles.h"
+#include "analysis/head_role_probes.h"
 #include "cli.h"
 #include "cli_args.h"
 #include "cli_backend.h"
@@ -164,43 +164,6 @@ ProbeSet probeSet(const CliArgs& args, const ModelSpec& spec) {
     return set;
 }
 
-// Every probe's attention, scored as it arrives.
-std::vector<analysis::HeadRoleScores> scoreProbes(const TransformerModel& model,
-                                                  const ProbeSet& probes,
-                                                  const analysis::CustomPattern& pattern,
-                                                  const variants::VariantSpec& variant) {
-    const ModelSpec& spec = model.spec();
-    analysis::HeadRoleAccumulator accumulator(spec.layers, spec.heads, pattern);
-    CaptureRequest capture;
-    capture.finalState = false;
-    for (std::size_t p = 0; p < probes.ids.size(); ++p) {
-        const Trace trace = model.forward(ModelInput{probes.ids[p], {}, {}}, capture, variant);
-        const auto tokens = int64_t(probes.ids[p].size());
-        const auto ran = int(trace.layers.size());
-        if (ran > spec.layers)
-            throw CliError("probe " + std::to_string(p) + " ran " + std::to_string(ran) +
-                           " steps of the model's " + std::to_string(spec.layers) +
-                           " layer(s) (adaptive depth): heads scores models whose depth is fixed");
-        if (ran != spec.layers || trace.layersRun != spec.layers)
-            throw CliError("probe " + std::to_string(p) + " stopped after " +
-                           std::to_string(trace.layersRun) + " of " + std::to_string(spec.layers) +
-                           " layers (early exit): heads scores "
-                           "every layer");
-        for (std::size_t l = 0; l < trace.layers.size(); ++l) {
-            const Tensor& map = trace.layers[l].probabilities;
-            const bool tokenByToken = map.dim(1) == tokens && map.dim(2) == tokens;
-            if (!tokenByToken && !trace.internals.contains("funnel_merge"))
-                throw CliError("layer " + std::to_string(l) +
-                               "'s attention is not token by token "
-                               "(" +
-                               std::to_string(map.dim(1)) + " x " + std::to_string(map.dim(2)) +
-                               "): its heads have no role scores");
-        }
-        accumulator.add(probes.ids[p], trace.stackedProbabilities());
-    }
-    return accumulator.scores();
-}
-
 QJsonObject probeJson(const ProbeSet& probes) {
     if (!probes.file.isEmpty()) return {{"file", probes.file}, {"count", int(probes.ids.size())}};
     return {{"seed", probes.seed}, {"count", int(probes.ids.size())}, {"length", probes.length}};
@@ -308,7 +271,7 @@ int runHeads(const CliArgs& args) {
     std::unique_ptr<TransformerModel> model;
     runWithCpuFallback(opened, model, [&] {
         model = loadModel(folder, *opened.backend);
-        report.roles = scoreProbes(*model, report.probes, pattern, variant);
+        report.roles = analysis::scoreProbeRoles(*model, report.probes.ids, pattern, variant);
     });
     if (!opened.note.empty()) std::fprintf(stderr, "headlight heads: %s\n", opened.note.c_str());
     const int heads = model->spec().heads;
@@ -334,6 +297,7 @@ CliCommand headsCommand() {
         {{"--model", "DIR",
           "the checkpoint folder, a zoo model's name, or a Hugging Face cache folder or cached "
           "ORG/NAME id, read offline"},
+         revisionOption(),
          {"--probe", "FILE",
           "score these token ids instead of generated probes: a JSON list of id lists, each "
           "run as it is (no special tokens), from 2 tokens to one less than the model's context"},

@@ -195,6 +195,7 @@ CliCommand infoCommand() {
         {{"--model", "DIR",
           "the checkpoint folder, or a Hugging Face cache folder or cached ORG/NAME id, read "
           "offline; only config.json and the tensor headers are read (unless --weights int8)"},
+         revisionOption(),
          {"--tokens", "T",
           "plan memory for a pass of T tokens on the CPU backend: the mapped weights, the "
           "widened ones (held twice while loading), the pass, their peak and whether it fits "

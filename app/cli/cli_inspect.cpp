@@ -431,6 +431,7 @@ CliCommand inspectCommand() {
         {{"--model", "DIR",
           "the checkpoint folder (Hugging Face safetensors or the zoo's format), or a Hugging Face "
           "cache folder or cached ORG/NAME id, read offline"},
+         revisionOption(),
          {"--text", "STR", "the text to run, tokenized by the checkpoint's tokenizer"},
          {"--text-pair", "STR", "a second segment, for models that take sentence pairs"},
          {"--no-special-tokens", {}, "leave out the tokenizer's special tokens ([CLS], <s>, ...)"},

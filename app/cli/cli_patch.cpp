@@ -105,6 +105,7 @@ CliCommand patchCommand() {
         {{"--model", "DIR",
           "a causal checkpoint with a tied LM head (folder, Hugging Face cache folder or cached "
           "ORG/NAME id, read offline)"},
+         revisionOption(),
          {"--clean", "STR", "the clean text"},
          {"--corrupt", "STR", "the corrupted text, the same number of tokens as --clean"},
          {"--target", "TOKEN",

@@ -88,6 +88,7 @@ CliCommand steerCommand() {
         {{"--model", "DIR",
           "the checkpoint folder, a zoo model's name, or a Hugging Face cache folder or cached "
           "ORG/NAME id, read offline"},
+         revisionOption(),
          {"--positive", "FILE",
           "the texts steered towards, one per line (token ids when the checkpoint has no "
           "tokenizer)"},

@@ -67,6 +67,7 @@ CliCommand tokenizeCommand() {
         {{"--model", "DIR",
           "the checkpoint folder, or a Hugging Face cache folder or cached ORG/NAME id; only its "
           "tokenizer files are read"},
+         revisionOption(),
          {"--text", "STR", "the text to tokenize"},
          {"--text-pair", "STR", "a second segment, for tokenizers that take sentence pairs"},
          {"--no-special-tokens", {}, "leave out the tokenizer's special tokens ([CLS], <s>, ...)"},

@@ -252,6 +252,20 @@ render::Figure jsdViolins(const ForwardResult& r, const ViewState& s, const Corp
     return violins(r, s, true, c);
 }
 
+// The lines the window's scrubber measured, with the marker at the checkpoint shown.
+render::PanelsFigure trainingPanels(const ForwardResult&, const ViewState& s) {
+    if (!s.training)
+        return {QStringLiteral("Over training"),
+                {},
+                1,
+                {render::NotePanel{QStringLiteral(
+                    "Open a checkpoint of a zoo training run (resources/runs) or of a Hugging "
+                    "Face repository with several revisions, and press \"Measure over "
+                    "training\" in the Training bar under the view (from the command line: "
+                    "headlight export --checkpoints SOURCE --view training).")}}};
+    return trainingFigure(*s.training, s.checkpoint);
+}
+
 // A single-figure builder that reads no corpus.
 template <render::Figure (*build)(const ForwardResult&, const ViewState&)>
 render::Figure ofText(const ForwardResult& r, const ViewState& s, const CorpusStats*) {
@@ -321,6 +335,10 @@ constexpr ViewRow kViews[] = {
      "every head scored on the text: previous-token, duplicate, induction (TransformerLens's "
      "detect_head), offset, sink",
      kMapsOnly, nullptr, headRolesFigure},
+    {ViewKind::Training, "training", "Training", G::Statistics,
+     "over a training run's checkpoints: loss, in-context-learning score and the strongest "
+     "heads' roles (--checkpoints)",
+     kMapsOnly, nullptr, trainingPanels},
 };
 static_assert(std::size(kViews) == kAllViewCount);
 

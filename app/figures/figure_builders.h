@@ -6,8 +6,10 @@
 #include "figures/figure.h"
 #include "figures/panels.h"
 #include "forward_runner.h"
+#include "training_figure.h"
 
 #include <QString>
+#include <memory>
 
 namespace headlight::app {
 
@@ -32,11 +34,12 @@ enum class ViewKind {
     QkEmbedding,    // one head's queries and keys by PCA (AttentionViz), its layer's heads
     QkGrid,         // every layer × head's query-key embedding
     HeadRoles,      // every head scored for previous-token, duplicate, induction, offset, sink
+    Training,       // loss, ICL score and the strongest heads' roles over a training series
 };
 // The first kViewCount views are one render::Figure each (what `headlight export` writes); the
 // panel views after them combine several figures (render::PanelsFigure).
 constexpr int kViewCount = 8;
-constexpr int kAllViewCount = 20;
+constexpr int kAllViewCount = 21;
 
 struct ViewState {
     int layer = 0;
@@ -45,6 +48,10 @@ struct ViewState {
     bool averageHeads = false; // heatmap and token lines show the layer's mean over heads
     render::Colormap colormap = render::Colormap::Viridis;
     double knnLambda = -1.0; // the kNN-LM view's re-mix weight; negative: the pass's own λ
+    // The Training view's lines, measured over a series (the window's scrubber), and the
+    // checkpoint its marker stands at; none until measured.
+    std::shared_ptr<const TrainingCurves> training;
+    int checkpoint = -1;
 };
 
 // Where the window's view bar puts a view.

@@ -2,6 +2,8 @@
 
 #include "default_model.h"
 #include "export/atomic_write.h"
+#include "io/hub_cache.h"
+#include "io/tensor_file.h"
 
 #include <QDir>
 #include <QFile>
@@ -109,6 +111,20 @@ QString resolveSceneModel(const std::string& model, const QString& baseFolder) {
     looked << QDir::toNativeSeparators(folder);
     throw io::SceneError("scene: model '" + model + "' not found (looked in " +
                          looked.join(QStringLiteral(" and ")).toStdString() + ")");
+}
+
+QString resolveScenarioModel(const io::Scenario& scenario, const QString& baseFolder) {
+    if (scenario.revision.empty()) return resolveSceneModel(scenario.model, baseFolder);
+    const QString relative =
+        QDir(baseFolder).absoluteFilePath(QString::fromStdString(scenario.model));
+    const std::string source =
+        QFileInfo(relative).isDir() ? relative.toStdString() : scenario.model;
+    try {
+        return QString::fromStdString(io::resolveModel(source, scenario.revision).folder);
+    } catch (const io::CheckpointError& error) {
+        throw io::SceneError("scene: model '" + scenario.model + "' at revision '" +
+                             scenario.revision + "': " + error.what());
+    }
 }
 
 std::string sceneModelName(const QString& folder) {

@@ -34,6 +34,10 @@ void setScenarioView(io::Scenario& scenario, ViewKind view, const ViewState& sta
 // (resources/models/NAME), else a folder relative to `baseFolder` (the scene file's folder).
 // Throws io::SceneError: "scene: model 'NAME' not found (looked in A and B)".
 QString resolveSceneModel(const std::string& model, const QString& baseFolder);
+// The checkpoint folder of a scenario's `model` at its `revision`: resolveSceneModel without one;
+// with one, the snapshot of that revision of the Hugging Face cache repository the model names (a
+// folder relative to `baseFolder`, else a cached ORG/NAME id). Throws io::SceneError.
+QString resolveScenarioModel(const io::Scenario& scenario, const QString& baseFolder);
 // What a scene saved from the window names: the zoo name for a zoo model, else the folder.
 std::string sceneModelName(const QString& folder);
 

@@ -94,7 +94,7 @@ QString variantCaption(const QJsonObject& spec, const QString& prefix = {}) {
 
 RenderedScene renderScenario(const io::Scenario& scenario, const QString& baseFolder,
                              const std::string& deviceSelector) {
-    const QString folder = resolveSceneModel(scenario.model, baseFolder);
+    const QString folder = resolveScenarioModel(scenario, baseFolder);
     const auto model = loadModelNow(folder, scenario.backend, deviceSelector);
     checkSelection(scenario.selection, model->model->spec());
     const ViewKind view = viewKindFromId(scenario.view);

@@ -13,6 +13,7 @@
 #include "hub_cache_dialog.h"
 #include "knn_datastore_builder.h"
 #include "patching_dialog.h"
+#include "training_scrubber.h"
 #include "variant_dock.h"
 #include "variant_panel.h"
 #include "window_size.h"
@@ -105,6 +106,8 @@ MainWindow::MainWindow(const LaunchOptions& options, QWidget* parent)
     QSettings settings;
     restoreGeometry(settings.value("window/geometry").toByteArray());
     restoreState(settings.value("window/state").toByteArray());
+    // Why after restoreState: it is shown only while the open model is part of a series.
+    scrubber_ = new TrainingScrubber(this);
 }
 
 MainWindow::~MainWindow() {

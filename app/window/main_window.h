@@ -29,6 +29,7 @@ class AtlasCanvas;
 class CompareDock;
 class CorpusRunner;
 class PatchingDialog;
+class TrainingScrubber;
 class VariantDock;
 
 struct LaunchOptions {
@@ -52,6 +53,7 @@ public:
     VariantDock* variantDock() const { return variantDock_; }
     CompareDock* compareDock() const { return compare_; }
     CorpusRunner* corpusRunner() const { return corpus_; }
+    TrainingScrubber* trainingScrubber() const { return scrubber_; }
     // View ▸ Activation patching… (Ctrl+Shift+P): the dialog, made on first use.
     PatchingDialog* patchingDialog();
     // Ctrl+K: the palette over every menu command and zoo model (main_window_palette.cpp).
@@ -121,6 +123,7 @@ private:
     CompareDock* compare_ = nullptr;
     CorpusRunner* corpus_ = nullptr;
     PatchingDialog* patching_ = nullptr;
+    TrainingScrubber* scrubber_ = nullptr;
     QMenu* fileMenu_ = nullptr;
     QAction* paletteAction_ = nullptr;
     QAction* fileSlot_ = nullptr; // plug-in entries go before it (the separator above Quit)

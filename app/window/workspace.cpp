@@ -286,6 +286,12 @@ void Workspace::setModel(std::shared_ptr<const LoadedModel> model) {
     updateAtlas();
 }
 
+void Workspace::setTraining(std::shared_ptr<const TrainingCurves> curves, int checkpoint) {
+    state_.training = std::move(curves);
+    state_.checkpoint = checkpoint;
+    if (view_ == ViewKind::Training) refresh();
+}
+
 void Workspace::setVariant(const QJsonObject& spec) {
     variantJson_ = spec;
     state_.knnLambda = -1.0; // the new pass's own λ until the slider moves

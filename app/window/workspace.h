@@ -61,6 +61,8 @@ public:
     // Entropy and JSD violins pooled over a corpus replace the current text's while set.
     void setCorpusStats(std::optional<CorpusStats> stats);
     const std::optional<CorpusStats>& corpusStats() const { return corpus_; }
+    // The Training view's lines (the scrubber's) and the checkpoint its marker stands at.
+    void setTraining(std::shared_ptr<const TrainingCurves> curves, int checkpoint);
 
     const ViewState& state() const { return state_; }
     // The model (its zoo name for a zoo model), text, variant, view, selection and colour map.

@@ -259,6 +259,130 @@ std::vector<CachedModel> listCachedModels(const std::string& cacheRoot) {
     return models;
 }
 
+namespace {
+// The cache folder of an ORG/NAME id. Throws CheckpointError saying where it looked and which ids
+// the cache holds when the id is not there.
+fs::path cachedIdFolder(const std::string& repoId) {
+    const HubCacheRoot root = hubCacheRoot();
+    const fs::path repo = fs::path(root.path) / repoFolderName(repoId);
+    if (isRepoFolder(repo)) return repo;
+    std::vector<std::string> ids;
+    for (const CachedModel& model : listCachedModels(root.path))
+        ids.push_back(model.repoId);
+    fail("'" + repoId + "' is neither a folder nor a model in the Hugging Face cache (looked for " +
+         repo.string() + ", the cache from " + root.source + "); " +
+         (ids.empty() ? std::string("the cache holds no models") : "cached: " + joined(ids)) +
+         ". Headlight never downloads: fetch it with `huggingface-cli download " + repoId + "`");
+}
+
+// A revision name as refs/ may hold it: plain names joined by '/', nothing that leaves refs/.
+bool isRevisionName(const std::string& revision) {
+    if (revision.empty() || revision.front() == '/' || revision.back() == '/') return false;
+    for (std::size_t start = 0, end = 0; start <= revision.size(); start = end + 1) {
+        end = std::min(revision.find('/', start), revision.size());
+        if (!isPlainName(revision.substr(start, end - start))) return false;
+    }
+    return true;
+}
+
+bool byTrainingStep(const CachedRevision& a, const CachedRevision& b) {
+    if (a.step.has_value() != b.step.has_value()) return a.step.has_value();
+    if (a.step && *a.step != *b.step) return *a.step < *b.step;
+    return a.name < b.name;
+}
+} // namespace
+
+std::optional<int64_t> trainingStepOf(const std::string& name) {
+    std::string lower(name);
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return char(std::tolower(c)); });
+    const std::size_t at = lower.find("step");
+    if (at == std::string::npos) return std::nullopt;
+    std::size_t digits = at + 4;
+    if (digits < lower.size() && (lower[digits] == '_' || lower[digits] == '-')) ++digits;
+    std::size_t end = digits;
+    while (end < lower.size() && end - digits < 18 && std::isdigit((unsigned char)lower[end]))
+        ++end;
+    if (end == digits) return std::nullopt;
+    return std::stoll(lower.substr(digits, end - digits));
+}
+
+std::vector<CachedRevision> listRevisions(const std::string& repoFolder) {
+    const fs::path repo(repoFolder);
+    std::error_code error;
+    std::vector<CachedRevision> revisions;
+    std::set<std::string> named;
+    for (fs::recursive_directory_iterator it(repo / "refs", error), end; !error && it != end;
+         it.increment(error)) {
+        if (!it->is_regular_file(error)) continue;
+        const std::string commit = readRef(it->path());
+        if (!isPlainName(commit) || !fs::is_directory(repo / "snapshots" / commit, error)) continue;
+        const std::string name = it->path().lexically_relative(repo / "refs").generic_string();
+        revisions.push_back({name, commit, (repo / "snapshots" / commit).string(), {}});
+        named.insert(commit);
+    }
+    for (const fs::directory_entry& entry : fs::directory_iterator(repo / "snapshots", error)) {
+        const std::string commit = entry.path().filename().string();
+        if (entry.is_directory(error) && !named.count(commit))
+            revisions.push_back({commit, commit, entry.path().string(), {}});
+    }
+    for (CachedRevision& revision : revisions)
+        revision.step = trainingStepOf(revision.name);
+    std::sort(revisions.begin(), revisions.end(), byTrainingStep);
+    return revisions;
+}
+
+std::string snapshotOfRevision(const std::string& repoFolder, const std::string& revision) {
+    const fs::path repo(repoFolder);
+    const std::string repoId = repoIdOf(repo);
+    std::error_code error;
+    if (isRevisionName(revision)) {
+        const fs::path ref = repo / "refs" / revision;
+        const std::string commit = fs::is_regular_file(ref, error) ? readRef(ref) : revision;
+        if (isPlainName(commit) && fs::is_directory(repo / "snapshots" / commit, error))
+            return (repo / "snapshots" / commit).string();
+        if (commit != revision)
+            fail("refs/" + revision + " of " + repoId + " names commit " + commit +
+                 ", whose snapshot is not in the cache: fetch it with `huggingface-cli download " +
+                 repoId + " --revision " + revision + "` while online");
+    }
+    std::vector<std::string> names;
+    for (const CachedRevision& cached : listRevisions(repoFolder))
+        names.push_back(cached.name);
+    fail("'" + revision + "' is not a revision of " + repoId + " in the cache (" + repoFolder +
+         "); " +
+         (names.empty() ? std::string("it holds none") : "cached revisions: " + joined(names)) +
+         ". Headlight never downloads: fetch it with `huggingface-cli download " + repoId +
+         " --revision " + revision + "`");
+}
+
+std::string cachedRepoId(const std::string& repoFolder) {
+    return repoIdOf(fs::path(repoFolder));
+}
+
+std::string cachedRepoFolder(const std::string& pathOrId) {
+    std::error_code error;
+    if (!fs::is_directory(pathOrId, error)) {
+        if (!isRepoId(pathOrId)) fail("'" + pathOrId + "' is neither a folder nor an ORG/NAME id");
+        return cachedIdFolder(pathOrId).string();
+    }
+    const fs::path folder = fs::absolute(pathOrId, error).lexically_normal();
+    const fs::path named = folder.has_filename() ? folder : folder.parent_path();
+    if (isRepoFolder(named)) return named.string();
+    if (isSnapshotFolder(named)) return named.parent_path().parent_path().string();
+    fail(pathOrId +
+         " is a checkpoint folder, not a Hugging Face cache entry, so it has no revisions: give "
+         "a cached ORG/NAME id or a models--ORG--NAME folder");
+}
+
+ResolvedModel resolveModel(const std::string& pathOrId, const std::string& revision) {
+    if (revision.empty()) return resolveModel(pathOrId);
+    const std::string repo = cachedRepoFolder(pathOrId);
+    const std::string snapshot = snapshotOfRevision(repo, revision);
+    checkSnapshot(snapshot, repo);
+    return {snapshot, repoIdOf(fs::path(repo)), revision};
+}
+
 ResolvedModel resolveModel(const std::string& pathOrId) {
     std::error_code error;
     if (fs::is_directory(pathOrId, error)) {
@@ -278,19 +402,7 @@ ResolvedModel resolveModel(const std::string& pathOrId) {
     }
     // Anything else that exists, or that no id could spell, goes to the readers, which say why.
     if (fs::exists(pathOrId, error) || !isRepoId(pathOrId)) return {pathOrId, {}};
-    const HubCacheRoot root = hubCacheRoot();
-    const fs::path repo = fs::path(root.path) / repoFolderName(pathOrId);
-    if (!isRepoFolder(repo)) {
-        std::vector<std::string> ids;
-        for (const CachedModel& model : listCachedModels(root.path))
-            ids.push_back(model.repoId);
-        fail("'" + pathOrId +
-             "' is neither a folder nor a model in the Hugging Face cache (looked for " +
-             repo.string() + ", the cache from " + root.source + "); " +
-             (ids.empty() ? std::string("the cache holds no models") : "cached: " + joined(ids)) +
-             ". Headlight never downloads: fetch it with `huggingface-cli download " + pathOrId +
-             "`");
-    }
+    const fs::path repo = cachedIdFolder(pathOrId);
     const std::string snapshot = snapshotOf(repo.string());
     checkSnapshot(snapshot, repo.string());
     return {snapshot, pathOrId};

@@ -4,6 +4,10 @@
 //   <cache>/models--ORG--NAME/blobs/<etag>            the files' bytes (<etag>.incomplete while
 //                                                      a download is in progress)
 //   <cache>/models--ORG--NAME/refs/main               a file holding the commit hash of main
+//   <cache>/models--ORG--NAME/refs/<branch or tag>    the same for every other revision fetched
+//                                                      by name (Pythia's refs/step1000); a
+//                                                      revision fetched by its commit hash has
+//                                                      no ref, only its snapshot
 //   <cache>/models--ORG--NAME/snapshots/<hash>/<file> → ../../blobs/<etag>, relative symlinks
 //
 // `--model` (and the window) accept a snapshot folder, a models--ORG--NAME folder or a bare
@@ -12,6 +16,7 @@
 // network.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,14 +58,51 @@ void checkSnapshotDownloaded(const std::string& snapshot, const std::string& rep
 void checkSnapshot(const std::string& snapshot, const std::string& repoFolder);
 
 struct ResolvedModel {
-    std::string folder; // the folder to read: as given, or a checked cache snapshot
-    std::string repoId; // the cache id when the model came from the cache, else empty
+    std::string folder;   // the folder to read: as given, or a checked cache snapshot
+    std::string repoId;   // the cache id when the model came from the cache, else empty
+    std::string revision; // the revision asked for (resolveModel's second form), else empty
 };
 
 // What `--model` names: a checkpoint folder (returned as is), a cache snapshot folder, a
 // models--ORG--NAME folder, or an ORG/NAME id in hubCacheRoot(). Throws CheckpointError saying
 // where it looked and which ids the cache holds when an id is not there.
 ResolvedModel resolveModel(const std::string& pathOrId);
+
+// One revision of a cached repository: a ref and the snapshot it names, or a snapshot no ref
+// names (fetched by its commit hash), named by that hash.
+struct CachedRevision {
+    std::string name;            // "main", "step1000", "pr/1", or the commit hash
+    std::string commit;          // the snapshot folder's name
+    std::string snapshot;        // <repoFolder>/snapshots/<commit>
+    std::optional<int64_t> step; // the training step the name gives, trainingStepOf(name)
+};
+
+// The number after "step" in a revision's name, as Pythia names its checkpoints ("step1000",
+// also "step_1000", "step-1000", any case); none when the name has none.
+std::optional<int64_t> trainingStepOf(const std::string& name);
+
+// Every revision of `repoFolder` whose snapshot is in the cache: each file under refs/ (nested
+// names such as pr/1 included) and each snapshot no ref names. Ordered by training step where
+// the name gives one (step0, step1, step2, step4, …, step143000), then the others by name.
+std::vector<CachedRevision> listRevisions(const std::string& repoFolder);
+
+// The snapshot of `revision` in `repoFolder`: the one refs/<revision> names, else
+// snapshots/<revision> when the revision is a commit hash, as huggingface_hub's
+// try_to_load_from_cache looks them up. Throws CheckpointError, one line naming the revisions the
+// cache holds.
+std::string snapshotOfRevision(const std::string& repoFolder, const std::string& revision);
+
+// The models--ORG--NAME folder that a repo folder, a snapshot folder or a cached ORG/NAME id
+// names. Throws CheckpointError: an id not in the cache (as resolveModel), or a plain checkpoint
+// folder, which has no revisions.
+std::string cachedRepoFolder(const std::string& pathOrId);
+
+// "ORG/NAME" of a models--ORG--NAME folder.
+std::string cachedRepoId(const std::string& repoFolder);
+
+// resolveModel at one revision (a branch, tag or commit hash) of a cached repository; an empty
+// revision is resolveModel(pathOrId). The snapshot's links are checked as resolveModel's.
+ResolvedModel resolveModel(const std::string& pathOrId, const std::string& revision);
 
 // What `--sae` names: anything resolveModel takes, or ORG/NAME/SUB/FOLDER, one folder of a cached
 // repository that holds several (an SAE release's `blocks.8.hook_resid_pre/`), in the snapshot

@@ -145,6 +145,7 @@ Scenario scenarioFromJson(SceneFields& fields, const SceneVocabulary& vocabulary
     scenario.model = fields.text("model", true);
     if (scenario.model.empty())
         fields.fail("model", "is empty: name a zoo model or a checkpoint folder");
+    scenario.revision = fields.text("revision", false);
     scenario.text = fields.text("text", true);
     scenario.variant = checkedVariant(fields);
     scenario.backend = backendFromJson(fields);
@@ -178,6 +179,8 @@ QJsonObject scenarioToJson(const Scenario& scenario) {
                      {"view", QString::fromStdString(scenario.view)},
                      {"selection", selection},
                      {"colormap", QString::fromStdString(scenario.colormap)}};
+    if (!scenario.revision.empty())
+        json.insert("revision", QString::fromStdString(scenario.revision));
     if (scenario.backend) json.insert("backend", QLatin1String(backendName(*scenario.backend)));
     QJsonArray ablation;
     for (const variants::HeadAblationSpec& spec : scenario.ablation)

@@ -30,7 +30,10 @@ struct ScenarioSelection {
 };
 
 struct Scenario {
-    std::string model;   // a zoo model's name, or a checkpoint folder (relative to a scene file)
+    std::string model; // a zoo model's name, or a checkpoint folder (relative to a scene file)
+    // With a Hugging Face cache id or folder as `model`: the branch, tag or commit hash to open
+    // (io::resolveModel's revision); empty for main, or a model that is not in the cache.
+    std::string revision;
     std::string text;    // the input text
     QJsonObject variant; // a variant spec (docs/variants.md); {} is the checkpoint as trained
     std::optional<BackendKind> backend; // unset: Headlight picks (backend/backend_choice.h)
@@ -53,12 +56,12 @@ struct SceneVocabulary {
     std::vector<std::string> colormaps;
 };
 
-// Takes the scenario's keys from `fields` (model, text, variant, backend, view, selection,
-// colormap, ablation, ablation_source, edits) and leaves the others to the caller, whose finish()
-// refuses unknown ones. Throws SceneError naming the key's path.
+// Takes the scenario's keys from `fields` (model, revision, text, variant, backend, view,
+// selection, colormap, ablation, ablation_source, edits) and leaves the others to the caller, whose
+// finish() refuses unknown ones. Throws SceneError naming the key's path.
 Scenario scenarioFromJson(SceneFields& fields, const SceneVocabulary& vocabulary);
-// Every key; `backend`, `ablation`, `ablation_source` and `edits` only when the scenario has them,
-// so files saved without stay as they were.
+// Every key; `revision`, `backend`, `ablation`, `ablation_source` and `edits` only when the
+// scenario has them, so files saved without stay as they were.
 QJsonObject scenarioToJson(const Scenario& scenario);
 
 // A scenario's variant object, parsed by the variant spec's parser. Throws variants::VariantError.

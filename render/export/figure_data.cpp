@@ -175,15 +175,37 @@ struct PanelRows {
             for (qsizetype c = 0; c < f.headers.size(); ++c)
                 add(QString::number(r), f.headers[c], f.rows[r].value(c));
     }
+    // A line's name as the row, x as the column.
+    void operator()(const LineChartFigure& f) const {
+        for (const QPointF p : f.points)
+            add(f.name, number(p.x()), number(p.y()));
+        for (const LineSeries& line : f.others)
+            for (const QPointF p : line.points)
+                add(line.name, number(p.x()), number(p.y()));
+    }
     void add(const QString& row, const QString& col, const QString& value) const {
         table.rows.push_back({name, row, col, value});
     }
 };
 
-// Panel `i` as a tensor, when it has numbers.
+// A line's points as a tensor [N, 2] of (x, y).
+DataTensor lineTensor(const std::string& name, const std::vector<QPointF>& points) {
+    std::vector<float> xy;
+    for (const QPointF p : points)
+        xy.insert(xy.end(), {float(p.x()), float(p.y())});
+    return {name, {int64_t(points.size()), 2}, std::move(xy)};
+}
+
+// Panel `i` as a tensor, when it has numbers (a line chart: one per line, "panel{i}.{line}").
 void addPanelTensor(FigureData& data, std::size_t i, const Panel& panel) {
     const std::string name = "panel" + std::to_string(i);
-    if (const auto* f = std::get_if<HeatmapFigure>(&panel)) {
+    if (const auto* f = std::get_if<LineChartFigure>(&panel)) {
+        data.tensors.push_back(lineTensor(name + ".0", f->points));
+        for (std::size_t k = 0; k < f->others.size(); ++k)
+            data.tensors.push_back(
+                lineTensor(name + "." + std::to_string(k + 1), f->others[k].points));
+        data.metadata[name + ".title"] = f->title.toStdString();
+    } else if (const auto* f = std::get_if<HeatmapFigure>(&panel)) {
         data.tensors.push_back({name, {f->rows, f->cols}, f->values});
         data.metadata[name + ".title"] = f->title.toStdString();
     } else if (const auto* f = std::get_if<BarChartFigure>(&panel)) {
@@ -201,10 +223,12 @@ QString panelTitle(const Panel& panel, std::size_t i) {
     const auto* bars = std::get_if<BarChartFigure>(&panel);
     const auto* grid = std::get_if<CategoryGridFigure>(&panel);
     const auto* table = std::get_if<TableFigure>(&panel);
+    const auto* lines = std::get_if<LineChartFigure>(&panel);
     const QString title = heatmap ? heatmap->title
                           : bars  ? bars->title
                           : grid  ? grid->title
                           : table ? table->title
+                          : lines ? lines->title
                                   : QString();
     return title.isEmpty() ? QStringLiteral("panel %1").arg(i) : title;
 }

@@ -13,7 +13,8 @@
 //                median); tensors "q1", "median", "q3" [panels, heads] by head index,
 //                "density" [panels, heads, G] and "grid" [G]
 //   panels       table: panel, row, column, value (long form; a bar chart's column is empty, a
-//                category grid's value its category); tensor "panel{i}" [rows, cols] or [N]
+//                category grid's value its category; a line chart's row its line's name, column
+//                x); tensor "panel{i}" [rows, cols] or [N], a line chart's "panel{i}.{line}" [N, 2]
 //   scatters     (panels with a scatter or scatter grid) table: panel, role (query | key),
 //                position, token, kind, x, y, one row per drawn point of the first scatter
 //                panel, or, with none, of every grid cell ("panel": its title, "L0 H3 · 52%");

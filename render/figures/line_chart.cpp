@@ -1,14 +1,73 @@
 #include "figures/line_chart.h"
 
+#include <QStringList>
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 namespace headlight::render {
 namespace {
 
 constexpr double kPad = 12.0;
-constexpr int kTicks = 4;        // intervals per axis
-const QColor kLine{0, 114, 178}; // Okabe–Ito blue
+constexpr int kTicks = 4; // intervals per axis
+// Okabe–Ito: blue, vermillion, bluish green, orange, reddish purple, sky blue, yellow.
+const QColor kLines[] = {{0, 114, 178},   {213, 94, 0},   {0, 158, 115}, {230, 159, 0},
+                         {204, 121, 167}, {86, 180, 233}, {240, 228, 66}};
+const QColor kMarker{90, 90, 90};
+
+// Every point of every line, finite ones only.
+std::vector<QPointF> allPoints(const LineChartFigure& figure) {
+    std::vector<QPointF> all;
+    const auto add = [&all](const std::vector<QPointF>& points) {
+        for (const QPointF p : points)
+            if (std::isfinite(p.x()) && std::isfinite(p.y())) all.push_back(p);
+    };
+    add(figure.points);
+    for (const LineSeries& line : figure.others)
+        add(line.points);
+    return all;
+}
+
+// A line broken where a value is not finite.
+void paintLine(QPainter& painter, const LineChartLayout& l, const std::vector<QPointF>& points,
+               const QColor& colour) {
+    painter.setPen(QPen(colour, 2.0));
+    QPolygonF run;
+    for (const QPointF p : points) {
+        if (std::isfinite(p.x()) && std::isfinite(p.y())) {
+            run << lineChartPoint(l, p);
+            continue;
+        }
+        painter.drawPolyline(run);
+        run.clear();
+    }
+    painter.drawPolyline(run);
+}
+
+// Each line's name in its colour, one row each at the plot's top right.
+void paintLegend(QPainter& painter, const LineChartLayout& l, const LineChartFigure& figure) {
+    QStringList names{figure.name};
+    for (const LineSeries& line : figure.others)
+        names << line.name;
+    painter.setFont(l.tickFont);
+    const double h = fontHeight(l.tickFont);
+    double width = 0.0;
+    for (const QString& name : names)
+        width = std::max(width, textWidth(l.tickFont, name));
+    // Why a backing: the legend sits inside the plot, over the lines it names.
+    painter.fillRect(QRectF(l.plot.right() - width - 28.0, l.plot.top() + 2.0, width + 26.0,
+                            double(names.size()) * h + 4.0),
+                     style::kPage);
+    for (qsizetype i = 0; i < names.size(); ++i) {
+        const QRectF row(l.plot.right() - width - 24.0, l.plot.top() + 4.0 + double(i) * h,
+                         width + 20.0, h);
+        painter.setPen(QPen(kLines[std::size_t(i) % std::size(kLines)], 2.0));
+        painter.drawLine(QPointF(row.left(), row.center().y()),
+                         QPointF(row.left() + 14.0, row.center().y()));
+        painter.setPen(style::kInk);
+        drawTextLine(painter, row.adjusted(18.0, 0.0, 0.0, 0.0), Qt::AlignLeft, names[i]);
+    }
+}
 
 QString tickText(double value) {
     return QString::number(value, 'g', 4);
@@ -44,13 +103,12 @@ LineChartLayout layoutLineChart(const QRectF& bounds, const LineChartFigure& fig
     l.labelFont = figureFont(bounds, TextRole::Label);
     l.tickFont = figureFont(bounds, TextRole::Tick);
     double xLow = 0.0, xHigh = 1.0, yLow = 0.0, yHigh = 1.0;
-    if (!figure.points.empty()) {
-        const auto [xMin, xMax] =
-            std::minmax_element(figure.points.begin(), figure.points.end(),
-                                [](QPointF a, QPointF b) { return a.x() < b.x(); });
-        const auto [yMin, yMax] =
-            std::minmax_element(figure.points.begin(), figure.points.end(),
-                                [](QPointF a, QPointF b) { return a.y() < b.y(); });
+    const std::vector<QPointF> points = allPoints(figure);
+    if (!points.empty()) {
+        const auto [xMin, xMax] = std::minmax_element(
+            points.begin(), points.end(), [](QPointF a, QPointF b) { return a.x() < b.x(); });
+        const auto [yMin, yMax] = std::minmax_element(
+            points.begin(), points.end(), [](QPointF a, QPointF b) { return a.y() < b.y(); });
         xLow = std::min(0.0, xMin->x()), xHigh = xMax->x();
         yLow = yMin->y() > 0.0 && yMin->y() < 0.5 * yMax->y() ? 0.0 : yMin->y(), yHigh = yMax->y();
     }
@@ -100,12 +158,16 @@ void paintLineChart(QPainter& painter, const QRectF& bounds, const LineChartFigu
     painter.setPen(QPen(style::kInk, 1.0));
     painter.drawLine(l.plot.bottomLeft(), l.plot.bottomRight());
     painter.drawLine(l.plot.bottomLeft(), l.plot.topLeft());
-    QPolygonF line;
-    for (const QPointF p : figure.points)
-        line << lineChartPoint(l, p);
     painter.setRenderHint(QPainter::Antialiasing);
-    painter.setPen(QPen(kLine, 2.0));
-    painter.drawPolyline(line);
+    if (figure.marker) {
+        painter.setPen(QPen(kMarker, 1.5, Qt::DashLine));
+        const double x = lineChartPoint(l, {*figure.marker, l.yLow}).x();
+        painter.drawLine(QPointF(x, l.plot.top()), QPointF(x, l.plot.bottom()));
+    }
+    paintLine(painter, l, figure.points, kLines[0]);
+    for (std::size_t i = 0; i < figure.others.size(); ++i)
+        paintLine(painter, l, figure.others[i].points, kLines[(i + 1) % std::size(kLines)]);
+    if (!figure.others.empty()) paintLegend(painter, l, figure);
     paintAxisTitle(painter, l.yAxisTitle, figure.yAxis, l.labelFont, true);
     paintAxisTitle(painter, l.xAxisTitle, figure.xAxis, l.labelFont, false);
     painter.restore();

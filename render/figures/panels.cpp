@@ -46,6 +46,7 @@ void paintPanel(QPainter& painter, const QRectF& bounds, const Panel& panel) {
         void operator()(const ScatterFigure& f) const { paintScatter(painter, bounds, f); }
         void operator()(const ScatterGridFigure& f) const { paintScatterGrid(painter, bounds, f); }
         void operator()(const TableFigure& f) const { paintTable(painter, bounds, f); }
+        void operator()(const LineChartFigure& f) const { paintLineChart(painter, bounds, f); }
     };
     std::visit(Painter{painter, bounds}, panel);
 }

@@ -7,6 +7,7 @@
 #include "figures/bar_chart.h"
 #include "figures/category_grid.h"
 #include "figures/heatmap.h"
+#include "figures/line_chart.h"
 #include "figures/scatter.h"
 #include "figures/table.h"
 
@@ -22,7 +23,7 @@ struct NotePanel {
 };
 
 using Panel = std::variant<NotePanel, HeatmapFigure, BarChartFigure, CategoryGridFigure,
-                           ScatterFigure, ScatterGridFigure, TableFigure>;
+                           ScatterFigure, ScatterGridFigure, TableFigure, LineChartFigure>;
 
 struct PanelsFigure {
     QString title;

@@ -203,6 +203,7 @@ private Q_SLOTS:
             {V::HeadRoles, none, true},
             {V::MoeRouting, none, false},
             {V::ActPonder, none, false},
+            {V::Training, none, false}, // until the scrubber measured a series
             {V::Sparsity, lsh, true},
             {V::LshBuckets, lsh, true},
             {V::VariantEffect, lsh, true},

@@ -3,6 +3,7 @@
 //
 //   <root>/models--ORG--NAME/blobs/<sha256 of the bytes>
 //   <root>/models--ORG--NAME/refs/main                       the revision, no newline
+//   <root>/models--ORG--NAME/refs/<branch>                   others fetched by name (addRef)
 //   <root>/models--ORG--NAME/snapshots/<revision>/<file>     → ../../blobs/<sha256> (relative)
 //
 // Real relative symlinks, so that the code under test follows them as it would in a real cache.
@@ -56,6 +57,14 @@ public:
         }
         if (isMain) writeFile(repo + "/refs/main", revision.toUtf8());
         return snapshotFolder;
+    }
+
+    // refs/<name> naming `revision` (no newline), as huggingface_hub writes a branch or tag it
+    // fetched by name; `name` may hold '/' (refs/pr/1).
+    void addRef(const QString& repoId, const QString& name, const QString& revision) const {
+        const QString ref = repoFolder(repoId) + "/refs/" + name;
+        QDir().mkpath(QFileInfo(ref).absolutePath());
+        writeFile(ref, revision.toUtf8());
     }
 
     // Every file of `source` in `subfolder` (one or more levels) of snapshot `revision`, as a

@@ -6,6 +6,7 @@
 #include "cli_runner.h"
 #include "export/embedded_metadata.h"
 #include "golden.h"
+#include "run_folder_fixture.h"
 #include "temp_files.h"
 
 #include <QDir>
@@ -48,14 +49,18 @@ private Q_SLOTS:
         const test::CliResult listed = runHeadlight({"export", "--list-views"});
         QCOMPARE(listed.exitCode, 0);
         const QStringList lines = listed.out.split('\n', Qt::SkipEmptyParts);
-        QCOMPARE(lines.size(), 21);
-        for (const char* name :
-             {"heatmap",        "model-grid",      "token-lines",       "entropy-violins",
-              "jsd-violins",    "head-jsd-matrix", "rollout",           "difference",
-              "sparsity",       "positions",       "early-exit",        "lsh-buckets",
-              "moe-routing",    "act-ponder",      "logit-lens",        "variant-effect",
-              "knn-neighbours", "qk-embedding",    "qk-embedding-grid", "head-roles",
-              "atlas"})
+        QCOMPARE(lines.size(), 22);
+        for (const char* name : {"heatmap",           "model-grid",
+                                 "token-lines",       "entropy-violins",
+                                 "jsd-violins",       "head-jsd-matrix",
+                                 "rollout",           "difference",
+                                 "sparsity",          "positions",
+                                 "early-exit",        "lsh-buckets",
+                                 "moe-routing",       "act-ponder",
+                                 "logit-lens",        "variant-effect",
+                                 "knn-neighbours",    "qk-embedding",
+                                 "qk-embedding-grid", "head-roles",
+                                 "training",          "atlas"})
             QVERIFY2(viewNames().contains(name), name);
         for (const QString& line : lines)
             QVERIFY2(line.section(' ', 1).trimmed().size() > 10, qPrintable(line));
@@ -69,6 +74,8 @@ private Q_SLOTS:
         test::ScratchDir dir;
         const QString lsh = dir.filePath("lsh.json"), exit = dir.filePath("exit.json");
         const QString window = dir.filePath("window.json");
+        const QString run =
+            test::makeRunFolder(dir.filePath("run"), {{0, "copy"}, {100, "rope"}}, "abcabc");
         test::writeFile(lsh, R"({"attention": {"kernel": "lsh", "buckets": 4}})");
         test::writeFile(exit, R"({"early_exit": {"criterion": "saturation", "threshold": 0.5}})");
         test::writeFile(window, R"({"mask": {"preset": "longformer", "window": 1}})");
@@ -85,6 +92,9 @@ private Q_SLOTS:
                     args[2] = test::goldenRoot() + "/bert_mlm";
                 if (view == "knn-neighbours") args[2] = test::goldenRoot() + "/gpt2";
                 if (variantOf.contains(view)) args << "--variant" << variantOf[view];
+                // The lines over training are drawn from a run's checkpoints.
+                if (view == "training")
+                    args = {"export", "--checkpoints", run, "--view", view, "--out", out};
                 if (view == "moe-routing" || view == "act-ponder")
                     args = {"export",
                             "--model",

@@ -22,6 +22,7 @@ namespace {
 io::Scenario everyFieldSet() {
     io::Scenario scenario;
     scenario.model = "post_ln";
+    scenario.revision = "step1000";
     scenario.text = "The cat sat.";
     scenario.variant =
         QJsonDocument::fromJson(R"({"mask": {"preset": "longformer", "window": 2}})").object();
@@ -85,16 +86,10 @@ private Q_SLOTS:
     // A field the mapping dropped would leave the round trip equal to the default.
     void eachFieldReachesTheJson_data() {
         QTest::addColumn<int>("field");
-        const char* names[] = {"model",
-                               "text",
-                               "variant",
-                               "backend",
-                               "view",
-                               "selection.layer",
-                               "selection.head",
-                               "selection.query",
-                               "selection.average",
-                               "colormap"};
+        const char* names[] = {
+            "model",   "revision",        "text",           "variant",         "backend",
+            "view",    "selection.layer", "selection.head", "selection.query", "selection.average",
+            "colormap"};
         for (int i = 0; i < int(std::size(names)); ++i)
             QTest::newRow(names[i]) << i;
     }
@@ -107,6 +102,7 @@ private Q_SLOTS:
         const io::Scenario full = everyFieldSet();
         const std::function<void()> copy[] = {
             [&] { scenario.model = full.model; },
+            [&] { scenario.revision = full.revision; },
             [&] { scenario.text = full.text; },
             [&] { scenario.variant = full.variant; },
             [&] { scenario.backend = full.backend; },
