@@ -141,10 +141,10 @@ CliOption dpiOption() {
 
 const std::vector<CliCommand>& cliCommands() {
     static const std::vector<CliCommand> commands = {
-        aboutCommand(),    convertCommand(),  devicesCommand(), exportCommand(),
-        featuresCommand(), figuresCommand(),  headsCommand(),   infoCommand(),
-        inspectCommand(),  mergeCommand(),    patchCommand(),   reproduceCommand(),
-        steerCommand(),    tokenizeCommand(), variantsCommand()};
+        aboutCommand(),    convertCommand(), devicesCommand(),  exportCommand(),
+        featuresCommand(), figuresCommand(), headsCommand(),    infoCommand(),
+        inspectCommand(),  mergeCommand(),   patchCommand(),    reproduceCommand(),
+        sinksCommand(),    steerCommand(),   tokenizeCommand(), variantsCommand()};
     return commands;
 }
 
