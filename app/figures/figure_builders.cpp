@@ -8,6 +8,7 @@
 #include "position_figure.h"
 #include "query_key_figures.h"
 #include "routing_figures.h"
+#include "sinks_figure.h"
 #include "sparsity_figure.h"
 #include "streamed_figures.h"
 
@@ -262,6 +263,7 @@ constexpr PassExtras kMapsOnly{};
 constexpr PassExtras kVanillaPass{.vanillaPass = true};
 constexpr PassExtras kOutputs{.outputs = true};
 constexpr PassExtras kQueryKey{.queryKey = true};
+constexpr PassExtras kSinks{.sinks = true};
 
 using G = ViewGroup;
 constexpr ViewRow kViews[] = {
@@ -321,6 +323,10 @@ constexpr ViewRow kViews[] = {
      "every head scored on the text: previous-token, duplicate, induction (TransformerLens's "
      "detect_head), offset, sink",
      kMapsOnly, nullptr, headRolesFigure},
+    {ViewKind::Sinks, "sinks", "Sinks", G::Statistics,
+     "massive activations per layer, each head's sink share, and the sink taken away (zeroed, "
+     "first token dropped, attention rule switched)",
+     kSinks, nullptr, sinksFigure},
 };
 static_assert(std::size(kViews) == kAllViewCount);
 

@@ -32,11 +32,12 @@ enum class ViewKind {
     QkEmbedding,    // one head's queries and keys by PCA (AttentionViz), its layer's heads
     QkGrid,         // every layer × head's query-key embedding
     HeadRoles,      // every head scored for previous-token, duplicate, induction, offset, sink
+    Sinks,          // massive activations, each head's sink share, the sink taken away
 };
 // The first kViewCount views are one render::Figure each (what `headlight export` writes); the
 // panel views after them combine several figures (render::PanelsFigure).
 constexpr int kViewCount = 8;
-constexpr int kAllViewCount = 20;
+constexpr int kAllViewCount = 21;
 
 struct ViewState {
     int layer = 0;
