@@ -375,6 +375,17 @@ QString viewGroupName(ViewGroup group) {
     return {};
 }
 
+void shapeLayerHeadGrid(render::HeatmapFigure& figure, int layers, int heads) {
+    figure.rows = layers;
+    figure.cols = heads;
+    for (int l = 0; l < layers; ++l)
+        figure.rowLabels << QStringLiteral("Layer %1").arg(l);
+    for (int h = 0; h < heads; ++h)
+        figure.colLabels << QString::number(h);
+    figure.rowAxis = QStringLiteral("Layer");
+    figure.colAxis = QStringLiteral("Head");
+}
+
 std::vector<float> headAttention(const ForwardResult& result, int layer, int head) {
     if (result.streamed) return *result.streamed->map(layer, head);
     const std::size_t t = std::size_t(result.tokenCount());

@@ -78,6 +78,10 @@ render::Figure buildFigure(ViewKind kind, const ForwardResult* result, const Vie
 render::PanelsFigure buildPanels(ViewKind kind, const ForwardResult* result,
                                  const ViewState& state);
 
+// A layers × heads grid (every head one cell): its size, "Layer l" rows, head-number columns and
+// the two axis titles; the caller fills in the values and the colour bar.
+void shapeLayerHeadGrid(render::HeatmapFigure& figure, int layers, int heads);
+
 // [T, T] attention of one head, or the mean over the layer's heads.
 std::vector<float> headAttention(const ForwardResult& result, int layer, int head);
 std::vector<float> layerMeanAttention(const ForwardResult& result, int layer);

@@ -20,7 +20,7 @@ QString tokenOf(const ForwardResult& r, int token) {
 // Rows: layers; columns: the largest activations by rank, coloured by how many medians they are.
 render::Panel activationGrid(const analysis::SinkReport& report, const ViewState& s) {
     render::HeatmapFigure f;
-    f.title = QStringLiteral("Largest |activation| per layer, in medians");
+    f.title = QStringLiteral("Largest |x| per layer, in medians");
     f.rows = report.layers;
     f.cols = int(report.activations.front().top.size());
     float highest = 1.0f;
@@ -35,7 +35,7 @@ render::Panel activationGrid(const analysis::SinkReport& report, const ViewState
         f.rowLabels << QStringLiteral("Layer %1").arg(l);
     for (int k = 1; k <= f.cols; ++k)
         f.colLabels << ordinal(k);
-    f.rowAxis = QStringLiteral("Residual stream leaving layer");
+    f.rowAxis = QStringLiteral("Stream leaving layer");
     f.colAxis = QStringLiteral("Largest activations, by rank");
     f.colorBar = {s.colormap, 0.0, double(highest), QStringLiteral("|x| ÷ median |x|")};
     f.emphasisedRow = report.ariseLayer;
@@ -44,19 +44,12 @@ render::Panel activationGrid(const analysis::SinkReport& report, const ViewState
 
 render::Panel shareGrid(const analysis::SinkReport& report, const ViewState& s) {
     render::HeatmapFigure f;
-    f.title = QStringLiteral("Sink share: each head's attention on the first token");
-    f.rows = report.layers;
-    f.cols = report.heads;
+    f.title = QStringLiteral("Sink share: attention on token 0");
+    shapeLayerHeadGrid(f, report.layers, report.heads);
     for (double share : report.sinkShare) {
         f.values.push_back(float(share));
         f.cellText << QString::number(share, 'f', 2);
     }
-    for (int l = 0; l < report.layers; ++l)
-        f.rowLabels << QStringLiteral("Layer %1").arg(l);
-    for (int h = 0; h < report.heads; ++h)
-        f.colLabels << QString::number(h);
-    f.rowAxis = QStringLiteral("Layer");
-    f.colAxis = QStringLiteral("Head");
     f.colorBar = {s.colormap, 0.0, 1.0, QStringLiteral("Share of attention on token 0")};
     f.emphasisedRow = s.layer;
     return f;
@@ -64,8 +57,8 @@ render::Panel shareGrid(const analysis::SinkReport& report, const ViewState& s) 
 
 render::Panel largestTable(const ForwardResult& r, const analysis::SinkReport& report) {
     render::TableFigure f;
-    f.title = QStringLiteral("Where the largest sits (* massive: |x| > 100 and ≥ 1000 × median)");
-    f.headers = {"Layer", "Token", "Dim", "Value", "Median |x|"};
+    f.title = QStringLiteral("Each layer's largest (* massive)");
+    f.headers = {"Layer", "Token", "Dim", "Value", "Median"};
     for (int l = 0; l < report.layers; ++l) {
         const analysis::LargestActivations& layer = report.activations[std::size_t(l)];
         const analysis::Activation& a = layer.top.front();
@@ -77,13 +70,25 @@ render::Panel largestTable(const ForwardResult& r, const analysis::SinkReport& r
     return f;
 }
 
+// The table's narrow first column: what was done, in a few words (the CLI prints the label).
+QString shortName(const analysis::SinkAblation& a, const analysis::SinkReport& report) {
+    if (a.id == "zero-massive")
+        return QStringLiteral("Zero %1 largest (L%2)")
+            .arg(report.activations.front().top.size())
+            .arg(report.ariseLayer);
+    if (a.id == "drop-first") return QStringLiteral("Drop token 0");
+    if (a.id == "sink-softmax") return QStringLiteral("Softmax + zero sink");
+    if (a.id == "sigmoid") return QStringLiteral("Sigmoid attention");
+    return QStringLiteral("Softmax");
+}
+
 render::Panel ablationTable(const analysis::SinkReport& report) {
     render::TableFigure f;
-    f.title = QStringLiteral("Taking the sink away, against the clean pass (sink share %1)")
+    f.title = QStringLiteral("Sink taken away (clean share %1)")
                   .arg(analysis::meanShare(report.sinkShare), 0, 'f', 2);
-    f.headers = {"Ablation", "Mean KL (nats)", "Top-1 changed", "Sink share after"};
+    f.headers = {"Ablation", "KL (nats)", "Top-1 changed", "Share after"};
     for (const analysis::SinkAblation& a : report.ablations) {
-        const QString name = QString::fromStdString(a.label);
+        const QString name = shortName(a, report);
         if (!a.refusal.empty()) {
             f.rows.push_back({name, QStringLiteral("refused"), QString(), QString()});
             continue;

@@ -93,29 +93,18 @@ ModelInput withoutFirstToken(const ModelInput& input) {
     return {rest(input.ids), rest(input.tokenTypes), rest(input.attentionMask)};
 }
 
-const char* ruleId(Kind kind) {
-    switch (kind) {
-    case Kind::Softmax:
-        return "softmax";
-    case Kind::SinkSoftmax:
-        return "sink-softmax";
-    case Kind::Sigmoid:
-        return "sigmoid";
-    }
-    return "";
-}
-
-const char* ruleLabel(Kind kind) {
-    switch (kind) {
-    case Kind::Softmax:
-        return "switch the attention rule to the checkpoint's softmax";
-    case Kind::SinkSoftmax:
-        return "switch the attention rule to softmax with a zero sink logit (off by one)";
-    case Kind::Sigmoid:
-        return "switch the attention rule to sigmoid attention (bias −ln T)";
-    }
-    return "";
-}
+// The attention rules a model is switched to: each one other than its variant's own.
+struct RuleSwitch {
+    Kind kind;
+    const char* id;
+    const char* label;
+};
+constexpr RuleSwitch kRuleSwitches[] = {
+    {Kind::Softmax, "softmax", "switch the attention rule to the checkpoint's softmax"},
+    {Kind::SinkSoftmax, "sink-softmax",
+     "switch the attention rule to softmax with a zero sink logit (off by one)"},
+    {Kind::Sigmoid, "sigmoid", "switch the attention rule to sigmoid attention (bias −ln T)"},
+};
 } // namespace
 
 double meanShare(const std::vector<double>& shares) {
@@ -159,12 +148,12 @@ std::vector<SinkAblation> ablations(const TransformerModel& model, const ModelIn
                               input, variant, zeroed, 0));
     rows.push_back(runAblated(context, "drop-first", "drop the first token",
                               withoutFirstToken(input), variant, {}, 1));
-    for (Kind kind : {Kind::Softmax, Kind::SinkSoftmax, Kind::Sigmoid}) {
-        if (kind == variant.weightRule.kind) continue;
+    for (const RuleSwitch& rule : kRuleSwitches) {
+        if (rule.kind == variant.weightRule.kind) continue;
         variants::VariantSpec switched = variant;
         switched.weightRule = {};
-        switched.weightRule.kind = kind;
-        rows.push_back(runAblated(context, ruleId(kind), ruleLabel(kind), input, switched, {}, 0));
+        switched.weightRule.kind = rule.kind;
+        rows.push_back(runAblated(context, rule.id, rule.label, input, switched, {}, 0));
     }
     return rows;
 }
