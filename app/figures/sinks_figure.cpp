@@ -35,7 +35,7 @@ render::Panel activationGrid(const analysis::SinkReport& report, const ViewState
         f.rowLabels << QStringLiteral("Layer %1").arg(l);
     for (int k = 1; k <= f.cols; ++k)
         f.colLabels << ordinal(k);
-    f.rowAxis = QStringLiteral("Stream leaving layer");
+    f.rowAxis = QStringLiteral("Layer");
     f.colAxis = QStringLiteral("Largest activations, by rank");
     f.colorBar = {s.colormap, 0.0, double(highest), QStringLiteral("|x| ÷ median |x|")};
     f.emphasisedRow = report.ariseLayer;
@@ -50,7 +50,7 @@ render::Panel shareGrid(const analysis::SinkReport& report, const ViewState& s) 
         f.values.push_back(float(share));
         f.cellText << QString::number(share, 'f', 2);
     }
-    f.colorBar = {s.colormap, 0.0, 1.0, QStringLiteral("Share of attention on token 0")};
+    f.colorBar = {s.colormap, 0.0, 1.0, QStringLiteral("Share on token 0")};
     f.emphasisedRow = s.layer;
     return f;
 }
