@@ -5,7 +5,8 @@
 
 Independent of the engine.  The golden GPT-2 and Qwen2 (Llama family) checkpoints run as the
 float64 torch modules of make_intervention_goldens.py (written the way transformers writes
-them); the attention maps come from models_ref.py's numpy passes.  From the definitions:
+them), with make_steering_goldens.py's forward hooks on the blocks; the attention maps come from
+models_ref.py's numpy passes.  From the definitions:
 
   residual stream leaving layer l   block l's output (a forward hook), before the final norm
   largest activations               the K entries of largest |x| over [T, D], ties by token then
@@ -34,6 +35,7 @@ import torch
 sys.dont_write_bytecode = True  # leave no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import make_intervention_goldens as I  # noqa: E402
+import make_steering_goldens as STEER  # noqa: E402
 import models_ref as M  # noqa: E402
 import safetensors_io as S  # noqa: E402
 
@@ -46,22 +48,20 @@ CASES = [("gpt2", [57, 88, 89, 549, 85, 301, 343, 64, 379, 455]),
 
 def run(model, ids, zero=None):
     """Logits [T, V] and each block's output [L, T, D]; zero = (layer, [(token, dim)])."""
-    outputs, handles = [], []
-    for l, block in enumerate(model.layers):
-        def hook(module, args, out, l=l):
-            out = out.clone()
-            if zero is not None and zero[0] == l:
+    outputs = []
+
+    def at_block(layer):
+        def edit(x):
+            x = x.clone()
+            if zero is not None and zero[0] == layer:
                 for t, d in zero[1]:
-                    out[0, t, d] = 0.0
-            outputs.append(out[0].clone())
-            return out
-        handles.append(block.register_forward_hook(hook))
-    try:
-        with torch.no_grad():
-            logits = model(torch.tensor(ids))
-    finally:
-        for h in handles:
-            h.remove()
+                    x[t, d] = 0.0
+            outputs.append(x.clone())
+            return x
+        return edit
+
+    edits = [(f"blocks.{l}.hook_resid_post", at_block(l)) for l in range(len(model.layers))]
+    _, logits = STEER.run_with(model, ids, edits)
     return logits, outputs
 
 
