@@ -147,10 +147,10 @@ CliOption revisionOption() {
 
 const std::vector<CliCommand>& cliCommands() {
     static const std::vector<CliCommand> commands = {
-        aboutCommand(),    convertCommand(),  devicesCommand(), exportCommand(),
-        featuresCommand(), figuresCommand(),  headsCommand(),   infoCommand(),
-        inspectCommand(),  mergeCommand(),    patchCommand(),   reproduceCommand(),
-        steerCommand(),    tokenizeCommand(), variantsCommand()};
+        aboutCommand(),    convertCommand(), devicesCommand(),  exportCommand(),
+        featuresCommand(), figuresCommand(), headsCommand(),    infoCommand(),
+        inspectCommand(),  mergeCommand(),   patchCommand(),    reproduceCommand(),
+        sinksCommand(),    steerCommand(),   tokenizeCommand(), variantsCommand()};
     return commands;
 }
 

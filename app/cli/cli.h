@@ -34,6 +34,7 @@ CliCommand inspectCommand();
 CliCommand mergeCommand();
 CliCommand patchCommand();
 CliCommand reproduceCommand();
+CliCommand sinksCommand();
 CliCommand steerCommand();
 CliCommand tokenizeCommand();
 CliCommand variantsCommand();

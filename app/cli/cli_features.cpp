@@ -8,17 +8,16 @@
 #include "cli.h"
 #include "cli_args.h"
 #include "cli_backend.h"
+#include "cli_text_input.h"
 #include "io/hub_cache.h"
 #include "io/sae_folder.h"
 #include "io/safetensors.h"
 #include "model/transformer.h"
-#include "text_input.h"
 #include "tokenize/tokenizer.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QRegularExpression>
 #include <QTextStream>
 #include <algorithm>
 #include <chrono>
@@ -27,54 +26,6 @@
 
 namespace headlight::app {
 namespace {
-
-struct FeatureInput {
-    ModelInput model;
-    QStringList labels; // [T]; empty labels for --ids without a tokenizer
-};
-
-std::unique_ptr<tokenize::Tokenizer> featuresTokenizer(const std::string& folder) {
-    try {
-        return tokenize::Tokenizer::load(folder);
-    } catch (const tokenize::TokenizerError&) {
-        return nullptr; // Why: a checkpoint without tokenizer files runs on --ids
-    }
-}
-
-std::vector<int32_t> featuresIds(const QString& text) {
-    std::vector<int32_t> ids;
-    for (const QString& part :
-         text.split(QRegularExpression(QStringLiteral("[,\\s]+")), Qt::SkipEmptyParts)) {
-        bool ok = false;
-        const long long value = part.toLongLong(&ok);
-        if (!ok || value < 0 || value > INT32_MAX)
-            throw CliError("--ids: '" + part.toStdString() + "' is not a token id");
-        ids.push_back(int32_t(value));
-    }
-    if (ids.empty()) throw CliError("--ids is empty");
-    return ids;
-}
-
-FeatureInput featuresInput(const CliArgs& args, const tokenize::Tokenizer* tokenizer) {
-    if (args.has("--ids") == args.has("--text"))
-        throw CliError("give exactly one of --text and --ids");
-    FeatureInput input;
-    if (args.has("--ids")) {
-        input.model.ids = featuresIds(args.value("--ids"));
-        for (int32_t id : input.model.ids)
-            input.labels.append(tokenizer ? QString::fromStdString(tokenizer->tokenString(id))
-                                          : QString());
-        return input;
-    }
-    if (args.value("--text").isEmpty()) throw CliError("--text is empty: give some text");
-    if (!tokenizer)
-        throw CliError("the checkpoint has no tokenizer files: give token ids with --ids");
-    PreparedText prepared = prepareText(tokenizer, args.value("--text"));
-    if (prepared.input.ids.empty()) throw CliError("the text produced no tokens");
-    input.model = std::move(prepared.input);
-    input.labels = prepared.labels;
-    return input;
-}
 
 struct TopFeature {
     int id = 0;
@@ -109,7 +60,7 @@ struct FeaturesRun {
     std::string modelFolder;
     std::string saeFolder;
     io::SaeFolder sae;
-    FeatureInput input;
+    CliTextInput input;
     analysis::SaeEncoding encoding;
     analysis::ReconstructionQuality quality;
     double passMs = 0.0;
@@ -272,8 +223,8 @@ int runFeatures(const CliArgs& args) {
         const io::SaeConfig& c = run.sae.config;
         const analysis::SaeHook hook = featuresHook(c.hookName, spec);
         checkHookWidth(c.hookName, featuresHookWidth(hook, spec), c.dIn);
-        const std::unique_ptr<tokenize::Tokenizer> tokenizer = featuresTokenizer(run.modelFolder);
-        run.input = featuresInput(args, tokenizer.get());
+        const std::unique_ptr<tokenize::Tokenizer> tokenizer = optionalTokenizer(run.modelFolder);
+        run.input = cliTextInput(args, tokenizer.get());
         run.passMs = 0.0;
         activations = featuresActivations(*model, run, hook, c.hookName);
         if (!c.hookOutName.empty()) { // a transcoder: its target is at another hook

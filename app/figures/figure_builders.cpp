@@ -8,6 +8,7 @@
 #include "position_figure.h"
 #include "query_key_figures.h"
 #include "routing_figures.h"
+#include "sinks_figure.h"
 #include "sparsity_figure.h"
 #include "streamed_figures.h"
 
@@ -276,6 +277,7 @@ constexpr PassExtras kMapsOnly{};
 constexpr PassExtras kVanillaPass{.vanillaPass = true};
 constexpr PassExtras kOutputs{.outputs = true};
 constexpr PassExtras kQueryKey{.queryKey = true};
+constexpr PassExtras kSinks{.sinks = true};
 
 using G = ViewGroup;
 constexpr ViewRow kViews[] = {
@@ -335,6 +337,10 @@ constexpr ViewRow kViews[] = {
      "every head scored on the text: previous-token, duplicate, induction (TransformerLens's "
      "detect_head), offset, sink",
      kMapsOnly, nullptr, headRolesFigure},
+    {ViewKind::Sinks, "sinks", "Sinks", G::Statistics,
+     "massive activations per layer, each head's sink share, and the sink taken away (zeroed, "
+     "first token dropped, attention rule switched)",
+     kSinks, nullptr, sinksFigure},
     {ViewKind::Training, "training", "Training", G::Statistics,
      "over a training run's checkpoints: loss, in-context-learning score and the strongest "
      "heads' roles (--checkpoints)",
@@ -385,6 +391,17 @@ QString viewGroupName(ViewGroup group) {
         return QStringLiteral("Output");
     }
     return {};
+}
+
+void shapeLayerHeadGrid(render::HeatmapFigure& figure, int layers, int heads) {
+    figure.rows = layers;
+    figure.cols = heads;
+    for (int l = 0; l < layers; ++l)
+        figure.rowLabels << QStringLiteral("Layer %1").arg(l);
+    for (int h = 0; h < heads; ++h)
+        figure.colLabels << QString::number(h);
+    figure.rowAxis = QStringLiteral("Layer");
+    figure.colAxis = QStringLiteral("Head");
 }
 
 std::vector<float> headAttention(const ForwardResult& result, int layer, int head) {

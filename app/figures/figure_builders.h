@@ -34,12 +34,13 @@ enum class ViewKind {
     QkEmbedding,    // one head's queries and keys by PCA (AttentionViz), its layer's heads
     QkGrid,         // every layer × head's query-key embedding
     HeadRoles,      // every head scored for previous-token, duplicate, induction, offset, sink
+    Sinks,          // massive activations, each head's sink share, the sink taken away
     Training,       // loss, ICL score and the strongest heads' roles over a training series
 };
 // The first kViewCount views are one render::Figure each (what `headlight export` writes); the
 // panel views after them combine several figures (render::PanelsFigure).
 constexpr int kViewCount = 8;
-constexpr int kAllViewCount = 21;
+constexpr int kAllViewCount = 22;
 
 struct ViewState {
     int layer = 0;
@@ -83,6 +84,10 @@ render::Figure buildFigure(ViewKind kind, const ForwardResult* result, const Vie
                            const CorpusStats* corpus = nullptr);
 render::PanelsFigure buildPanels(ViewKind kind, const ForwardResult* result,
                                  const ViewState& state);
+
+// A layers × heads grid (every head one cell): its size, "Layer l" rows, head-number columns and
+// the two axis titles; the caller fills in the values and the colour bar.
+void shapeLayerHeadGrid(render::HeatmapFigure& figure, int layers, int heads);
 
 // [T, T] attention of one head, or the mean over the layer's heads.
 std::vector<float> headAttention(const ForwardResult& result, int layer, int head);

@@ -39,20 +39,13 @@ render::Panel roleGrid(const Role& role, const std::vector<analysis::HeadRoleSco
                        int layers, int heads, const ViewState& s, bool offsets) {
     render::HeatmapFigure f;
     f.title = role.name;
-    f.rows = layers;
-    f.cols = heads;
+    shapeLayerHeadGrid(f, layers, heads);
     for (const analysis::HeadRoleScores& head : scores) {
         const double value = role.score(head);
         f.values.push_back(float(value));
         f.cellText << (offsets ? QStringLiteral("−%1").arg(head.positionalOffset)
                                : QString::number(value, 'f', 2));
     }
-    for (int l = 0; l < layers; ++l)
-        f.rowLabels << QStringLiteral("Layer %1").arg(l);
-    for (int h = 0; h < heads; ++h)
-        f.colLabels << QString::number(h);
-    f.rowAxis = QStringLiteral("Layer");
-    f.colAxis = QStringLiteral("Head");
     f.colorBar = {s.colormap, 0.0f, 1.0f, QStringLiteral("Score")};
     f.emphasisedRow = s.layer;
     return f;

@@ -88,15 +88,8 @@ render::Panel headJsdMap(const analysis::OutputEffect& e, const ViewState& s) {
             QStringLiteral("One of the passes has no attention maps to compare.")};
     render::HeatmapFigure f;
     f.title = QStringLiteral("Attention JSD per head (bits)");
-    f.rows = e.layers;
-    f.cols = e.heads;
+    shapeLayerHeadGrid(f, e.layers, e.heads);
     f.values = e.headJsd;
-    for (int l = 0; l < e.layers; ++l)
-        f.rowLabels << QStringLiteral("Layer %1").arg(l);
-    for (int h = 0; h < e.heads; ++h)
-        f.colLabels << QString::number(h);
-    f.rowAxis = QStringLiteral("Layer");
-    f.colAxis = QStringLiteral("Head");
     f.colorBar = {s.colormap, 0.0f, 1.0f, QStringLiteral("Mean JSD over queries (bits)")};
     return f;
 }

@@ -130,6 +130,24 @@ std::optional<Trace> runCapturing(const std::shared_ptr<const LoadedModel>& mode
     return runTrace(model, request, input, capture, intervention, result);
 }
 
+// Why not for a streamed pass: the report keeps every head's map, which a long text does not.
+void reportSinks(const LoadedModel& model, const Request& request, const ModelInput& input,
+                 bool streamed, ForwardResult& result) {
+    if (streamed) {
+        result.sinksNote = QStringLiteral("Sinks need every head's whole map, which a text this "
+                                          "long does not keep: shorten the text.");
+        return;
+    }
+    try {
+        result.sinks = std::make_shared<const analysis::SinkReport>(analysis::sinkReport(
+            *model.model, input, request.variant, kSinkViewTop, request.control));
+    } catch (const PassCancelled&) {
+        throw; // a newer request stops the whole pass
+    } catch (const std::exception& refused) {
+        result.sinksNote = QString::fromUtf8(refused.what()).section('\n', 0, 0);
+    }
+}
+
 void keepInternals(Trace& trace, ForwardResult& result) {
     result.internals = std::move(trace.internals);
     for (LayerTrace& layer : trace.layers)
@@ -170,6 +188,7 @@ std::shared_ptr<ForwardResult> runPass(const std::shared_ptr<const LoadedModel>&
         if (request.extras.queryKey)
             result->queryKey = std::make_shared<const QueryKeyAnalysis>(analyseQueriesKeys(
                 *model, prepared.input, request.variant, intervention, prepared.kinds));
+        if (request.extras.sinks) reportSinks(*model, request, prepared.input, streamed, *result);
         // Why no statistics for a dense pass: its violins wait for their view (stats.violins).
         if (streamed)
             keepStreamed(*model, trace, *result);
@@ -281,7 +300,8 @@ void ForwardRunner::setKnockouts(const HeadKnockouts& knockouts) {
 void ForwardRunner::setExtras(const PassExtras& extras) {
     const bool newlyWanted =
         (extras.vanillaPass && !extras_.vanillaPass && !variant_.isVanilla()) ||
-        (extras.outputs && !extras_.outputs) || (extras.queryKey && !extras_.queryKey);
+        (extras.outputs && !extras_.outputs) || (extras.queryKey && !extras_.queryKey) ||
+        (extras.sinks && !extras_.sinks);
     extras_ = extras;
     if (newlyWanted) runNow(text_);
 }

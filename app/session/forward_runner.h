@@ -9,6 +9,7 @@
 // for it.
 
 #include "ablation_effect.h"
+#include "analysis/attention_sinks.h"
 #include "analysis/residual_edit_spec.h"
 #include "attention_stats.h"
 #include "knn_store.h"
@@ -55,10 +56,15 @@ struct ForwardResult {
     std::map<std::string, Tensor> internals; // pass-wide variant internals
     std::vector<std::map<std::string, Tensor>> layerInternals; // [L] per-layer internals
     Tensor vanillaAttention; // [L, H, T, T] of the vanilla pass; empty unless asked for
-    // The logit lens and the variant's effect on the output; null unless asked for (PassExtras::outputs)
+    // The logit lens and the variant's effect on the output; null unless asked for
+    // (PassExtras::outputs)
     std::shared_ptr<const OutputAnalysis> output;
     // Every head's query-key embedding; null unless asked for (PassExtras::queryKey)
     std::shared_ptr<const QueryKeyAnalysis> queryKey;
+    // Sinks and massive activations with their ablations, of the pass without knockouts; null
+    // unless asked for (PassExtras::sinks), and then `sinksNote` says why when it is null
+    std::shared_ptr<const analysis::SinkReport> sinks;
+    QString sinksNote;
     HeadKnockouts knockouts; // the heads the pass knocked out
     // With knockouts: per position, the output against the same pass without them; empty when
     // the model has no tied LM head (outputNote says so).
@@ -81,12 +87,16 @@ struct ForwardResult {
 // hold counts as available to it, so the plan fits when the pass itself fits what is free.
 MemoryPlan planPass(const LoadedModel& model, int64_t tokens, const CaptureRequest& capture);
 
+// The largest activations per layer the sinks view shows (and its zero-massive pass zeroes).
+constexpr int kSinkViewTop = 4;
+
 // What a pass computes beyond the attention maps and internals: each costs a second pass or a
 // capture, and is made only while a view that reads it is shown (ViewRow::needs).
 struct PassExtras {
     bool vanillaPass = false; // the vanilla model's maps too, when the variant is not vanilla
     bool outputs = false;     // the logit lens and the variant's effect on the output
     bool queryKey = false;    // every head's query-key embedding (QueryKeyAnalysis)
+    bool sinks = false;       // sinks, massive activations and four ablated passes (SinkReport)
     bool operator==(const PassExtras&) const = default;
 };
 

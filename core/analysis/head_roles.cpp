@@ -73,6 +73,29 @@ void checkCustomPattern(const CustomPattern& pattern) {
         }
 }
 
+double firstTokenShare(const float* map, int64_t tokens) {
+    double share = 0.0;
+    for (int64_t i = 0; i < tokens; ++i) {
+        double row = 0.0;
+        for (int64_t j = 0; j < tokens; ++j)
+            row += double(map[i * tokens + j]);
+        share += row > 0.0 ? double(map[i * tokens]) / row : 0.0;
+    }
+    return share / double(tokens);
+}
+
+std::vector<double> firstTokenShares(const Tensor& attentions) {
+    if (attentions.rank() != 4 || attentions.dim(2) != attentions.dim(3))
+        throw std::invalid_argument("sink shares need [L, H, T, T] maps, not " +
+                                    attentions.shapeString());
+    const int64_t tokens = attentions.dim(2);
+    const int64_t heads = attentions.dim(0) * attentions.dim(1);
+    std::vector<double> shares;
+    for (int64_t h = 0; h < heads; ++h)
+        shares.push_back(firstTokenShare(attentions.data() + h * tokens * tokens, tokens));
+    return shares;
+}
+
 namespace {
 // SplitMix64 (Steele, Lea and Flood 2014): a fixed sequence for a seed on every platform.
 uint64_t nextRandom(uint64_t& state) {
@@ -147,14 +170,7 @@ void HeadRoleAccumulator::add(const std::vector<int32_t>& ids, const Tensor& att
         duplicate_[head] += patternScore(map, duplicate, tokens);
         induction_[head] += patternScore(map, induction, tokens);
         if (custom) customScores_[head] += patternScore(map, custom_);
-        double sink = 0.0;
-        for (int64_t i = 0; i < tokens; ++i) {
-            double row = 0.0;
-            for (int64_t j = 0; j < tokens; ++j)
-                row += double(map[i * tokens + j]);
-            sink += row > 0.0 ? double(map[i * tokens]) / row : 0.0;
-        }
-        sink_[head] += sink / double(tokens);
+        sink_[head] += firstTokenShare(map, tokens);
         for (int64_t k = 1; k <= offsets; ++k) {
             double weight = 0.0;
             for (int64_t i = k; i < tokens; ++i)

@@ -44,6 +44,13 @@ DetectionPattern inductionPattern(const std::vector<int32_t>& ids);
 // whole [T, T] map (row-major), upper triangle included. NaN when the map sums to 0.
 double patternScore(const float* map, const DetectionPattern& pattern, int64_t tokens);
 
+// The sink score: the mean over the queries of A[i, 0] / Σ_j A[i, j], the share of each query's
+// weight on the first token of a [T, T] map (row-major); a row summing to 0 counts 0.
+double firstTokenShare(const float* map, int64_t tokens);
+// firstTokenShare of every head of attentions [L, H, T, T], layer-major. Throws
+// std::invalid_argument when the maps are not token by token.
+std::vector<double> firstTokenShares(const Tensor& attentions);
+
 // A pattern the user draws or loads [T, T], row-major, finite and lower triangular as detect_head
 // asserts; values other than 0 and 1 weigh their cells ("mul" allows them, with a warning).
 struct CustomPattern {

@@ -71,6 +71,8 @@ bool hasWhatTheViewNeeds(const app::ForwardResult& result, app::ViewKind kind) {
         return result.queryKey != nullptr;
     case app::ViewKind::KnnNeighbours:
         return result.knnStore != nullptr;
+    case app::ViewKind::Sinks:
+        return result.sinks != nullptr;
     default:
         return true;
     }
@@ -201,6 +203,7 @@ private Q_SLOTS:
             {V::QkEmbedding, none, true},
             {V::QkGrid, none, true},
             {V::HeadRoles, none, true},
+            {V::Sinks, none, true},
             {V::MoeRouting, none, false},
             {V::ActPonder, none, false},
             {V::Training, none, false}, // until the scrubber measured a series

@@ -49,19 +49,16 @@ private Q_SLOTS:
         const test::CliResult listed = runHeadlight({"export", "--list-views"});
         QCOMPARE(listed.exitCode, 0);
         const QStringList lines = listed.out.split('\n', Qt::SkipEmptyParts);
-        QCOMPARE(lines.size(), 22);
-        for (const char* name : {"heatmap",           "model-grid",
-                                 "token-lines",       "entropy-violins",
-                                 "jsd-violins",       "head-jsd-matrix",
-                                 "rollout",           "difference",
-                                 "sparsity",          "positions",
-                                 "early-exit",        "lsh-buckets",
-                                 "moe-routing",       "act-ponder",
-                                 "logit-lens",        "variant-effect",
-                                 "knn-neighbours",    "qk-embedding",
-                                 "qk-embedding-grid", "head-roles",
-                                 "training",          "atlas"})
+        QCOMPARE(lines.size(), 23);
+        for (const char* name :
+             {"heatmap",        "model-grid",      "token-lines",       "entropy-violins",
+              "jsd-violins",    "head-jsd-matrix", "rollout",           "difference",
+              "sparsity",       "positions",       "early-exit",        "lsh-buckets",
+              "moe-routing",    "act-ponder",      "logit-lens",        "variant-effect",
+              "knn-neighbours", "qk-embedding",    "qk-embedding-grid", "head-roles",
+              "training",       "atlas"})
             QVERIFY2(viewNames().contains(name), name);
+        QVERIFY(viewNames().contains("sinks")); // the list above is one column layout full
         for (const QString& line : lines)
             QVERIFY2(line.section(' ', 1).trimmed().size() > 10, qPrintable(line));
     }
