@@ -94,7 +94,8 @@ public:
     // have opened it) is kept as it is.
     bool open(const QString& folder) {
         const auto model = workspace()->sharedModel();
-        if (model && QDir(model->folder) == QDir(folder)) return workspace()->result() != nullptr;
+        if (model && QDir(model->folder) == QDir(folder))
+            return QTest::qWaitFor([&] { return workspace()->result() != nullptr; }, kSoakWaitMs);
         QSignalSpy shown(workspace(), &app::Workspace::resultShown);
         window_.openCheckpoint(folder);
         return shown.wait(kSoakWaitMs) || !shown.isEmpty();
@@ -124,6 +125,17 @@ public:
                 return false;
         }
         return true;
+    }
+
+    // Where the session stands, for a failure's message.
+    QString describe(int round) {
+        const auto model = workspace()->sharedModel();
+        return QStringLiteral("round %1: model %2, %3, lesson loading %4")
+            .arg(round)
+            .arg(model ? model->folder : QStringLiteral("none"))
+            .arg(workspace()->result() ? QStringLiteral("a result shown")
+                                       : QStringLiteral("no result"))
+            .arg(classroom_->sceneLoading());
     }
 
     // Any error dialog the window raised (a modal QMessageBox), closed, with its text.
@@ -167,7 +179,7 @@ private Q_SLOTS:
             }
             if (round % 15 == 14) {
                 QVERIFY2(session.lesson(round / 15), qPrintable(QString::number(round)));
-                QVERIFY(session.open(onZoo ? zoo : large));
+                QVERIFY2(session.open(onZoo ? zoo : large), qPrintable(session.describe(round)));
             }
             QVERIFY2(session.round(round), qPrintable(QStringLiteral("round %1").arg(round)));
             const QString error = session.errorShown();
