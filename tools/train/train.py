@@ -53,6 +53,15 @@ def evaluate(model, x, mask, targets=None, batch=64):
     return {"loss": losses / total, "accuracy": right / total, "exact": exact / len(x)}
 
 
+def check_size(folder, budget, what):
+    """Prints what `folder` holds, in MB, and ends the program when that is over `budget` bytes
+    (the shipped runs and SAEs each have one)."""
+    size = sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(folder) for f in fs)
+    print(f"{what}: {size / 1e6:.2f} MB in {folder}")
+    if size > budget:
+        sys.exit(f"the {what} are over their {budget / 1e6:.0f} MB budget")
+
+
 def keep(checkpoint, step, model):
     """Hands the model to `checkpoint` in eval mode, then resumes training."""
     if checkpoint is not None:

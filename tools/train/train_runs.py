@@ -28,7 +28,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path[:0] = [HERE, os.path.join(REPO, "tools", "zoo")]
 
-import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import byte_tokenizer as B  # noqa: E402
@@ -121,10 +120,7 @@ def main():
     for name, layers, description in RUNS:
         if not args.only or name in args.only:
             train_run(name, layers, description)
-    size = sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(OUT) for f in fs)
-    print(f"runs: {size / 1e6:.2f} MB in {OUT}")
-    if size > SIZE_BUDGET:
-        sys.exit(f"the runs are over their {SIZE_BUDGET / 1e6:.0f} MB budget")
+    train.check_size(OUT, SIZE_BUDGET, "runs")
     return 0
 
 

@@ -41,6 +41,7 @@ import data  # noqa: E402
 import make_sae_goldens as SG  # noqa: E402
 import model as Z  # noqa: E402
 import safetensors_io as S  # noqa: E402
+import train  # noqa: E402
 
 OUT = os.path.join(REPO, "resources", "saes")
 GOLDEN = os.path.join(REPO, "tests", "data", "zoo_sae")
@@ -228,10 +229,7 @@ def main():
             print(f"{name}: {architecture} SAE of {width} at {model_name}'s {hook}", flush=True)
             train_sae(name, model_name, hook, architecture, width, knob)
     write_goldens()
-    size = sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(OUT) for f in fs)
-    print(f"SAEs: {size / 1e6:.2f} MB in {OUT}")
-    if size > SIZE_BUDGET:
-        sys.exit(f"the SAEs are over their {SIZE_BUDGET / 1e6:.0f} MB budget")
+    train.check_size(OUT, SIZE_BUDGET, "SAEs")
     return 0
 
 
