@@ -176,6 +176,7 @@ CliCommand sinksCommand() {
         {{"--model", "DIR",
           "the checkpoint folder, a zoo model's name, or a Hugging Face cache folder or cached "
           "ORG/NAME id, read offline"},
+         revisionOption(),
          {"--text", "STR", "the text to run, tokenized with the checkpoint's special tokens"},
          {"--ids", "1,2,3", "token ids to run as they are, instead of a text"},
          {"--top", "K",
