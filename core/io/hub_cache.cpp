@@ -391,21 +391,21 @@ ResolvedModel resolveModel(const std::string& pathOrId) {
         if (isRepoFolder(named)) {
             const std::string snapshot = snapshotOf(named.string());
             checkSnapshot(snapshot, named.string());
-            return {snapshot, repoIdOf(named)};
+            return {snapshot, repoIdOf(named), {}};
         }
         if (isSnapshotFolder(named)) {
             const fs::path repo = named.parent_path().parent_path();
             checkSnapshot(named.string(), repo.string());
-            return {pathOrId, repoIdOf(repo)};
+            return {pathOrId, repoIdOf(repo), {}};
         }
-        return {pathOrId, {}};
+        return {pathOrId, {}, {}};
     }
     // Anything else that exists, or that no id could spell, goes to the readers, which say why.
-    if (fs::exists(pathOrId, error) || !isRepoId(pathOrId)) return {pathOrId, {}};
+    if (fs::exists(pathOrId, error) || !isRepoId(pathOrId)) return {pathOrId, {}, {}};
     const fs::path repo = cachedIdFolder(pathOrId);
     const std::string snapshot = snapshotOf(repo.string());
     checkSnapshot(snapshot, repo.string());
-    return {snapshot, pathOrId};
+    return {snapshot, pathOrId, {}};
 }
 
 ResolvedModel resolveCachedSubfolder(const std::string& pathOrId) {
@@ -418,13 +418,13 @@ ResolvedModel resolveCachedSubfolder(const std::string& pathOrId) {
     const bool plain = std::all_of(subfolder.begin(), subfolder.end(),
                                    [](const fs::path& part) { return isPlainName(part.string()); });
     // Anything no id and folder could spell goes to the readers, which say why.
-    if (!isRepoId(repoId) || subfolder.empty() || !plain) return {pathOrId, {}};
+    if (!isRepoId(repoId) || subfolder.empty() || !plain) return {pathOrId, {}, {}};
     const ResolvedModel repo = resolveModel(repoId);
     const fs::path folder = fs::path(repo.folder) / subfolder;
     if (!fs::is_directory(folder, error))
         fail("the cached " + repoId + " has no folder " + subfolder.string() + " (looked for " +
              folder.string() + ")");
     checkSnapshotLinks(folder.string(), fs::path(repo.folder).parent_path().parent_path().string());
-    return {folder.string(), repoId};
+    return {folder.string(), repoId, {}};
 }
 } // namespace headlight::io
