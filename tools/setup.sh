@@ -18,17 +18,17 @@ cd "$root"
 # the headless window test, fonts for Latin, Greek, Cyrillic, CJK, Arabic and Devanagari,
 # simdjson for tokenizer.json, and Node.js for the Hub tokenizers' reference (below).
 # docs/dependencies.md says why each is there. For `test`:
-# clang with its runtimes (libFuzzer, sanitizers) and llvm-symbolizer (llvm-14) for the fuzz
-# targets, strace for the no-network test (docs/hardening.md), and NumPy and PyTorch for
+# clang with its runtimes (libFuzzer, sanitizers, libomp) and llvm-symbolizer (llvm-14) for the
+# asan build and the fuzz targets, strace for the no-network test (docs/hardening.md), and NumPy and PyTorch for
 # test_crosscheck_torch (tools/golden/crosscheck_torch.py; docs/golden-references.md).
 packages=(
   cmake ninja-build g++ pkg-config
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev qt6-qpa-plugins libgl1-mesa-dri
-  libeigen3-dev libopenblas-openmp-dev
+  libeigen3-dev libopenblas-openmp-dev zlib1g-dev
   libvulkan-dev glslc glslang-tools spirv-tools mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
   libimgui-dev libbenchmark-dev libsimdjson-dev nodejs
   xvfb xauth fonts-dejavu-core fonts-wqy-microhei fonts-noto-ui-core
-  clang libclang-rt-14-dev llvm-14 strace python3-numpy python3-torch
+  clang libclang-rt-14-dev libomp-dev llvm-14 strace python3-numpy python3-torch
   dpkg-dev file
 )
 

@@ -149,7 +149,8 @@ Request parseRequest(const CliArgs& args) {
     checkOut(request.out);
     for (const char* flag : {"--region", "--pool", "--overlay"})
         if (args.has(flag)) throw CliError(std::string(flag) + " is for --view atlas");
-    if (args.has("--revision-filter")) throw CliError("--revision-filter is for --checkpoints");
+    for (const char* flag : {"--revision-filter", "--frame-ms"})
+        if (args.has(flag)) throw CliError(std::string(flag) + " is for --checkpoints");
     if (int(args.has("--text")) + int(args.has("--texts")) + int(args.has("--text-file")) != 1)
         throw CliError("give exactly one of --text, --text-file and --texts");
     request.corpus = args.has("--texts");
@@ -425,9 +426,10 @@ CliCommand exportCommand() {
                         "[--backend cpu|vulkan] [--vulkan-device SEL]"),
          QStringLiteral("--scenario JSON --out FILE [--dpi N] [--size WxH] "
                         "[--backend cpu|vulkan] [--vulkan-device SEL]"),
-         QStringLiteral("--checkpoints SOURCE [--revision-filter REGEX] [--text STR | --text-file "
-                        "FILE] --view NAME --out DIR [--layer L] [--head H] [--dpi N] "
-                        "[--backend cpu|vulkan]"),
+         QStringLiteral(
+             "--checkpoints SOURCE [--revision-filter REGEX] [--text STR | --text-file "
+             "FILE] --view NAME --out DIR|FILE.png [--frame-ms N] [--layer L] [--head H] "
+             "[--dpi N] [--backend cpu|vulkan]"),
          QStringLiteral("--checkpoints SOURCE [--revision-filter REGEX] [--text STR | --text-file "
                         "FILE] --view training --out FILE [--dpi N] [--backend cpu|vulkan]"),
          QStringLiteral("--list-views")},
@@ -470,7 +472,11 @@ CliCommand exportCommand() {
          {"--checkpoints", "SOURCE",
           "every checkpoint of a training series (docs/scrubber.md): a run folder, a run's name "
           "in resources/runs, or a Hugging Face cache id with several revisions; --out DIR gets "
-          "the view as frame_0000.png, ... and --view training the lines over training"},
+          "the view as frame_0000.png, ..., --out FILE.png (or .apng) one animated PNG, and "
+          "--view training the lines over training"},
+         {"--frame-ms", "N",
+          "with --checkpoints and an animated --out: how long each checkpoint is shown, 1 to "
+          "65535 ms (default 600)"},
          {"--revision-filter", "REGEX",
           "with --checkpoints: only the checkpoints whose label (step 200, step1000) matches"}},
         {QStringLiteral("headlight export --model resources/models/realformer --text 'The cat "
@@ -479,7 +485,10 @@ CliCommand exportCommand() {
              "headlight export --model resources/models/rope --text-file book.txt "
              "--view atlas --layer 1 --head mean --region 0:4096,0:4096 --out atlas.pdf"),
          QStringLiteral("headlight export --checkpoints EleutherAI/pythia-70m --revision-filter "
-                        "'^step[0-9]*000$' --text 'a b c a b c' --view training --out lines.csv")},
+                        "'^step[0-9]*000$' --text 'a b c a b c' --view training --out lines.csv"),
+         QStringLiteral(
+             "headlight export --checkpoints induction --view heatmap --layer 1 --head 0 "
+             "--out induction.png")},
         &runExport,
     };
 }

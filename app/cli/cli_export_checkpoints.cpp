@@ -5,6 +5,9 @@
 #include "cli.h"
 #include "cli_args.h"
 #include "cli_atlas.h"
+#include "export/animated_png.h"
+#include "export/atomic_write.h"
+#include "export/figure_export.h"
 #include "export_files.h"
 #include "figure_builders.h"
 #include "provenance.h"
@@ -102,23 +105,33 @@ int exportTrainingLines(const CliArgs& args, const io::CheckpointSeries& series,
     return 0;
 }
 
-QString framesFolder(const CliArgs& args) {
+// Where --out sends a view's frames: a folder of numbered PNGs, or one animated PNG.
+struct FramesTarget {
+    QString out;
+    bool animation = false; // --out FILE.png or FILE.apng
+};
+
+FramesTarget framesTarget(const CliArgs& args) {
     const QString out = args.required("--out");
+    const QString suffix = QFileInfo(out).suffix().toLower();
+    if (suffix == QLatin1String("png") || suffix == QLatin1String("apng")) return {out, true};
     if (exportFormatFor(out))
         throw CliError("--out " + out.toStdString() +
-                       " is a file: frames of a view go to a folder (frame_0000.png, …); "
-                       "--view training writes one file");
+                       ": the frames of a view go to a folder (frame_0000.png, …) or to one "
+                       "animated .png or .apng; --view training writes one file");
     if (!QDir().mkpath(out)) throw CliError("cannot create the folder " + out.toStdString());
-    return out;
+    return {out, false};
 }
 
-// One PNG per checkpoint of the view, drawn as `export --scene` draws a scene.
-int exportFrames(const CliArgs& args, const io::CheckpointSeries& series, const QString& text,
-                 const QStringList& command) {
+// The view at every checkpoint, drawn as `export --scene` draws a scene: each frame as the PNG
+// file it would be on its own (page, caption and provenance).
+std::vector<QByteArray> renderFrames(const CliArgs& args, const io::CheckpointSeries& series,
+                                     const QString& text, const QStringList& command,
+                                     const QString& out) {
     const ViewKind view = viewKindFromId(args.required("--view").toStdString());
-    const QDir folder(framesFolder(args));
     const std::string selector = args.value("--vulkan-device").toStdString();
     const int total = int(series.checkpoints.size());
+    std::vector<QByteArray> frames;
     for (int i = 0; i < total; ++i) {
         const io::SeriesCheckpoint& checkpoint = series.checkpoints[std::size_t(i)];
         reportCheckpoint(i, total, QString::fromStdString(checkpoint.label));
@@ -135,10 +148,34 @@ int exportFrames(const CliArgs& args, const io::CheckpointSeries& series, const 
         options.caption.model = QString::fromStdString(series.name + " · " + checkpoint.label);
         options.provenance = checkpointProvenance(
             describeExport(*rendered.model, scenario, rendered.content), command);
-        exportToFile(
-            folder.filePath(QStringLiteral("frame_%1.png").arg(i, 4, 10, QLatin1Char('0'))),
-            rendered.content, options);
+        frames.push_back(render::pngBytes(out, rendered.content, options));
     }
+    return frames;
+}
+
+void writeFile(const QString& path, const QByteArray& bytes) {
+    render::writeAtomically(path, [&](QIODevice& device) {
+        if (device.write(bytes) != bytes.size()) render::failExport(path, device.errorString());
+    });
+}
+
+// The frames as frame_0000.png, … in a folder, or as one animated PNG (--frame-ms each).
+int exportFrames(const CliArgs& args, const io::CheckpointSeries& series, const QString& text,
+                 const QStringList& command) {
+    const FramesTarget target = framesTarget(args);
+    if (!target.animation && args.has("--frame-ms"))
+        throw CliError("--frame-ms is for an animated --out (.png or .apng)");
+    const int frameMs = args.integer("--frame-ms", 600, 1, 65535);
+    const std::vector<QByteArray> frames = renderFrames(args, series, text, command, target.out);
+    if (target.animation) {
+        writeFile(target.out, render::animatedPng(target.out, frames, frameMs));
+        return 0;
+    }
+    const QDir folder(target.out);
+    for (std::size_t i = 0; i < frames.size(); ++i)
+        writeFile(
+            folder.filePath(QStringLiteral("frame_%1.png").arg(int(i), 4, 10, QLatin1Char('0'))),
+            frames[i]);
     return 0;
 }
 
@@ -160,8 +197,10 @@ int runCheckpointExport(const CliArgs& args, const QStringList& regenerationComm
     io::CheckpointSeries series = openCheckpointSeries(args.value("--checkpoints"));
     filterCheckpoints(series, args);
     const QString text = seriesText(args, series);
-    if (view == viewId(ViewKind::Training))
+    if (view == viewId(ViewKind::Training)) {
+        if (args.has("--frame-ms")) throw CliError("--frame-ms is for the frames of a view");
         return exportTrainingLines(args, series, text, regenerationCommand);
+    }
     return exportFrames(args, series, text, regenerationCommand);
 }
 } // namespace headlight::app

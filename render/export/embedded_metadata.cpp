@@ -141,7 +141,8 @@ std::optional<QString> readEmbeddedProvenance(const QString& path) {
     if (!QFileInfo(path).isFile())
         throw ExportError(QStringLiteral("cannot read %1: no such file").arg(path).toStdString());
     const QString suffix = QFileInfo(path).suffix().toLower();
-    if (suffix == QLatin1String("png")) return pngProvenance(path);
+    if (suffix == QLatin1String("png") || suffix == QLatin1String("apng"))
+        return pngProvenance(path);
     if (suffix == QLatin1String("svg")) return provenanceElement(readAll(path));
     if (suffix == QLatin1String("pdf")) return pdfProvenance(path);
     if (suffix == QLatin1String("csv")) return csvProvenance(path);

@@ -3,7 +3,7 @@
 // app/figures/provenance.h), format by format, and how it is read back:
 //
 //   PNG  a text chunk keyed "headlight-provenance" (QImageWriter::setText: tEXt/zTXt, or iTXt
-//        when the JSON is not Latin-1)
+//        when the JSON is not Latin-1); an animated PNG (.png, .apng) keeps its first frame's
 //   SVG  <metadata><headlight:provenance xmlns:headlight="urn:headlight:provenance">JSON…
 //   PDF  the document's XMP packet: dc:title, dc:description (the caption), xmp:CreatorTool and
 //        headlight:provenance; the document info holds the title and the creator

@@ -71,16 +71,24 @@ QImage renderPng(const QString& path, const PageContent& content, const ExportOp
     return image;
 }
 
+QByteArray encodePng(const QString& path, const QImage& image, const PageContent& content,
+                     const ExportOptions& options) {
+    QBuffer buffer;
+    buffer.open(QIODevice::WriteOnly);
+    QImageWriter writer(&buffer, "png");
+    writer.setText(QStringLiteral("Title"), titleOf(content));
+    writer.setText(QStringLiteral("Description"), captionLine(options.caption));
+    writer.setText(QStringLiteral("Software"), QStringLiteral("Headlight"));
+    if (!options.provenance.isEmpty())
+        writer.setText(QLatin1String(kProvenanceKey), options.provenance);
+    if (!writer.write(image)) failExport(path, writer.errorString());
+    return buffer.data();
+}
+
 void writePng(const QString& path, const PageContent& content, const ExportOptions& options) {
-    const QImage image = renderPng(path, content, options);
+    const QByteArray png = pngBytes(path, content, options);
     writeAtomically(path, [&](QIODevice& device) {
-        QImageWriter writer(&device, "png");
-        writer.setText(QStringLiteral("Title"), titleOf(content));
-        writer.setText(QStringLiteral("Description"), captionLine(options.caption));
-        writer.setText(QStringLiteral("Software"), QStringLiteral("Headlight"));
-        if (!options.provenance.isEmpty())
-            writer.setText(QLatin1String(kProvenanceKey), options.provenance);
-        if (!writer.write(image)) failExport(path, writer.errorString());
+        if (device.write(png) != png.size()) failExport(path, device.errorString());
     });
 }
 
@@ -174,6 +182,11 @@ void paintExportPage(QPainter& painter, const QRectF& page, const PageContent& c
     }
     paintContent(painter, body, content);
     painter.restore();
+}
+
+QByteArray pngBytes(const QString& path, const PageContent& content, const ExportOptions& options) {
+    checkOptions(path, ImageFormat::Png, options);
+    return encodePng(path, renderPng(path, content, options), content, options);
 }
 
 void exportFigure(const QString& path, ImageFormat format, const PageContent& content,

@@ -9,6 +9,7 @@
 //   captionLine      "Model: bert · Variant: vanilla · Text: “…”"
 //   paintExportPage  figure and caption into one rect (what every format draws)
 //   exportFigure     the page into a file, atomically (export/atomic_write.h)
+//   pngBytes         the PNG file's bytes, for an animation's frames
 //
 // Geometry: the page is laid out in units of 1/96 inch, the screen's logical pixel, so a figure
 // exported at the size it has on screen looks like it does there; PNG scales that by DPI / 96.
@@ -16,6 +17,7 @@
 #include "figures/figure.h"
 #include "figures/panels.h"
 
+#include <QByteArray>
 #include <QSizeF>
 #include <QString>
 #include <optional>
@@ -54,4 +56,7 @@ QRectF captionRect(const QRectF& page, const QString& caption);
 // file that cannot be written; nothing is left at `path` then, and a file there stays as it was.
 void exportFigure(const QString& path, ImageFormat format, const PageContent& content,
                   const ExportOptions& options);
+// The PNG file exportFigure would write to `path`, as bytes (the frames of an animation,
+// export/animated_png.h). Throws ExportError as exportFigure does; writes nothing.
+QByteArray pngBytes(const QString& path, const PageContent& content, const ExportOptions& options);
 } // namespace headlight::render

@@ -29,7 +29,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
-#include <source_location>
 #include <span>
 
 namespace headlight::test {
@@ -41,6 +40,18 @@ struct Difference {
     double scale = 1.0;             // max(1, largest |b| compared)
     QString where;                  // the failure and its first index, else the largest element
     bool comparable() const { return maxAbs != kNotComparable; }
+};
+
+// The line that called a comparison, for the log below. Why not std::source_location: clang 14
+// (the asan and fuzz presets) lacks the builtin that libstdc++ 12's needs. The builtins in a
+// default argument are evaluated where the caller uses it, as std::source_location::current is.
+struct CallSite {
+    const char* file;
+    unsigned line;
+    static constexpr CallSite current(const char* file = __builtin_FILE(),
+                                      unsigned line = __builtin_LINE()) {
+        return {file, line};
+    }
 };
 
 namespace detail {
@@ -56,14 +67,14 @@ inline Difference failed(QString why) {
 // HEADLIGHT_COMPARE_LOG=FILE appends one line per comparison to FILE: the calling line, the test
 // function and data row, and the largest difference. Why: a tolerance is the measured error of
 // both backends plus a margin (golden.h), and this is how the error is measured again.
-inline const Difference& logged(const Difference& d, const std::source_location& at) {
+inline const Difference& logged(const Difference& d, const CallSite& at) {
     static const char* const path = std::getenv("HEADLIGHT_COMPARE_LOG");
     if (!path) return d;
     if (FILE* file = std::fopen(path, "a")) {
         const char* function = QTest::currentTestFunction();
         const char* row = QTest::currentDataTag();
-        std::fprintf(file, "%s:%u\t%s\t%s\t%.6g\n", at.file_name(), unsigned(at.line()),
-                     function ? function : "-", row ? row : "-", d.maxAbs);
+        std::fprintf(file, "%s:%u\t%s\t%s\t%.6g\n", at.file, at.line, function ? function : "-",
+                     row ? row : "-", d.maxAbs);
         std::fclose(file);
     }
     return d;
@@ -74,7 +85,7 @@ inline const Difference& logged(const Difference& d, const std::source_location&
 template <typename Include>
 requires std::predicate<Include, std::size_t>
     Difference compareValues(std::span<const float> a, std::span<const float> b, Include include,
-                             std::source_location at = std::source_location::current()) {
+                             CallSite at = CallSite::current()) {
     if (a.size() != b.size())
         return detail::logged(detail::failed(QString("sizes %1 vs %2").arg(a.size()).arg(b.size())),
                               at);
@@ -99,7 +110,7 @@ requires std::predicate<Include, std::size_t>
 }
 
 inline Difference compareValues(std::span<const float> a, std::span<const float> b,
-                                std::source_location at = std::source_location::current()) {
+                                CallSite at = CallSite::current()) {
     return compareValues(
         a, b, [](std::size_t) { return true; }, at);
 }
@@ -107,7 +118,7 @@ inline Difference compareValues(std::span<const float> a, std::span<const float>
 template <typename Include>
 requires std::predicate<Include, std::size_t>
     Difference compareValues(const Tensor& a, const Tensor& b, Include include,
-                             std::source_location at = std::source_location::current()) {
+                             CallSite at = CallSite::current()) {
     if (a.shape() != b.shape())
         return detail::logged(
             detail::failed(
@@ -117,7 +128,7 @@ requires std::predicate<Include, std::size_t>
 }
 
 inline Difference compareValues(const Tensor& a, const Tensor& b,
-                                std::source_location at = std::source_location::current()) {
+                                CallSite at = CallSite::current()) {
     return compareValues(
         a, b, [](std::size_t) { return true; }, at);
 }
@@ -133,29 +144,27 @@ inline double report(const Difference& d, QString* where) {
 template <typename Include>
 requires std::predicate<Include, std::size_t>
 double maxAbsDiff(const Tensor& a, const Tensor& b, Include include, QString* where = nullptr,
-                  std::source_location at = std::source_location::current()) {
+                  CallSite at = CallSite::current()) {
     return detail::report(compareValues(a, b, include, at), where);
 }
 inline double maxAbsDiff(const Tensor& a, const Tensor& b, QString* where = nullptr,
-                         std::source_location at = std::source_location::current()) {
+                         CallSite at = CallSite::current()) {
     return detail::report(compareValues(a, b, at), where);
 }
 template <typename Include>
 requires std::predicate<Include, std::size_t>
 double maxAbsDiff(std::span<const float> a, std::span<const float> b, Include include,
-                  QString* where = nullptr,
-                  std::source_location at = std::source_location::current()) {
+                  QString* where = nullptr, CallSite at = CallSite::current()) {
     return detail::report(compareValues(a, b, include, at), where);
 }
 inline double maxAbsDiff(std::span<const float> a, std::span<const float> b,
-                         QString* where = nullptr,
-                         std::source_location at = std::source_location::current()) {
+                         QString* where = nullptr, CallSite at = CallSite::current()) {
     return detail::report(compareValues(a, b, at), where);
 }
 
 // Largest |a - b| over max(1, largest |b|): for outputs whose magnitude grows with the input.
 inline double scaledMaxAbsDiff(const Tensor& a, const Tensor& b, QString* where = nullptr,
-                               std::source_location at = std::source_location::current()) {
+                               CallSite at = CallSite::current()) {
     const Difference d = compareValues(a, b, at);
     return detail::report(d, where) / d.scale;
 }
@@ -171,8 +180,7 @@ inline bool differsBy(const Tensor& a, const Tensor& b, double least, QString* w
 // undefined element with NaN by design (the query-key embedding's padded tokens). A NaN on one
 // side only, an infinity, a size mismatch or nothing compared still fail.
 inline double maxAbsDiffSameNan(std::span<const float> a, std::span<const float> b,
-                                QString* where = nullptr,
-                                std::source_location at = std::source_location::current()) {
+                                QString* where = nullptr, CallSite at = CallSite::current()) {
     if (a.size() == b.size())
         for (std::size_t i = 0; i < a.size(); ++i)
             if (std::isnan(a[i]) != std::isnan(b[i])) {

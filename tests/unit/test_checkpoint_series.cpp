@@ -2,13 +2,17 @@
 // (and refused in one line when a folder is missing or steps do not increase), the revisions of
 // a cached Hub repository in training-step order, each checkpoint measured (head roles, loss,
 // in-context-learning score), and `headlight export --checkpoints`: the view at every checkpoint
-// as numbered PNG frames, and the lines over training as CSV, PNG and SVG, each with its
-// provenance, a progress line per checkpoint on stderr, and one-line refusals.
+// as numbered PNG frames or one animated PNG (read back here chunk by chunk, each frame rebuilt as
+// a PNG of its own and decoded by Qt, against the numbered frames), and the lines over training
+// as CSV, PNG and SVG, each with its provenance, a progress line per checkpoint on stderr, and
+// one-line refusals.
 #include "analysis/training_metrics.h"
 #include "backend/backend_choice.h"
 #include "checkpoint_metrics.h"
 #include "cli_runner.h"
 #include "error_of.h"
+#include "export/animated_png.h"
+#include "export/atomic_write.h"
 #include "export/embedded_metadata.h"
 #include "golden.h"
 #include "hub_cache_fixture.h"
@@ -19,8 +23,10 @@
 #include "series_source.h"
 #include "text_input.h"
 
+#include <QBuffer>
 #include <QImage>
 #include <QTest>
+#include <QtEndian>
 #include <cmath>
 
 using namespace headlight;
@@ -32,6 +38,47 @@ QStringList csvRows(const QString& path) {
     return QString::fromUtf8(render::csvWithoutComments(test::readFile(path)))
         .split('\n', Qt::SkipEmptyParts);
 }
+// The PNG specification's CRC-32 (ISO 3309), bit by bit: the test's own, not zlib's.
+quint32 pngCrc(const QByteArray& bytes) {
+    quint32 crc = 0xffffffffu;
+    for (const char byte : bytes) {
+        crc ^= quint8(byte);
+        for (int bit = 0; bit < 8; ++bit)
+            crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
+    }
+    return ~crc;
+}
+
+struct PngChunk {
+    QByteArray type, data;
+};
+
+// Every chunk of a PNG file after its signature; fails the test on a bad length or CRC.
+std::vector<PngChunk> pngChunks(const QByteArray& file) {
+    std::vector<PngChunk> chunks;
+    if (!file.startsWith("\x89PNG\r\n\x1a\n")) return chunks;
+    for (qsizetype at = 8; at + 12 <= file.size();) {
+        const quint32 length = qFromBigEndian<quint32>(file.constData() + at);
+        const QByteArray typed = file.mid(at + 4, 4 + qsizetype(length));
+        if (qFromBigEndian<quint32>(file.constData() + at + 8 + length) != pngCrc(typed)) return {};
+        chunks.push_back({typed.left(4), typed.mid(4)});
+        at += 12 + qsizetype(length);
+    }
+    return chunks;
+}
+
+QByteArray pngChunk(const QByteArray& type, const QByteArray& data) {
+    QByteArray out(4, '\0');
+    qToBigEndian(quint32(data.size()), out.data());
+    QByteArray crc(4, '\0');
+    qToBigEndian(pngCrc(type + data), crc.data());
+    return out + type + data + crc;
+}
+
+quint32 be32(const QByteArray& data, int at) {
+    return qFromBigEndian<quint32>(data.constData() + at);
+}
+
 QString runJsonError(const QString& run) {
     return test::errorOf<io::CheckpointError>([&] { io::readRunFolder(run.toStdString()); });
 }
@@ -221,6 +268,82 @@ private Q_SLOTS:
         QCOMPARE(provenance->scenario.selection.layer, 1);
     }
 
+    // The numbered frames of the test above, as one animated PNG: acTL says 3 frames that loop,
+    // each fcTL covers the canvas for --frame-ms, sequence numbers run 0, 1, 2, … over fcTL and
+    // fdAT, and each frame, rebuilt as a PNG of its own, decodes to the numbered frame's pixels.
+    void anAnimatedPngHoldsEveryFrame() {
+        const QString out = scratch_.filePath("induction.png");
+        const test::CliResult cli = exportRun({"--view", "heatmap", "--layer", "1", "--head", "2",
+                                               "--frame-ms", "250", "--out", out});
+        QVERIFY2(cli.exitCode == 0, qPrintable(cli.err));
+        const std::vector<PngChunk> chunks = pngChunks(test::readFile(out));
+        QVERIFY(chunks.size() > 8);
+        QCOMPARE(chunks.front().type, QByteArray("IHDR"));
+        QCOMPARE(chunks[1].type, QByteArray("acTL"));
+        QCOMPARE(be32(chunks[1].data, 0), 3u);
+        QCOMPARE(be32(chunks[1].data, 4), 0u);
+        QCOMPARE(chunks.back().type, QByteArray("IEND"));
+        const QByteArray header = chunks.front().data;
+        std::vector<QByteArray> frames; // each frame's compressed image data
+        quint32 sequence = 0;
+        for (const PngChunk& chunk : chunks) {
+            if (chunk.type == "fcTL") {
+                QCOMPARE(be32(chunk.data, 0), sequence++);
+                QCOMPARE(chunk.data.mid(4, 8), header.left(8)); // the whole canvas
+                QCOMPARE(be32(chunk.data, 12), 0u);
+                QCOMPARE(be32(chunk.data, 16), 0u);
+                QCOMPARE(chunk.data.mid(20, 4), QByteArray::fromHex("00fa03e8")); // 250/1000 s
+                frames.emplace_back();
+            } else if (chunk.type == "IDAT") {
+                QCOMPARE(frames.size(), std::size_t(1)); // only the first frame is plain PNG
+                frames.back() += chunk.data;
+            } else if (chunk.type == "fdAT") {
+                QCOMPARE(be32(chunk.data, 0), sequence++);
+                frames.back() += chunk.data.mid(4);
+            }
+        }
+        QCOMPARE(frames.size(), std::size_t(3));
+        for (std::size_t f = 0; f < frames.size(); ++f) {
+            const QByteArray alone = QByteArray("\x89PNG\r\n\x1a\n", 8) + pngChunk("IHDR", header) +
+                                     pngChunk("IDAT", frames[f]) + pngChunk("IEND", {});
+            const QImage decoded = QImage::fromData(alone, "png");
+            const QImage numbered(
+                scratch_.filePath(QStringLiteral("frames/frame_%1.png").arg(f, 4, 10, QChar('0'))));
+            QVERIFY(!decoded.isNull() && !numbered.isNull());
+            QVERIFY2(decoded.convertToFormat(QImage::Format_RGB32) ==
+                         numbered.convertToFormat(QImage::Format_RGB32),
+                     qPrintable(QStringLiteral("frame %1").arg(f)));
+        }
+        // The first frame's text chunks stay: the file carries its provenance.
+        const std::optional<app::Provenance> provenance = app::readProvenance(out);
+        QVERIFY(provenance.has_value());
+        QCOMPARE(QFileInfo(QString::fromStdString(provenance->scenario.model)).canonicalFilePath(),
+                 QFileInfo(run_ + "/step_000000").canonicalFilePath());
+    }
+
+    // Frames of different sizes cannot share an animation.
+    void framesOfDifferentSizesAreRefused() {
+        const auto png = [](int width) {
+            QImage image(width, 4, QImage::Format_RGB32);
+            image.fill(Qt::red);
+            QBuffer buffer;
+            buffer.open(QIODevice::WriteOnly);
+            image.save(&buffer, "png");
+            return buffer.data();
+        };
+        QCOMPARE(
+            test::errorOf<render::ExportError>([&] {
+                render::animatedPng("a.png", {png(4), png(5)}, 100);
+            }),
+            QString(
+                "cannot write a.png: frame 2 differs from the first in size or pixel format; every "
+                "frame of an animation must match"));
+        QCOMPARE(test::errorOf<render::ExportError>([&] {
+                     render::animatedPng("a.png", {png(4), "not a png"}, 100);
+                 }),
+                 QString("cannot write a.png: frame 2 is not a PNG image"));
+    }
+
     void refusals() {
         const auto refusal = [this](const QStringList& more) {
             const test::CliResult cli = exportRun(more);
@@ -229,10 +352,14 @@ private Q_SLOTS:
         QCOMPARE(refusal({"--view", "training", "--out", scratch_.filePath("x.safetensors")}),
                  "headlight export: --view training writes .png, .svg, .pdf or .csv, not " +
                      scratch_.filePath("x.safetensors"));
-        QCOMPARE(refusal({"--view", "heatmap", "--out", scratch_.filePath("x.png")}),
-                 "headlight export: --out " + scratch_.filePath("x.png") +
-                     " is a file: frames of a view go to a folder (frame_0000.png, …); --view "
-                     "training writes one file");
+        QCOMPARE(refusal({"--view", "heatmap", "--out", scratch_.filePath("x.svg")}),
+                 "headlight export: --out " + scratch_.filePath("x.svg") +
+                     ": the frames of a view go to a folder (frame_0000.png, …) or to one "
+                     "animated .png or .apng; --view training writes one file");
+        QCOMPARE(refusal({"--view", "heatmap", "--out", scratch_.filePath("f"), "--frame-ms", "9"}),
+                 QString("headlight export: --frame-ms is for an animated --out (.png or .apng)"));
+        QVERIFY(refusal({"--view", "heatmap", "--out", "x.png", "--frame-ms", "0"})
+                    .startsWith("headlight export: --frame-ms"));
         QVERIFY(refusal({"--view", "nope", "--out", "x"})
                     .startsWith("headlight export: unknown view 'nope'"));
         QCOMPARE(refusal({"--view", "training", "--out", "x.csv", "--revision-filter", "step 9"}),

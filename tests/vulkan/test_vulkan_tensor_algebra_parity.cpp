@@ -186,7 +186,10 @@ private Q_SLOTS:
                                                                           {&perRow, {40, 100}},
                                                                           {&viewRows, {100, 40}},
                                                                           {&perViewRow, {100, 40}}};
-            for (const auto& [b, view] : cases) {
+            // Why not a structured binding: clang 14 (the asan preset) cannot capture one.
+            for (const auto& entry : cases) {
+                const Both* b = entry.first;
+                const std::vector<int64_t>& view = entry.second;
                 Both out = pair.output({40, 100});
                 onBoth(pair, [&](Backend& be, const Pick& t) {
                     DeviceTensor o = t(out).reshaped(view);
