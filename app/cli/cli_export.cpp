@@ -48,8 +48,9 @@ struct Request {
     render::ExportOptions options;
     variants::VariantSpec variant; // the scenario's, as the engine runs it
     QStringList texts;
-    bool corpus = false;     // --texts
-    double knnLambda = -1.0; // --lambda; negative: the variant's own
+    bool corpus = false;                    // --texts
+    double knnLambda = -1.0;                // --lambda; negative: the variant's own
+    std::shared_ptr<const AttachedSae> sae; // --sae, read before the model loads
 };
 
 const QString kAtlasView = QStringLiteral("atlas");
@@ -80,6 +81,25 @@ double parseLambda(const QString& text) {
     if (!ok || !(lambda >= 0.0 && lambda <= 1.0))
         throw CliError("--lambda must be a number from 0 to 1, not '" + text.toStdString() + "'");
     return lambda;
+}
+
+// The features view reads an SAE; --sae and --feature are for it alone.
+void checkFeaturesRequest(const CliArgs& args, Request& request) {
+    const bool featuresView = request.view == ViewKind::Features;
+    for (const char* flag : {"--sae", "--feature"})
+        if (args.has(flag) && !featuresView)
+            throw CliError(std::string(flag) + " is for --view features");
+    if (!featuresView) return;
+    if (!args.has("--sae"))
+        throw CliError("--view features needs --sae DIR: the sparse autoencoder to read");
+    request.scenario.sae = args.value("--sae").toStdString();
+    try {
+        request.sae = attachSae(args.value("--sae"));
+    } catch (const std::exception& refused) {
+        throw CliError(std::string("--sae ") + refused.what());
+    }
+    request.scenario.selection.feature =
+        args.integer("--feature", -1, 0, request.sae->sae.config.dSae - 1);
 }
 
 // The kNN-LM view reads a kNN-LM pass; --lambda is for it alone.
@@ -177,6 +197,7 @@ Request parseRequest(const CliArgs& args) {
     request.scenario.selection.head = args.integer("--head", 0, 0, 1 << 30);
     if (args.has("--backend")) request.scenario.backend = args.backend();
     checkKnnRequest(args, request);
+    checkFeaturesRequest(args, request);
     return request;
 }
 
@@ -193,8 +214,9 @@ std::shared_ptr<ForwardResult> runText(std::shared_ptr<const LoadedModel> loaded
     const int64_t tokens =
         int64_t(prepareText(loaded->tokenizer.get(), request.texts.front()).input.ids.size());
     const PassControl control = interruptiblePass("headlight export", tokens);
-    auto result = runForwardPass(loaded, request.texts.front(), request.variant,
-                                 {.extras = viewRow(request.view).needs, .control = control});
+    auto result = runForwardPass(
+        loaded, request.texts.front(), request.variant,
+        {.extras = viewRow(request.view).needs, .sae = request.sae, .control = control});
     if (!result->error.isEmpty()) throw CliError(result->error.toStdString());
     if (result->tokenCount() == 0) throw CliError("the text produced no tokens");
     return result;
@@ -302,7 +324,7 @@ void refuseScenarioFlags(const CliArgs& args) {
     const char* given = args.has("--scene") ? "--scene" : "--scenario";
     for (const char* flag :
          {"--model", "--revision", "--text", "--text-file", "--texts", "--variant", "--view",
-          "--layer", "--head", "--region", "--pool", "--scene"})
+          "--layer", "--head", "--region", "--pool", "--scene", "--sae", "--feature"})
         if (args.has(flag) && std::strcmp(flag, given) != 0)
             throw CliError(std::string(given) +
                            " gives the model, text, variant, view and selection: leave out " +
@@ -329,8 +351,8 @@ QString sceneFolder(const CliArgs& args) {
 // file it writes by its name (in the folder the command runs in), so that a reproduction written
 // under the same name elsewhere records the same command.
 QStringList regenerationCommand(const CliArgs& args) {
-    static const QStringList files{"--model",   "--texts", "--text-file",
-                                   "--variant", "--scene", "--checkpoints"};
+    static const QStringList files{"--model", "--texts",       "--text-file", "--variant",
+                                   "--scene", "--checkpoints", "--sae"};
     QStringList command{QStringLiteral("export")};
     for (const CliOption& option : exportCommand().options) {
         if (!args.has(option.flag)) continue;
@@ -420,8 +442,8 @@ CliCommand exportCommand() {
                        "display needed"),
         {QStringLiteral(
              "--model DIR (--text STR | --text-file FILE | --texts FILE) --view NAME --out FILE "
-             "[--variant SPEC.json] [--layer L] [--head H] [--lambda X] [--dpi N] [--size WxH] "
-             "[--backend cpu|vulkan] [--vulkan-device SEL]"),
+             "[--variant SPEC.json] [--layer L] [--head H] [--lambda X] [--sae DIR [--feature F]] "
+             "[--dpi N] [--size WxH] [--backend cpu|vulkan] [--vulkan-device SEL]"),
          QStringLiteral("--scene SCENE.json --out FILE [--dpi N] [--size WxH] "
                         "[--backend cpu|vulkan] [--vulkan-device SEL]"),
          QStringLiteral("--scenario JSON --out FILE [--dpi N] [--size WxH] "
@@ -458,6 +480,12 @@ CliCommand exportCommand() {
          {"--lambda", "X",
           "knn-neighbours: re-mix p_kNN and p_LM with this weight, 0 to 1, without another pass "
           "(default: the variant's lambda)"},
+         {"--sae", "DIR",
+          "features: the sparse autoencoder to read (a folder as `headlight features --sae` "
+          "takes it, or ORG/NAME/FOLDER of the Hugging Face cache)"},
+         {"--feature", "F",
+          "features: draw feature F's page (its activation, histogram and promoted tokens) "
+          "instead of every token's strongest features"},
          dpiOption(),
          {"--size", "WxH", "the figure's size in inches, each from 1 to 100, e.g. 7x4.5"},
          backendOption(),

@@ -9,6 +9,7 @@
 #include "cli_args.h"
 #include "cli_backend.h"
 #include "cli_text_input.h"
+#include "feature_analysis.h"
 #include "io/hub_cache.h"
 #include "io/sae_folder.h"
 #include "io/safetensors.h"
@@ -26,35 +27,6 @@
 
 namespace headlight::app {
 namespace {
-
-struct TopFeature {
-    int id = 0;
-    float activation = 0.0f;
-};
-
-// A token's K strongest features among those that fire (activation ≠ 0), strongest first, ties
-// by id.
-std::vector<TopFeature> topFeatures(const Tensor& features, int64_t token, int k) {
-    std::vector<TopFeature> firing;
-    const int64_t width = features.dim(1);
-    const float* row = features.data() + token * width;
-    for (int64_t f = 0; f < width; ++f)
-        if (row[f] != 0.0f) firing.push_back({int(f), row[f]});
-    const auto stronger = [](const TopFeature& a, const TopFeature& b) {
-        return a.activation != b.activation ? a.activation > b.activation : a.id < b.id;
-    };
-    const std::size_t keep = std::min(firing.size(), std::size_t(k));
-    std::partial_sort(firing.begin(), firing.begin() + std::ptrdiff_t(keep), firing.end(),
-                      stronger);
-    firing.resize(keep);
-    return firing;
-}
-
-int firingCount(const Tensor& features, int64_t token) {
-    const int64_t width = features.dim(1);
-    const float* row = features.data() + token * width;
-    return int(std::count_if(row, row + width, [](float v) { return v != 0.0f; }));
-}
 
 struct FeaturesRun {
     std::string modelFolder;
@@ -97,12 +69,13 @@ QJsonObject featuresJson(const FeaturesRun& run) {
     const Tensor& f = run.encoding.features;
     for (int64_t t = 0; t < f.dim(0); ++t) {
         QJsonArray top;
-        for (const TopFeature& feature : topFeatures(f, t, run.top))
-            top.append(QJsonObject{{"id", feature.id}, {"activation", double(feature.activation)}});
+        for (const FeatureActivation& feature : strongestFeatures(f, t, run.top))
+            top.append(
+                QJsonObject{{"id", feature.feature}, {"activation", double(feature.activation)}});
         tokens.append(QJsonObject{{"position", int(t)},
                                   {"id", run.input.model.ids[std::size_t(t)]},
                                   {"token", run.input.labels.value(int(t))},
-                                  {"l0", firingCount(f, t)},
+                                  {"l0", firingFeatures(f, t)},
                                   {"features", top}});
     }
     QJsonArray notes;
@@ -147,9 +120,9 @@ void printFeatures(const FeaturesRun& run) {
         if (label.isEmpty()) label = QStringLiteral("#%1").arg(run.input.model.ids[std::size_t(t)]);
         if (label.size() > 20) label = label.left(19) + QStringLiteral("…");
         out << QString::number(t).rightJustified(5) << "  " << label.leftJustified(20) << " "
-            << QString::number(firingCount(f, t)).rightJustified(3) << " ";
-        for (const TopFeature& feature : topFeatures(f, t, run.top))
-            out << " " << feature.id << ": " << QString::number(feature.activation, 'f', 4);
+            << QString::number(firingFeatures(f, t)).rightJustified(3) << " ";
+        for (const FeatureActivation& feature : strongestFeatures(f, t, run.top))
+            out << " " << feature.feature << ": " << QString::number(feature.activation, 'f', 4);
         out << "\n";
     }
 }

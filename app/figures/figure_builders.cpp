@@ -1,6 +1,7 @@
 #include "figure_builders.h"
 
 #include "counted.h"
+#include "features_figure.h"
 #include "head_roles_figure.h"
 #include "internals_figures.h"
 #include "knn_figure.h"
@@ -278,6 +279,7 @@ constexpr PassExtras kVanillaPass{.vanillaPass = true};
 constexpr PassExtras kOutputs{.outputs = true};
 constexpr PassExtras kQueryKey{.queryKey = true};
 constexpr PassExtras kSinks{.sinks = true};
+constexpr PassExtras kFeatures{.features = true};
 
 using G = ViewGroup;
 constexpr ViewRow kViews[] = {
@@ -345,6 +347,10 @@ constexpr ViewRow kViews[] = {
      "over a training run's checkpoints: loss, in-context-learning score and the strongest "
      "heads' roles (--checkpoints)",
      kMapsOnly, nullptr, trainingPanels},
+    {ViewKind::Features, "features", "Features", G::Output,
+     "a sparse autoencoder's strongest features per token, its reconstruction and loss, and one "
+     "feature's page (--sae, --feature)",
+     kFeatures, nullptr, featuresFigure},
 };
 static_assert(std::size(kViews) == kAllViewCount);
 

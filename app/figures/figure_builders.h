@@ -36,11 +36,12 @@ enum class ViewKind {
     HeadRoles,      // every head scored for previous-token, duplicate, induction, offset, sink
     Sinks,          // massive activations, each head's sink share, the sink taken away
     Training,       // loss, ICL score and the strongest heads' roles over a training series
+    Features,       // an SAE's features per token, its reconstruction, one feature's page
 };
 // The first kViewCount views are one render::Figure each (what `headlight export` writes); the
 // panel views after them combine several figures (render::PanelsFigure).
 constexpr int kViewCount = 8;
-constexpr int kAllViewCount = 22;
+constexpr int kAllViewCount = 23;
 
 struct ViewState {
     int layer = 0;
@@ -53,6 +54,7 @@ struct ViewState {
     // checkpoint its marker stands at; none until measured.
     std::shared_ptr<const TrainingCurves> training;
     int checkpoint = -1;
+    int feature = -1; // the Features view's feature page; -1: every token's strongest features
 };
 
 // Where the window's view bar puts a view.

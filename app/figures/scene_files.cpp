@@ -26,8 +26,9 @@ void resolveDatastore(io::Scenario& scenario, const QString& path) {
     scenario.variant[QStringLiteral("knn")] = knn;
 }
 
-// An edit's SAE folder or vector file named relative to the scene or lesson file, made absolute
-// where it is there (an SAE may also be a Hugging Face cache id, ORG/NAME/FOLDER, left as it is).
+// An edit's SAE folder or vector file, and the SAE the Features view reads, named relative to
+// the scene or lesson file, made absolute where it is there (an SAE may also be a Hugging Face
+// cache id, ORG/NAME/FOLDER, left as it is).
 void resolveEditFiles(io::Scenario& scenario, const QString& path) {
     const QDir folder = QFileInfo(path).absoluteDir();
     const auto resolve = [&folder](std::string& name) {
@@ -41,6 +42,7 @@ void resolveEditFiles(io::Scenario& scenario, const QString& path) {
         resolve(edit.sae);
         resolve(edit.steeringVector);
     }
+    resolve(scenario.sae);
 }
 
 void writeJson(const QString& path, const QJsonObject& json) {
@@ -84,12 +86,13 @@ ViewState scenarioViewState(const io::Scenario& scenario, int tokenCount) {
     state.query = selection.query < tokenCount ? selection.query : -1;
     state.averageHeads = selection.average;
     state.colormap = colormapFromName(scenario.colormap);
+    state.feature = selection.feature;
     return state;
 }
 
 void setScenarioView(io::Scenario& scenario, ViewKind view, const ViewState& state) {
     scenario.view = viewId(view).toStdString();
-    scenario.selection = {state.layer, state.head, state.query, state.averageHeads};
+    scenario.selection = {state.layer, state.head, state.query, state.averageHeads, state.feature};
     scenario.colormap = colormapId(state.colormap);
 }
 

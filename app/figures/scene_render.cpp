@@ -42,6 +42,11 @@ std::shared_ptr<const ForwardResult> runNow(const std::shared_ptr<const LoadedMo
     runner.setVariant(io::parseScenarioVariant(scenario.variant));
     runner.setKnockouts(
         {scenario.ablation, QString::fromStdString(scenario.ablationSource), {}, scenario.edits});
+    if (!scenario.sae.empty()) try {
+            runner.setSae(attachSae(QString::fromStdString(scenario.sae)));
+        } catch (const std::exception& refused) {
+            throw io::SceneError("scene: sae " + scenario.sae + ": " + refused.what());
+        }
     runner.setExtras(extras);
     QEventLoop loop;
     std::shared_ptr<const ForwardResult> result;

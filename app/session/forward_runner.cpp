@@ -148,6 +148,25 @@ void reportSinks(const LoadedModel& model, const Request& request, const ModelIn
     }
 }
 
+// Why not fatal: an SAE that does not fit the model leaves every other view as it was.
+void readFeatures(const LoadedModel& model, const Request& request, const ModelInput& input,
+                  const variants::Intervention& intervention, ForwardResult& result) {
+    if (!request.sae) {
+        result.featuresNote = noSaeNote();
+        return;
+    }
+    try {
+        result.features = std::make_shared<const FeatureAnalysis>(analyseFeatures(
+            model, input, request.variant, intervention, request.sae, request.control));
+    } catch (const PassCancelled&) {
+        throw;
+    } catch (const std::exception& refused) {
+        result.featuresNote =
+            QStringLiteral("The SAE %1 does not fit this model: %2")
+                .arg(request.sae->name(), QString::fromUtf8(refused.what()).section('\n', 0, 0));
+    }
+}
+
 void keepInternals(Trace& trace, ForwardResult& result) {
     result.internals = std::move(trace.internals);
     for (LayerTrace& layer : trace.layers)
@@ -189,6 +208,8 @@ std::shared_ptr<ForwardResult> runPass(const std::shared_ptr<const LoadedModel>&
             result->queryKey = std::make_shared<const QueryKeyAnalysis>(analyseQueriesKeys(
                 *model, prepared.input, request.variant, intervention, prepared.kinds));
         if (request.extras.sinks) reportSinks(*model, request, prepared.input, streamed, *result);
+        if (request.extras.features)
+            readFeatures(*model, request, prepared.input, intervention, *result);
         // Why no statistics for a dense pass: its violins wait for their view (stats.violins).
         if (streamed)
             keepStreamed(*model, trace, *result);
@@ -297,11 +318,16 @@ void ForwardRunner::setKnockouts(const HeadKnockouts& knockouts) {
     runNow(text_);
 }
 
+void ForwardRunner::setSae(std::shared_ptr<const AttachedSae> sae) {
+    sae_ = std::move(sae);
+    if (extras_.features) runNow(text_);
+}
+
 void ForwardRunner::setExtras(const PassExtras& extras) {
     const bool newlyWanted =
         (extras.vanillaPass && !extras_.vanillaPass && !variant_.isVanilla()) ||
         (extras.outputs && !extras_.outputs) || (extras.queryKey && !extras_.queryKey) ||
-        (extras.sinks && !extras_.sinks);
+        (extras.sinks && !extras_.sinks) || (extras.features && !extras_.features);
     extras_ = extras;
     if (newlyWanted) runNow(text_);
 }
@@ -322,6 +348,7 @@ void ForwardRunner::launch() {
     Request request;
     request.extras = extras_;
     request.knockouts = knockouts_;
+    request.sae = sae_;
     request.knnCache = knnCache_;
     request.text = text_;
     request.variant = variant_;

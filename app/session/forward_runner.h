@@ -12,6 +12,7 @@
 #include "analysis/attention_sinks.h"
 #include "analysis/residual_edit_spec.h"
 #include "attention_stats.h"
+#include "feature_analysis.h"
 #include "knn_store.h"
 #include "model_session.h"
 #include "output_analysis.h"
@@ -65,6 +66,10 @@ struct ForwardResult {
     // unless asked for (PassExtras::sinks), and then `sinksNote` says why when it is null
     std::shared_ptr<const analysis::SinkReport> sinks;
     QString sinksNote;
+    // The attached SAE's features of the pass; null unless asked for (PassExtras::features) with
+    // an SAE attached, and then `featuresNote` says why when it is null
+    std::shared_ptr<const FeatureAnalysis> features;
+    QString featuresNote;
     HeadKnockouts knockouts; // the heads the pass knocked out
     // With knockouts: per position, the output against the same pass without them; empty when
     // the model has no tied LM head (outputNote says so).
@@ -97,6 +102,7 @@ struct PassExtras {
     bool outputs = false;     // the logit lens and the variant's effect on the output
     bool queryKey = false;    // every head's query-key embedding (QueryKeyAnalysis)
     bool sinks = false;       // sinks, massive activations and four ablated passes (SinkReport)
+    bool features = false;    // the attached SAE's features and losses (FeatureAnalysis)
     bool operator==(const PassExtras&) const = default;
 };
 
@@ -104,7 +110,8 @@ struct PassExtras {
 struct PassRequest {
     PassExtras extras;
     HeadKnockouts knockouts;
-    PassControl control; // cancels between layers, reports progress
+    std::shared_ptr<const AttachedSae> sae; // what PassExtras::features reads; null for none
+    PassControl control;                    // cancels between layers, reports progress
     // A kNN-LM variant's datastore (built there when it holds none that fits; a fresh cache when
     // null).
     std::shared_ptr<KnnStoreCache> knnCache;
@@ -136,6 +143,9 @@ public:
     // Heads knocked out in every pass from now on; re-runs the current text at once.
     void setKnockouts(const HeadKnockouts& knockouts);
     const HeadKnockouts& knockouts() const { return knockouts_; }
+    // The SAE the Features view reads (null: none); re-runs the current text at once.
+    void setSae(std::shared_ptr<const AttachedSae> sae);
+    const std::shared_ptr<const AttachedSae>& sae() const { return sae_; }
     // What passes compute beyond the maps; newly wanted extras re-run the current text (the
     // vanilla pass only when the variant is not vanilla).
     void setExtras(const PassExtras& extras);
@@ -173,6 +183,7 @@ private:
     QString text_; // the newest request's text
     variants::VariantSpec variant_;
     HeadKnockouts knockouts_;
+    std::shared_ptr<const AttachedSae> sae_;
     std::shared_ptr<KnnStoreCache> knnCache_ = std::make_shared<KnnStoreCache>();
     PassExtras extras_;
     bool paused_ = false;

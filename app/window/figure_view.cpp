@@ -114,7 +114,8 @@ void FigureView::updateHover(QPointF point) {
     }
 }
 
-// A scatter point selects its token as the query; a scatter-grid cell focuses its head.
+// A scatter point selects its token as the query; a scatter-grid cell focuses its head; a
+// heatmap panel's row is reported (the Features overview opens that feature's page).
 void FigureView::pressPanel(QPointF point) {
     const render::PanelsLayout layout = render::layoutPanels(rect(), *panels_);
     for (std::size_t i = 0; i < layout.cells.size(); ++i) {
@@ -129,6 +130,10 @@ void FigureView::pressPanel(QPointF point) {
             if (cell && std::size_t(*cell) < grid->cellHeads.size())
                 Q_EMIT headClicked(grid->cellHeads[std::size_t(*cell)].first,
                                    grid->cellHeads[std::size_t(*cell)].second);
+        } else if (const auto* heatmap = std::get_if<render::HeatmapFigure>(&panels_->panels[i])) {
+            const auto cell = render::heatmapCellAt(
+                render::layoutHeatmap(layout.cells[i], *heatmap), *heatmap, point);
+            if (cell) Q_EMIT panelRowClicked(int(i), cell->first);
         }
         return;
     }

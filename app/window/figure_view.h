@@ -30,7 +30,8 @@ public:
 Q_SIGNALS:
     void readoutChanged(const QString& text);
     void heatmapRowClicked(int row);
-    void tokenClicked(int token); // a scatter point's token
+    void panelRowClicked(int panel, int row); // a row of a panels figure's heatmap panel
+    void tokenClicked(int token);             // a scatter point's token
     void headClicked(int layer, int head);
 
 protected:

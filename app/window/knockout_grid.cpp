@@ -1,6 +1,7 @@
 #include "knockout_grid.h"
 
 #include "corpus_means_runner.h"
+#include "knockout_edit.h"
 #include "workspace.h"
 
 #include <QComboBox>
@@ -23,23 +24,6 @@ namespace headlight::app {
 namespace {
 
 constexpr int kCell = 22, kGap = 3, kLabel = 26;
-
-// One change of the knocked-out heads; undo and redo hand the workspace the whole set.
-class KnockoutEdit : public QUndoCommand {
-public:
-    KnockoutEdit(Workspace* workspace, HeadKnockouts before, HeadKnockouts after, QString text)
-        : workspace_(workspace)
-        , before_(std::move(before))
-        , after_(std::move(after)) {
-        setText(text);
-    }
-    void undo() override { workspace_->setKnockouts(before_); }
-    void redo() override { workspace_->setKnockouts(after_); }
-
-private:
-    Workspace* workspace_;
-    HeadKnockouts before_, after_;
-};
 
 auto findHead(std::vector<variants::HeadAblationSpec>& heads, int layer, int head) {
     return std::find_if(heads.begin(), heads.end(), [&](const variants::HeadAblationSpec& s) {

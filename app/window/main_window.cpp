@@ -35,6 +35,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QSettings>
 #include <QStatusBar>
 #include <QStringDecoder>
@@ -126,6 +127,10 @@ void MainWindow::createMenus() {
     file->addAction(tr("Open from &Hugging Face cache…"), this, &MainWindow::chooseCachedModel);
     QAction* textFile = file->addAction(tr("Open &text file…"), this, &MainWindow::chooseTextFile);
     textFile->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
+    QAction* sae = file->addAction(tr("Open &SAE…"), this, &MainWindow::chooseSae);
+    sae->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+    sae->setStatusTip(tr("Attach a sparse autoencoder: the Features view reads its features, "
+                         "the variant dock edits them"));
     recentMenu_ = file->addMenu(tr("Open &recent"));
     rebuildRecentMenu();
     file->addSeparator();
@@ -177,6 +182,40 @@ void MainWindow::createVariantMenus(QMenu* file) {
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
     edit->addAction(variantDock_->undoAction());
     edit->addAction(variantDock_->redoAction());
+}
+
+void MainWindow::chooseSae() {
+    const std::shared_ptr<const LoadedModel> model = workspace_->sharedModel();
+    const QString zoo = model ? zooSaeFor(model->folder) : QString();
+    if (!zoo.isEmpty()) {
+        QMessageBox ask(QMessageBox::Question, tr("Open SAE"),
+                        tr("The zoo ships an SAE trained on %1 (%2).")
+                            .arg(model->name(), QDir::toNativeSeparators(zoo)),
+                        QMessageBox::Cancel, this);
+        QPushButton* useZoo = ask.addButton(tr("Open the zoo's SAE"), QMessageBox::AcceptRole);
+        QPushButton* other = ask.addButton(tr("Another folder…"), QMessageBox::ActionRole);
+        ask.setDefaultButton(useZoo);
+        ask.exec();
+        if (ask.clickedButton() == useZoo) {
+            openSae(zoo);
+            return;
+        }
+        if (ask.clickedButton() != other) return;
+    }
+    const QString folder = QFileDialog::getExistingDirectory(
+        this, tr("Open SAE folder (cfg.json and sae_weights.safetensors, or Gemma/Llama Scope)"));
+    if (!folder.isEmpty()) openSae(folder);
+}
+
+bool MainWindow::openSae(const QString& folder) {
+    QString why;
+    if (!workspace_->attachSaeFolder(folder, &why)) {
+        showError(tr("Cannot open the SAE"), tr("Headlight cannot read %1.").arg(folder), why);
+        return false;
+    }
+    workspace_->setView(ViewKind::Features);
+    statusBar()->showMessage(tr("SAE %1 attached").arg(workspace_->sae()->name()), 5000);
+    return true;
 }
 
 PatchingDialog* MainWindow::patchingDialog() {

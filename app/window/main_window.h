@@ -81,6 +81,9 @@ public Q_SLOTS:
     // File ▸ Open text file… (Ctrl+Shift+T): a UTF-8 text file becomes the input, shown in the
     // Atlas, which takes texts of any length. False after the error dialog said why not.
     bool openTextFile(const QString& path);
+    // File ▸ Open SAE… (Ctrl+Shift+E): attaches an SAE folder to the Features view and the
+    // feature editor, and shows that view. False after the error dialog said why not.
+    bool openSae(const QString& folder);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -93,6 +96,7 @@ private:
     void openZooModel(const QString& folder, const QString& exampleText);
     void chooseCachedModel(); // File ▸ Open from Hugging Face cache…
     void chooseTextFile();
+    void chooseSae(); // the zoo's SAE for a zoo model, or a folder
     void onModelLoaded(const QString& summary);
     void onModelFailed(const QString& folder, const QString& reason);
     void rememberRecent(const QString& source); // a folder or a cache id

@@ -1,5 +1,6 @@
 #include "variant_dock.h"
 
+#include "feature_editor.h"
 #include "knockout_grid.h"
 #include "variant_panel.h"
 #include "workspace.h"
@@ -70,9 +71,11 @@ VariantDock::VariantDock(Workspace* workspace, QWidget* parent)
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(scroll);
     split->addWidget(knockoutScroll);
+    features_ = new FeatureEditor(workspace, undo_);
+    split->addWidget(features_);
     split->addWidget(json_);
     split->setCollapsible(1, false);
-    split->setSizes({450, 250, 80});
+    split->setSizes({400, 220, 150, 60});
     setWidget(split);
     apply(QJsonObject{});
 

@@ -1,9 +1,9 @@
 #pragma once
 // The variant dock: the variant panel, the spec it builds as read-only JSON, and the undo stack
-// of variant edits and head knockouts (knockout_grid.h). Every edit becomes a QUndoCommand, so
-// Ctrl+Z / Ctrl+Shift+Z walk back and forth through specs and each step re-runs the forward pass
-// (through the workspace's runner, latest wins). File ▸ Save variant spec… writes the JSON
-// atomically, ready for `headlight inspect --variant`.
+// of variant edits, head knockouts (knockout_grid.h) and SAE feature edits (feature_editor.h).
+// Every edit becomes a QUndoCommand, so Ctrl+Z / Ctrl+Shift+Z walk back and forth through specs and
+// each step re-runs the forward pass (through the workspace's runner, latest wins). File ▸ Save
+// variant spec… writes the JSON atomically, ready for `headlight inspect --variant`.
 
 #include <QDockWidget>
 #include <QJsonObject>
@@ -14,6 +14,7 @@ class QUndoStack;
 
 namespace headlight::app {
 
+class FeatureEditor;
 class KnockoutGrid;
 class VariantPanel;
 class Workspace;
@@ -25,6 +26,7 @@ public:
 
     VariantPanel* panel() const { return panel_; }
     KnockoutGrid* knockoutGrid() const { return knockouts_; }
+    FeatureEditor* featureEditor() const { return features_; }
     QPlainTextEdit* jsonView() const { return json_; }
     QUndoStack* undoStack() const { return undo_; }
     QAction* undoAction() const { return undoAction_; }
@@ -43,6 +45,7 @@ private:
     Workspace* workspace_;
     VariantPanel* panel_;
     KnockoutGrid* knockouts_;
+    FeatureEditor* features_;
     QPlainTextEdit* json_;
     QUndoStack* undo_;
     QAction* undoAction_;

@@ -1,6 +1,7 @@
 #include "workspace.h"
 
 #include "atlas_page.h"
+#include "features_figure.h"
 #include "figure_view.h"
 #include "scene_files.h"
 #include "streamed_figures.h"
@@ -130,6 +131,7 @@ Workspace::Workspace(QWidget* canvasPage, QWidget* parent)
     });
     connect(figureView_, &FigureView::headClicked, this, &Workspace::selectHead);
     connect(figureView_, &FigureView::tokenClicked, this, &Workspace::selectQuery);
+    connect(figureView_, &FigureView::panelRowClicked, this, &Workspace::onPanelRowClicked);
     connect(figureView_, &FigureView::heatmapRowClicked, this, [this](int row) {
         if (view_ != ViewKind::JsdMatrix) selectQuery(row);
     });
@@ -170,6 +172,7 @@ QWidget* Workspace::createControls() {
     row->addWidget(averageBox_);
     row->addSpacing(16);
     row->addWidget(createKnnControls(controls));
+    row->addWidget(createFeatureControls(controls));
     row->addWidget(readoutLabel_, 1);
     row->addWidget(summaryLabel_);
     auto* stack = new QVBoxLayout(controls);
@@ -207,6 +210,61 @@ QWidget* Workspace::createKnnControls(QWidget* parent) {
         refresh();
     });
     return knnControls_;
+}
+
+// The Features view's feature chooser, shown with that view only.
+QWidget* Workspace::createFeatureControls(QWidget* parent) {
+    featureControls_ = new QWidget(parent);
+    featureBox_ = new QSpinBox(featureControls_);
+    featureBox_->setObjectName(QStringLiteral("featureBox"));
+    featureBox_->setRange(-1, 0);
+    featureBox_->setValue(-1);
+    featureBox_->setSpecialValueText(tr("all tokens"));
+    featureBox_->setMinimumWidth(110);
+    featureBox_->setToolTip(tr("The feature whose page the Features view shows; \"all tokens\" "
+                               "lists every token's strongest features (a click on a row of "
+                               "the heatmap opens that feature's page)"));
+    auto* layout = new QHBoxLayout(featureControls_);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(new QLabel(tr("Feature"), featureControls_));
+    layout->addWidget(featureBox_);
+    featureControls_->hide();
+    connect(featureBox_, &QSpinBox::valueChanged, this, &Workspace::selectFeature);
+    return featureControls_;
+}
+
+// A click on the Features overview's heatmap opens the page of the feature in that row.
+void Workspace::onPanelRowClicked(int panel, int row) {
+    if (view_ != ViewKind::Features || state_.feature >= 0 || panel != 0 || !result_ ||
+        !result_->features)
+        return;
+    const std::vector<int> shown = featuresShown(*result_->features);
+    if (row >= 0 && row < int(shown.size())) selectFeature(shown[std::size_t(row)]);
+}
+
+void Workspace::selectFeature(int feature) {
+    state_.feature = std::max(feature, -1);
+    const QSignalBlocker block(featureBox_);
+    featureBox_->setValue(state_.feature);
+    refresh();
+    Q_EMIT featureSelected(state_.feature);
+}
+
+void Workspace::setSae(std::shared_ptr<const AttachedSae> sae) {
+    featureBox_->setMaximum(sae ? sae->sae.config.dSae - 1 : 0);
+    if (!sae) selectFeature(-1);
+    runner_->setSae(std::move(sae));
+    Q_EMIT saeChanged();
+}
+
+bool Workspace::attachSaeFolder(const QString& folder, QString* why) {
+    try {
+        setSae(attachSae(folder));
+        return true;
+    } catch (const std::exception& refused) {
+        if (why) *why = QString::fromUtf8(refused.what()).section(QLatin1Char('\n'), 0, 0);
+        return false;
+    }
 }
 
 // The slider at the view's λ: the one it was moved to, else the pass's own.
@@ -318,6 +376,7 @@ io::Scenario Workspace::scenario() const {
     scenario.ablation = knockouts().heads;
     scenario.ablationSource = knockouts().source.toStdString();
     scenario.edits = knockouts().edits;
+    if (sae()) scenario.sae = sae()->folder.toStdString();
     setScenarioView(scenario, view_, state_);
     return scenario;
 }
@@ -329,6 +388,16 @@ void Workspace::showScenarioView(const io::Scenario& scenario) {
     setAverageHeads(state.averageHeads);
     selectHead(state.layer, state.head);
     selectQuery(-1);
+    // Why before the feature: the chooser's range is the attached SAE's.
+    const QString wanted = QString::fromStdString(scenario.sae);
+    if (wanted.isEmpty() && sae()) {
+        setSae(nullptr);
+    } else if (!wanted.isEmpty() && (!sae() || sae()->folder != wanted)) {
+        QString why;
+        if (!attachSaeFolder(wanted, &why))
+            Q_EMIT message(tr("Cannot read the SAE %1: %2").arg(wanted, why));
+    }
+    selectFeature(state.feature);
     // The corpus means stay: a scenario names the heads, not the corpus they were averaged over.
     const HeadKnockouts knockouts{scenario.ablation,
                                   QString::fromStdString(scenario.ablationSource),
@@ -404,6 +473,7 @@ void Workspace::onTabChanged(int index) {
     // labels its own tokens once they fit.
     tokenArea_->setVisible(!atlasShown());
     knnControls_->setVisible(view_ == ViewKind::KnnNeighbours && !canvasShown());
+    featureControls_->setVisible(view_ == ViewKind::Features && !canvasShown());
     // Why here: the vanilla pass doubles the work, so it runs only while its view is open.
     const bool figureShown = pages_->currentWidget() == figureView_;
     runner_->setExtras(figureShown ? viewRow(view_).needs : PassExtras{});

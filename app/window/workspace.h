@@ -6,6 +6,7 @@
 //
 //   setModel             a newly loaded model: new layer/head ranges, and a pass on the text
 //   setVariant           the variant spec (JSON, as the variant panel builds it): a pass at once
+//   setSae/selectFeature the SAE the Features view reads, and the feature whose page it shows
 //   scenario             what the workspace shows, as a Scenario (io/scenario.h)
 //   showScenarioView     a scenario's view, colour map and selection (its query once its text ran)
 //   selectHead/stepLayer/stepHead/selectQuery   the selection, from spin boxes, shortcuts, clicks
@@ -57,6 +58,12 @@ public:
     // Heads knocked out in every pass (the knockout grid, a scenario's ablation): a pass at once.
     void setKnockouts(const HeadKnockouts& knockouts);
     const HeadKnockouts& knockouts() const { return runner_->knockouts(); }
+    // The SAE the Features view reads (null: none): a pass at once while that view is shown.
+    void setSae(std::shared_ptr<const AttachedSae> sae);
+    const std::shared_ptr<const AttachedSae>& sae() const { return runner_->sae(); }
+    // Reads the SAE folder and attaches it; false with the one-line reason in `why` when it
+    // cannot be read.
+    bool attachSaeFolder(const QString& folder, QString* why = nullptr);
     std::shared_ptr<const LoadedModel> sharedModel() const { return model_; }
     // Entropy and JSD violins pooled over a corpus replace the current text's while set.
     void setCorpusStats(std::optional<CorpusStats> stats);
@@ -94,6 +101,8 @@ public:
     ViewBar* viewBar() const { return tabs_; }
     // The kNN-LM view's λ (0 to 100 hundredths): re-mixes the shown pass, runs no model.
     QSlider* knnLambdaSlider() const { return knnSlider_; }
+    // The Features view's feature chooser (-1: every token's strongest features).
+    QSpinBox* featureBox() const { return featureBox_; }
     QWidget* canvasPage() const { return canvasPage_; }
     QList<QAction*> navigationActions() const { return navigation_; }
     QList<QAction*> viewActions() const { return viewActions_; }
@@ -112,11 +121,15 @@ public Q_SLOTS:
     void selectQuery(int index);
     void setAverageHeads(bool average);
     void setColormap(render::Colormap map);
+    // The Features view's page of `feature`, or (-1) its overview.
+    void selectFeature(int feature);
 
 Q_SIGNALS:
     void resultShown(int tokens); // the views now show a new forward pass
     void modelChanged(const ModelSpec& spec);
     void knockoutsChanged(const HeadKnockouts& knockouts);
+    void saeChanged(); // attached, replaced or detached
+    void featureSelected(int feature);
     void message(const QString& text);
     void memoryRefused(const QString& reason); // a pass refused because it would not fit
     void atlasFailed(const QString& reason);   // the Atlas's pass refused or failed
@@ -142,6 +155,8 @@ private:
     void shareBackend(); // one of the views' pass and the Atlas's pass uses the backend
     QWidget* createKnnControls(QWidget* parent);
     void showKnnLambda();
+    QWidget* createFeatureControls(QWidget* parent);
+    void onPanelRowClicked(int panel, int row);
 
     std::shared_ptr<const LoadedModel> model_;
     std::shared_ptr<const ForwardResult> result_;
@@ -166,6 +181,8 @@ private:
     QWidget* knnControls_ = nullptr;
     QSlider* knnSlider_ = nullptr;
     QLabel* knnLabel_ = nullptr;
+    QWidget* featureControls_ = nullptr;
+    QSpinBox* featureBox_ = nullptr;
     QStackedWidget* pages_ = nullptr;
     FigureView* figureView_ = nullptr;
     QWidget* canvasPage_ = nullptr;

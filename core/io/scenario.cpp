@@ -18,6 +18,7 @@ ScenarioSelection selectionFromJson(SceneFields fields) {
     selection.head = fields.integer("head", 0, 0, kMaxIndex);
     selection.query = fields.integer("query", -1, -1, kMaxIndex);
     selection.average = fields.boolean("average", false);
+    selection.feature = fields.integer("feature", -1, -1, 100'000'000);
     fields.finish();
     return selection;
 }
@@ -164,15 +165,17 @@ Scenario scenarioFromJson(SceneFields& fields, const SceneVocabulary& vocabulary
         fields.fail("ablation_source", "is missing: a replace ablation takes its head outputs "
                                        "from this text");
     scenario.edits = editsFromJson(fields);
+    scenario.sae = fields.text("sae", false);
     return scenario;
 }
 
 QJsonObject scenarioToJson(const Scenario& scenario) {
     const ScenarioSelection& chosen = scenario.selection;
-    const QJsonObject selection{{"layer", chosen.layer},
-                                {"head", chosen.head},
-                                {"query", chosen.query},
-                                {"average", chosen.average}};
+    QJsonObject selection{{"layer", chosen.layer},
+                          {"head", chosen.head},
+                          {"query", chosen.query},
+                          {"average", chosen.average}};
+    if (chosen.feature >= 0) selection.insert("feature", chosen.feature);
     QJsonObject json{{"model", QString::fromStdString(scenario.model)},
                      {"text", QString::fromStdString(scenario.text)},
                      {"variant", scenario.variant},
@@ -195,6 +198,7 @@ QJsonObject scenarioToJson(const Scenario& scenario) {
     for (const analysis::ResidualEditSpec& edit : scenario.edits)
         edits.append(editJson(edit));
     if (!edits.isEmpty()) json.insert("edits", edits);
+    if (!scenario.sae.empty()) json.insert("sae", QString::fromStdString(scenario.sae));
     return json;
 }
 

@@ -26,6 +26,7 @@ struct ScenarioSelection {
     int head = 0;
     int query = -1;       // the emphasised query token, -1 for none
     bool average = false; // the layer's mean over heads
+    int feature = -1;     // the Features view's feature page, -1 for the token table
     bool operator==(const ScenarioSelection&) const = default;
 };
 
@@ -47,6 +48,9 @@ struct Scenario {
     // Edits of the residual stream in the pass: SAE features and steering vectors, by file
     // (analysis/residual_edit_spec.h; paths as given, relative to where the pass runs).
     std::vector<analysis::ResidualEditSpec> edits;
+    // The SAE the Features view reads (a folder, or ORG/NAME/FOLDER of the cache); empty for none.
+    // Reading changes nothing in the pass; its edits are in `edits`.
+    std::string sae;
     bool operator==(const Scenario&) const = default;
 };
 
@@ -57,11 +61,11 @@ struct SceneVocabulary {
 };
 
 // Takes the scenario's keys from `fields` (model, revision, text, variant, backend, view,
-// selection, colormap, ablation, ablation_source, edits) and leaves the others to the caller, whose
-// finish() refuses unknown ones. Throws SceneError naming the key's path.
+// selection, colormap, ablation, ablation_source, edits, sae) and leaves the others to the caller,
+// whose finish() refuses unknown ones. Throws SceneError naming the key's path.
 Scenario scenarioFromJson(SceneFields& fields, const SceneVocabulary& vocabulary);
-// Every key; `revision`, `backend`, `ablation`, `ablation_source` and `edits` only when the
-// scenario has them, so files saved without stay as they were.
+// Every key; `revision`, `backend`, `ablation`, `ablation_source`, `edits`, `sae` and the
+// selection's `feature` only when the scenario has them, so files saved without stay as they were.
 QJsonObject scenarioToJson(const Scenario& scenario);
 
 // A scenario's variant object, parsed by the variant spec's parser. Throws variants::VariantError.

@@ -703,6 +703,19 @@ Tensor TransformerModel::lensLogits(const Tensor& hidden) const {
     return backend_.download(headLogits(x));
 }
 
+Tensor TransformerModel::unembedDirections(const Tensor& directions) const {
+    requireLmHead();
+    if (lmHead_.kind == HostLmHead::Kind::MaskedLm)
+        throw ModelError("a masked-LM head transforms its input before the unembedding, so a "
+                         "direction has no direct logit effect");
+    if (directions.rank() != 2 || directions.dim(1) != spec_.hidden)
+        throw ModelError("directions to unembed are [N, " + std::to_string(spec_.hidden) + "]");
+    const DeviceTensor x = backend_.upload(directions);
+    DeviceTensor logits = backend_.allocate({x.dim(0), spec_.vocabSize});
+    backend_.linear(x, lmHead_.weight.valid() ? lmHead_.weight : tokenEmbedding_, nullptr, logits);
+    return backend_.download(logits);
+}
+
 // The pass-wide tensors a view shows: the nominal pattern, the mask obeyed, biases, span ramps.
 void TransformerModel::collectPlan(const variants::AttentionPlan& plan, Trace& trace) const {
     if (!plan.nominalMask.empty()) trace.internals["nominal_mask"] = plan.nominalMask;

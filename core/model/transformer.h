@@ -85,6 +85,11 @@ public:
     // final norm): the model's final norm where it has one, then its LM head -> [T, V]. Throws
     // ModelError when the model has no head.
     Tensor lensLogits(const Tensor& hidden) const;
+    // The LM head's matrix alone applied to `directions` [N, D] -> [N, V]: W_U·d, without the
+    // final norm, the bias or soft-capping (the direct logit effect of a direction, such as an
+    // SAE feature's decoder row). Throws ModelError when the model has no head, or a masked-LM
+    // head, whose transform is not linear. Runs on the backend: call it from the pass's thread.
+    Tensor unembedDirections(const Tensor& directions) const;
 
 private:
     struct Linear {

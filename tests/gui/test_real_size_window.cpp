@@ -73,6 +73,8 @@ bool hasWhatTheViewNeeds(const app::ForwardResult& result, app::ViewKind kind) {
         return result.knnStore != nullptr;
     case app::ViewKind::Sinks:
         return result.sinks != nullptr;
+    case app::ViewKind::Features:
+        return result.features != nullptr || !result.featuresNote.isEmpty();
     default:
         return true;
     }
@@ -207,6 +209,7 @@ private Q_SLOTS:
             {V::MoeRouting, none, false},
             {V::ActPonder, none, false},
             {V::Training, none, false}, // until the scrubber measured a series
+            {V::Features, none, false}, // until an SAE is attached
             {V::Sparsity, lsh, true},
             {V::LshBuckets, lsh, true},
             {V::VariantEffect, lsh, true},

@@ -49,16 +49,21 @@ private Q_SLOTS:
         const test::CliResult listed = runHeadlight({"export", "--list-views"});
         QCOMPARE(listed.exitCode, 0);
         const QStringList lines = listed.out.split('\n', Qt::SkipEmptyParts);
-        QCOMPARE(lines.size(), 23);
-        for (const char* name :
-             {"heatmap",        "model-grid",      "token-lines",       "entropy-violins",
-              "jsd-violins",    "head-jsd-matrix", "rollout",           "difference",
-              "sparsity",       "positions",       "early-exit",        "lsh-buckets",
-              "moe-routing",    "act-ponder",      "logit-lens",        "variant-effect",
-              "knn-neighbours", "qk-embedding",    "qk-embedding-grid", "head-roles",
-              "training",       "atlas"})
+        QCOMPARE(lines.size(), 24);
+        for (const char* name : {"heatmap",           "model-grid",
+                                 "token-lines",       "entropy-violins",
+                                 "jsd-violins",       "head-jsd-matrix",
+                                 "rollout",           "difference",
+                                 "sparsity",          "positions",
+                                 "early-exit",        "lsh-buckets",
+                                 "moe-routing",       "act-ponder",
+                                 "logit-lens",        "variant-effect",
+                                 "knn-neighbours",    "qk-embedding",
+                                 "qk-embedding-grid", "head-roles",
+                                 "training",          "atlas"})
             QVERIFY2(viewNames().contains(name), name);
         QVERIFY(viewNames().contains("sinks")); // the list above is one column layout full
+        QVERIFY(viewNames().contains("features"));
         for (const QString& line : lines)
             QVERIFY2(line.section(' ', 1).trimmed().size() > 10, qPrintable(line));
     }
@@ -92,6 +97,19 @@ private Q_SLOTS:
                 // The lines over training are drawn from a run's checkpoints.
                 if (view == "training")
                     args = {"export", "--checkpoints", run, "--view", view, "--out", out};
+                // The features view reads an SAE: the zoo's, on the model it was trained on.
+                if (view == "features")
+                    args = {"export",
+                            "--model",
+                            QStringLiteral(HEADLIGHT_SOURCE_DIR "/resources/models/pre_ln"),
+                            "--text",
+                            "In 1984 the bug was 42.",
+                            "--view",
+                            view,
+                            "--sae",
+                            QStringLiteral(HEADLIGHT_SOURCE_DIR "/resources/saes/pre_ln"),
+                            "--out",
+                            out};
                 if (view == "moe-routing" || view == "act-ponder")
                     args = {"export",
                             "--model",
