@@ -1,5 +1,6 @@
 #include "figure_builders.h"
 
+#include "circuits_figure.h"
 #include "counted.h"
 #include "head_roles_figure.h"
 #include "internals_figures.h"
@@ -278,6 +279,7 @@ constexpr PassExtras kVanillaPass{.vanillaPass = true};
 constexpr PassExtras kOutputs{.outputs = true};
 constexpr PassExtras kQueryKey{.queryKey = true};
 constexpr PassExtras kSinks{.sinks = true};
+constexpr PassExtras kCircuits{.circuits = true};
 
 using G = ViewGroup;
 constexpr ViewRow kViews[] = {
@@ -334,8 +336,8 @@ constexpr ViewRow kViews[] = {
     {ViewKind::QkGrid, "qk-embedding-grid", "QK heads", G::PositionsAndEmbeddings,
      "every head's query-key embedding, layers × heads", kQueryKey, nullptr, queryKeyGridFigure},
     {ViewKind::HeadRoles, "head-roles", "Head roles", G::Statistics,
-     "every head scored on the text: previous-token, duplicate, induction (TransformerLens's "
-     "detect_head), offset, sink",
+     "every head scored on the text (or on generated probes): previous-token, duplicate, "
+     "induction (TransformerLens's detect_head), offset, sink",
      kMapsOnly, nullptr, headRolesFigure},
     {ViewKind::Sinks, "sinks", "Sinks", G::Statistics,
      "massive activations per layer, each head's sink share, and the sink taken away (zeroed, "
@@ -345,6 +347,10 @@ constexpr ViewRow kViews[] = {
      "over a training run's checkpoints: loss, in-context-learning score and the strongest "
      "heads' roles (--checkpoints)",
      kMapsOnly, nullptr, trainingPanels},
+    {ViewKind::Circuits, "circuits", "Circuits", G::Statistics,
+     "from the weights: Q-, K-, V-composition between layers, the strongest head pairs, each "
+     "head's copying score",
+     kCircuits, nullptr, circuitsFigure},
 };
 static_assert(std::size(kViews) == kAllViewCount);
 

@@ -65,6 +65,10 @@ struct ForwardResult {
     // unless asked for (PassExtras::sinks), and then `sinksNote` says why when it is null
     std::shared_ptr<const analysis::SinkReport> sinks;
     QString sinksNote;
+    // The model's copying and composition scores, from its weights; null unless asked for
+    // (PassExtras::circuits), and then `circuitsNote` says why when it is null
+    std::shared_ptr<const analysis::CircuitScores> circuits;
+    QString circuitsNote;
     HeadKnockouts knockouts; // the heads the pass knocked out
     // With knockouts: per position, the output against the same pass without them; empty when
     // the model has no tied LM head (outputNote says so).
@@ -97,6 +101,7 @@ struct PassExtras {
     bool outputs = false;     // the logit lens and the variant's effect on the output
     bool queryKey = false;    // every head's query-key embedding (QueryKeyAnalysis)
     bool sinks = false;       // sinks, massive activations and four ablated passes (SinkReport)
+    bool circuits = false;    // the model's copying and composition scores (CircuitCache)
     bool operator==(const PassExtras&) const = default;
 };
 

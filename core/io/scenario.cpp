@@ -130,6 +130,18 @@ QJsonObject editJson(const analysis::ResidualEditSpec& edit) {
     return json;
 }
 
+// {"seed", "count", "length"}: the ranges `headlight heads` takes.
+std::optional<analysis::GeneratedProbeSet> probesFromJson(SceneFields& fields) {
+    if (!fields.has("head_role_probes")) return (void)fields.take("head_role_probes"), std::nullopt;
+    SceneFields probes = fields.nested("head_role_probes");
+    analysis::GeneratedProbeSet set;
+    set.seed = probes.integer("seed", set.seed, 0, 2147483647);
+    set.count = probes.integer("count", set.count, 1, 1000);
+    set.length = probes.integer("length", set.length, 1, 100000);
+    probes.finish();
+    return set;
+}
+
 std::optional<BackendKind> backendFromJson(SceneFields& fields) {
     if (!fields.has("backend")) return (void)fields.take("backend"), std::nullopt;
     const BackendKind kinds[] = {BackendKind::Cpu, BackendKind::Vulkan};
@@ -164,6 +176,7 @@ Scenario scenarioFromJson(SceneFields& fields, const SceneVocabulary& vocabulary
         fields.fail("ablation_source", "is missing: a replace ablation takes its head outputs "
                                        "from this text");
     scenario.edits = editsFromJson(fields);
+    scenario.headRoleProbes = probesFromJson(fields);
     return scenario;
 }
 
@@ -195,6 +208,10 @@ QJsonObject scenarioToJson(const Scenario& scenario) {
     for (const analysis::ResidualEditSpec& edit : scenario.edits)
         edits.append(editJson(edit));
     if (!edits.isEmpty()) json.insert("edits", edits);
+    if (const auto& probes = scenario.headRoleProbes)
+        json.insert("head_role_probes", QJsonObject{{"seed", probes->seed},
+                                                    {"count", probes->count},
+                                                    {"length", probes->length}});
     return json;
 }
 

@@ -8,6 +8,7 @@
 // View ids and colour map names stay strings here: which exist is the application's knowledge
 // (app/figures/scene_files.cpp gives them as a SceneVocabulary), and the engine has no figures.
 
+#include "analysis/head_roles.h"
 #include "analysis/residual_edit_spec.h"
 #include "backend/backend_kind.h"
 #include "io/scene_fields.h"
@@ -47,6 +48,9 @@ struct Scenario {
     // Edits of the residual stream in the pass: SAE features and steering vectors, by file
     // (analysis/residual_edit_spec.h; paths as given, relative to where the pass runs).
     std::vector<analysis::ResidualEditSpec> edits;
+    // The head-roles view scored on generated probes instead of the text (docs/head-roles.md,
+    // "In the window"); unset: on the text.
+    std::optional<analysis::GeneratedProbeSet> headRoleProbes;
     bool operator==(const Scenario&) const = default;
 };
 
@@ -57,11 +61,11 @@ struct SceneVocabulary {
 };
 
 // Takes the scenario's keys from `fields` (model, revision, text, variant, backend, view,
-// selection, colormap, ablation, ablation_source, edits) and leaves the others to the caller, whose
-// finish() refuses unknown ones. Throws SceneError naming the key's path.
+// selection, colormap, ablation, ablation_source, edits, head_role_probes) and leaves the others to
+// the caller, whose finish() refuses unknown ones. Throws SceneError naming the key's path.
 Scenario scenarioFromJson(SceneFields& fields, const SceneVocabulary& vocabulary);
-// Every key; `revision`, `backend`, `ablation`, `ablation_source` and `edits` only when the
-// scenario has them, so files saved without stay as they were.
+// Every key; `revision`, `backend`, `ablation`, `ablation_source`, `edits` and
+// `head_role_probes` only when the scenario has them, so files saved without stay as they were.
 QJsonObject scenarioToJson(const Scenario& scenario);
 
 // A scenario's variant object, parsed by the variant spec's parser. Throws variants::VariantError.

@@ -49,7 +49,7 @@ private Q_SLOTS:
         const test::CliResult listed = runHeadlight({"export", "--list-views"});
         QCOMPARE(listed.exitCode, 0);
         const QStringList lines = listed.out.split('\n', Qt::SkipEmptyParts);
-        QCOMPARE(lines.size(), 23);
+        QCOMPARE(lines.size(), 24);
         for (const char* name :
              {"heatmap",        "model-grid",      "token-lines",       "entropy-violins",
               "jsd-violins",    "head-jsd-matrix", "rollout",           "difference",
@@ -59,6 +59,7 @@ private Q_SLOTS:
               "training",       "atlas"})
             QVERIFY2(viewNames().contains(name), name);
         QVERIFY(viewNames().contains("sinks")); // the list above is one column layout full
+        QVERIFY(viewNames().contains("circuits"));
         for (const QString& line : lines)
             QVERIFY2(line.section(' ', 1).trimmed().size() > 10, qPrintable(line));
     }
