@@ -3,28 +3,19 @@
 // (analysis/head_circuits.h): each head's copying score and the Q-, K- and V-composition between
 // heads of different layers, as JSON and as text.
 
+#include "analysis/circuit_scores.h"
+
 #include <QJsonObject>
 #include <QTextStream>
-#include <array>
-#include <optional>
 #include <string>
-#include <vector>
 
 namespace headlight::app {
 
-struct CircuitScores {
-    int layers = 0, heads = 0;
-    std::vector<double> copying; // per head, layer-major; empty with copyingAbsence set
-    std::string copyingAbsence;
-    std::array<std::vector<double>, 3> composition; // Q, K, V: [L·H, L·H] row-major
-};
+using analysis::CircuitScores;
+using analysis::copyingOf;
 
-// Reads the checkpoint folder's weights again (mapped, widened per layer); throws CliError with a
-// one-line reason where a layer has no per-head attention maps.
+// analysis::scoreCircuits, its refusal a CliError naming --circuits.
 CircuitScores scoreCircuits(const std::string& folder);
-
-// Per head (layer-major index) its copying score, or nothing when the model has none.
-std::optional<double> copyingOf(const CircuitScores& scores, std::size_t head);
 
 // {"copying_absence"?, "composition": {"q"|"k"|"v": [L][H][L][H]}, "strongest": [...]}
 QJsonObject circuitsJson(const CircuitScores& scores);

@@ -1,5 +1,6 @@
 #include "figure_builders.h"
 
+#include "circuits_figure.h"
 #include "counted.h"
 #include "features_figure.h"
 #include "head_roles_figure.h"
@@ -280,6 +281,7 @@ constexpr PassExtras kOutputs{.outputs = true};
 constexpr PassExtras kQueryKey{.queryKey = true};
 constexpr PassExtras kSinks{.sinks = true};
 constexpr PassExtras kFeatures{.features = true};
+constexpr PassExtras kCircuits{.circuits = true};
 
 using G = ViewGroup;
 constexpr ViewRow kViews[] = {
@@ -336,8 +338,8 @@ constexpr ViewRow kViews[] = {
     {ViewKind::QkGrid, "qk-embedding-grid", "QK heads", G::PositionsAndEmbeddings,
      "every head's query-key embedding, layers × heads", kQueryKey, nullptr, queryKeyGridFigure},
     {ViewKind::HeadRoles, "head-roles", "Head roles", G::Statistics,
-     "every head scored on the text: previous-token, duplicate, induction (TransformerLens's "
-     "detect_head), offset, sink",
+     "every head scored on the text (or on generated probes): previous-token, duplicate, "
+     "induction (TransformerLens's detect_head), offset, sink",
      kMapsOnly, nullptr, headRolesFigure},
     {ViewKind::Sinks, "sinks", "Sinks", G::Statistics,
      "massive activations per layer, each head's sink share, and the sink taken away (zeroed, "
@@ -351,6 +353,10 @@ constexpr ViewRow kViews[] = {
      "a sparse autoencoder's strongest features per token, its reconstruction and loss, and one "
      "feature's page (--sae, --feature)",
      kFeatures, nullptr, featuresFigure},
+    {ViewKind::Circuits, "circuits", "Circuits", G::Statistics,
+     "from the weights: Q-, K-, V-composition between layers, the strongest head pairs, each "
+     "head's copying score",
+     kCircuits, nullptr, circuitsFigure},
 };
 static_assert(std::size(kViews) == kAllViewCount);
 

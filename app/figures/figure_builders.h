@@ -6,6 +6,7 @@
 #include "figures/figure.h"
 #include "figures/panels.h"
 #include "forward_runner.h"
+#include "probe_head_roles.h"
 #include "training_figure.h"
 
 #include <QString>
@@ -37,11 +38,12 @@ enum class ViewKind {
     Sinks,          // massive activations, each head's sink share, the sink taken away
     Training,       // loss, ICL score and the strongest heads' roles over a training series
     Features,       // an SAE's features per token, its reconstruction, one feature's page
+    Circuits,       // Q-, K-, V-composition between layers, the strongest pairs, copying per head
 };
 // The first kViewCount views are one render::Figure each (what `headlight export` writes); the
 // panel views after them combine several figures (render::PanelsFigure).
 constexpr int kViewCount = 8;
-constexpr int kAllViewCount = 23;
+constexpr int kAllViewCount = 24;
 
 struct ViewState {
     int layer = 0;
@@ -55,6 +57,9 @@ struct ViewState {
     std::shared_ptr<const TrainingCurves> training;
     int checkpoint = -1;
     int feature = -1; // the Features view's feature page; -1: every token's strongest features
+    // The head-roles view's scores on generated probes (the window's head table scores them);
+    // none: it scores the text.
+    std::shared_ptr<const ProbeHeadRoles> probeRoles;
 };
 
 // Where the window's view bar puts a view.

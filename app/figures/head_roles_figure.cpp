@@ -67,42 +67,65 @@ QString strongest(const Role& role, const std::vector<analysis::HeadRoleScores>&
 
 } // namespace
 
+HeadRoleScoring headRoleScoring(const ForwardResult& r, const ViewState& s) {
+    HeadRoleScoring scoring;
+    if (r.attention.empty() && !r.streamed) return scoring; // no text yet
+    scoring.layers = r.layerCount();
+    scoring.heads = r.headCount();
+    if (const auto& probed = s.probeRoles;
+        probed && probed->layers == scoring.layers && probed->heads == scoring.heads) {
+        scoring.scores = probed->scores;
+        scoring.probes = probed->probes;
+        scoring.source = probeSetPhrase(probed->probes);
+        return scoring;
+    }
+    const auto tokens = int64_t(r.ids.size());
+    if (r.attention.empty()) {
+        scoring.why = QStringLiteral("Head roles need every head's whole map, which a text this "
+                                     "long does not keep: shorten the text, or score on probes.");
+        return scoring;
+    }
+    if (tokens < 2) {
+        scoring.why = QStringLiteral("Head roles need a text of two tokens or more.");
+        return scoring;
+    }
+    if (r.attention.rank() != 4 || r.attention.dim(2) != tokens || r.attention.dim(3) != tokens) {
+        scoring.why = QStringLiteral("This variant's attention is not token by token (it pools "
+                                     "or compresses the sequence): its heads have no role "
+                                     "scores.");
+        return scoring;
+    }
+    analysis::HeadRoleAccumulator accumulator(scoring.layers, scoring.heads);
+    accumulator.add(r.ids, r.attention);
+    scoring.scores = accumulator.scores();
+    const int repeats = repeatedTokens(r.ids);
+    scoring.source = QStringLiteral("this text (%1 tokens, %2 repeated)%3")
+                         .arg(tokens)
+                         .arg(repeats)
+                         .arg(repeats == 0 ? QStringLiteral(": duplicate and induction need "
+                                                            "repeated tokens, so type a passage "
+                                                            "twice")
+                                           : QString());
+    return scoring;
+}
+
 render::PanelsFigure headRolesFigure(const ForwardResult& r, const ViewState& s) {
     const QString title = QStringLiteral("Head roles · %1").arg(r.model ? r.model->name() : "");
-    if (r.attention.empty())
+    const HeadRoleScoring scoring = headRoleScoring(r, s);
+    if (scoring.scores.empty())
         return render::noteFigure(
-            title, QStringLiteral("Head roles need every head's whole map, which a text "
-                                  "this long does not keep: shorten the text."));
-    const auto tokens = int64_t(r.ids.size());
-    if (tokens < 2)
-        return render::noteFigure(title,
-                                  QStringLiteral("Head roles need a text of two tokens or more."));
-    if (r.attention.rank() != 4 || r.attention.dim(2) != tokens || r.attention.dim(3) != tokens)
-        return render::noteFigure(
-            title, QStringLiteral("This variant's attention is not token by token (it "
-                                  "pools or compresses the sequence): its heads have "
-                                  "no role scores."));
-    const int layers = int(r.attention.dim(0)), heads = int(r.attention.dim(1));
-    analysis::HeadRoleAccumulator accumulator(layers, heads);
-    accumulator.add(r.ids, r.attention);
-    const std::vector<analysis::HeadRoleScores> scores = accumulator.scores();
-
+            title, scoring.why.isEmpty() ? QStringLiteral("Head roles need a text.") : scoring.why);
     render::PanelsFigure f;
     f.title = title;
-    const int repeats = repeatedTokens(r.ids);
     QStringList best;
     for (const Role& role : roles())
-        best << strongest(role, scores, heads);
-    f.caption = QStringLiteral("Scored on this text (%1 tokens, %2 repeated)%3 · strongest: %4")
-                    .arg(tokens)
-                    .arg(repeats)
-                    .arg(repeats == 0 ? QStringLiteral(": duplicate and induction need repeated "
-                                                       "tokens, so type a passage twice")
-                                      : QString())
-                    .arg(best.join(QStringLiteral(", ")));
+        best << strongest(role, scoring.scores, scoring.heads);
+    f.caption = QStringLiteral("Scored on %1 · strongest: %2")
+                    .arg(scoring.source, best.join(QStringLiteral(", ")));
     f.columns = 3;
     for (std::size_t i = 0; i < roles().size(); ++i)
-        f.panels.push_back(roleGrid(roles()[i], scores, layers, heads, s, i == 3));
+        f.panels.push_back(
+            roleGrid(roles()[i], scoring.scores, scoring.layers, scoring.heads, s, i == 3));
     return f;
 }
 } // namespace headlight::app

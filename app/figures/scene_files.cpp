@@ -94,6 +94,8 @@ void setScenarioView(io::Scenario& scenario, ViewKind view, const ViewState& sta
     scenario.view = viewId(view).toStdString();
     scenario.selection = {state.layer, state.head, state.query, state.averageHeads, state.feature};
     scenario.colormap = colormapId(state.colormap);
+    scenario.headRoleProbes =
+        state.probeRoles ? std::optional(state.probeRoles->probes) : std::nullopt;
 }
 
 QString resolveSceneModel(const std::string& model, const QString& baseFolder) {

@@ -104,7 +104,15 @@ RenderedScene renderScenario(const io::Scenario& scenario, const QString& baseFo
     checkSelection(scenario.selection, model->model->spec());
     const ViewKind view = viewKindFromId(scenario.view);
     const auto result = runNow(model, scenario, viewRow(view).needs);
-    const ViewState state = scenarioViewState(scenario, result->tokenCount());
+    ViewState state = scenarioViewState(scenario, result->tokenCount());
+    // Why here and not in the pass: probes are the head-roles view's alone, and the window
+    // scores them in a job of their own.
+    if (scenario.headRoleProbes && view == ViewKind::HeadRoles) try {
+            state.probeRoles =
+                scoreGeneratedProbes(*model, *scenario.headRoleProbes, result->variant, {});
+        } catch (const std::exception& error) {
+            throw io::SceneError(std::string("scene: head_role_probes: ") + error.what());
+        }
     RenderedScene rendered;
     rendered.model = model;
     if (isPanelView(view)) {

@@ -210,6 +210,14 @@ std::shared_ptr<ForwardResult> runPass(const std::shared_ptr<const LoadedModel>&
         if (request.extras.sinks) reportSinks(*model, request, prepared.input, streamed, *result);
         if (request.extras.features)
             readFeatures(*model, request, prepared.input, intervention, *result);
+        // Why the cancel check between layer pairs: a real-size model's composition takes
+        // minutes, and a newer request must not wait for it.
+        if (request.extras.circuits)
+            result->circuits =
+                model->circuits->scores(model->folder, &result->circuitsNote, [&](int, int) {
+                    if (request.control.cancelled && request.control.cancelled())
+                        throw PassCancelled();
+                });
         // Why no statistics for a dense pass: its violins wait for their view (stats.violins).
         if (streamed)
             keepStreamed(*model, trace, *result);
@@ -327,7 +335,8 @@ void ForwardRunner::setExtras(const PassExtras& extras) {
     const bool newlyWanted =
         (extras.vanillaPass && !extras_.vanillaPass && !variant_.isVanilla()) ||
         (extras.outputs && !extras_.outputs) || (extras.queryKey && !extras_.queryKey) ||
-        (extras.sinks && !extras_.sinks) || (extras.features && !extras_.features);
+        (extras.sinks && !extras_.sinks) || (extras.features && !extras_.features) ||
+        (extras.circuits && !extras_.circuits);
     extras_ = extras;
     if (newlyWanted) runNow(text_);
 }

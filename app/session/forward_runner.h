@@ -70,6 +70,10 @@ struct ForwardResult {
     // an SAE attached, and then `featuresNote` says why when it is null
     std::shared_ptr<const FeatureAnalysis> features;
     QString featuresNote;
+    // The model's copying and composition scores, from its weights; null unless asked for
+    // (PassExtras::circuits), and then `circuitsNote` says why when it is null
+    std::shared_ptr<const analysis::CircuitScores> circuits;
+    QString circuitsNote;
     HeadKnockouts knockouts; // the heads the pass knocked out
     // With knockouts: per position, the output against the same pass without them; empty when
     // the model has no tied LM head (outputNote says so).
@@ -103,6 +107,7 @@ struct PassExtras {
     bool queryKey = false;    // every head's query-key embedding (QueryKeyAnalysis)
     bool sinks = false;       // sinks, massive activations and four ablated passes (SinkReport)
     bool features = false;    // the attached SAE's features and losses (FeatureAnalysis)
+    bool circuits = false;    // the model's copying and composition scores (CircuitCache)
     bool operator==(const PassExtras&) const = default;
 };
 

@@ -4,6 +4,7 @@
 // fails reports one line, and the previous model stays.
 
 #include "backend/backend.h"
+#include "circuit_cache.h"
 #include "model/memory_budget.h"
 #include "model/transformer.h"
 #include "tokenize/tokenizer.h"
@@ -26,11 +27,13 @@ struct LoadedModel {
     std::unique_ptr<TransformerModel> model;
     std::unique_ptr<tokenize::Tokenizer> tokenizer; // null when the folder has no tokenizer files
     QString backendNote;                            // why the CPU backend is used, if it is
-    Tensor positionTable;    // the learned position table [P, D], empty when there is none
-    WeightBytes weights;     // what the load mapped and widened, for the passes' memory plans
+    Tensor positionTable; // the learned position table [P, D], empty when there is none
+    WeightBytes weights;  // what the load mapped and widened, for the passes' memory plans
     // The last passes, for the next one to reuse (model/kv_cache.h). Declared after the model and
     // its backend so that its device tensors go first.
     std::unique_ptr<KvCache> passCache = std::make_unique<KvCache>();
+    // Its copying and composition scores, once a pass has asked for them (PassExtras::circuits).
+    std::unique_ptr<CircuitCache> circuits = std::make_unique<CircuitCache>();
     QString summary() const; // "bert · 12 layers × 12 heads · hidden 768 · cpu"
     QString name() const;    // the cache id, else the folder's name
 };

@@ -10,6 +10,7 @@
 #include "corpus_runner.h"
 #include "default_model.h"
 #include "export_actions.h"
+#include "head_roles_dock.h"
 #include "hub_cache_dialog.h"
 #include "knn_datastore_builder.h"
 #include "patching_dialog.h"
@@ -109,6 +110,7 @@ MainWindow::MainWindow(const LaunchOptions& options, QWidget* parent)
     restoreState(settings.value("window/state").toByteArray());
     // Why after restoreState: it is shown only while the open model is part of a series.
     scrubber_ = new TrainingScrubber(this);
+    headRoles_ = new HeadRolesDock(this);
 }
 
 MainWindow::~MainWindow() {

@@ -28,6 +28,7 @@ namespace headlight::app {
 class AtlasCanvas;
 class CompareDock;
 class CorpusRunner;
+class HeadRolesDock;
 class PatchingDialog;
 class TrainingScrubber;
 class VariantDock;
@@ -54,6 +55,7 @@ public:
     CompareDock* compareDock() const { return compare_; }
     CorpusRunner* corpusRunner() const { return corpus_; }
     TrainingScrubber* trainingScrubber() const { return scrubber_; }
+    HeadRolesDock* headRolesDock() const { return headRoles_; }
     // View ▸ Activation patching… (Ctrl+Shift+P): the dialog, made on first use.
     PatchingDialog* patchingDialog();
     // Ctrl+K: the palette over every menu command and zoo model (main_window_palette.cpp).
@@ -128,6 +130,7 @@ private:
     CorpusRunner* corpus_ = nullptr;
     PatchingDialog* patching_ = nullptr;
     TrainingScrubber* scrubber_ = nullptr;
+    HeadRolesDock* headRoles_ = nullptr;
     QMenu* fileMenu_ = nullptr;
     QAction* paletteAction_ = nullptr;
     QAction* fileSlot_ = nullptr; // plug-in entries go before it (the separator above Quit)

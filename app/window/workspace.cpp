@@ -337,6 +337,7 @@ void Workspace::setModel(std::shared_ptr<const LoadedModel> model) {
                std::min(state_.head, int(spec.heads) - 1));
     if (text().trimmed().isEmpty() && model_->tokenizer) setText(kSampleText);
     corpus_.reset();
+    state_.probeRoles.reset(); // another model's: the head table scores this one's
     // Why: another model's heads are not the knocked-out ones, nor its hooks the edited ones.
     if (!knockouts().empty()) setKnockouts({});
     Q_EMIT modelChanged(spec);
@@ -348,6 +349,11 @@ void Workspace::setTraining(std::shared_ptr<const TrainingCurves> curves, int ch
     state_.training = std::move(curves);
     state_.checkpoint = checkpoint;
     if (view_ == ViewKind::Training) refresh();
+}
+
+void Workspace::setProbeRoles(std::shared_ptr<const ProbeHeadRoles> roles) {
+    state_.probeRoles = std::move(roles);
+    if (view_ == ViewKind::HeadRoles) refresh();
 }
 
 void Workspace::setVariant(const QJsonObject& spec) {
@@ -403,6 +409,7 @@ void Workspace::showScenarioView(const io::Scenario& scenario) {
                                   QString::fromStdString(scenario.ablationSource),
                                   this->knockouts().corpusMeans, scenario.edits};
     if (knockouts != this->knockouts()) setKnockouts(knockouts);
+    Q_EMIT scenarioProbesShown(scenario.headRoleProbes);
 }
 
 void Workspace::setCorpusStats(std::optional<CorpusStats> stats) {

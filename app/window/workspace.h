@@ -70,6 +70,9 @@ public:
     const std::optional<CorpusStats>& corpusStats() const { return corpus_; }
     // The Training view's lines (the scrubber's) and the checkpoint its marker stands at.
     void setTraining(std::shared_ptr<const TrainingCurves> curves, int checkpoint);
+    // The head-roles view's scores on generated probes (the head table's job); null: on the
+    // text. A scenario records their probe set.
+    void setProbeRoles(std::shared_ptr<const ProbeHeadRoles> roles);
 
     const ViewState& state() const { return state_; }
     // The model (its zoo name for a zoo model), text, variant, view, selection and colour map.
@@ -138,6 +141,8 @@ Q_SIGNALS:
     // The result or selection changed: the figure was redrawn, or shows "Building …" while a long
     // pass's map is built off the GUI thread (refreshed() follows once it is drawn).
     void figureUpdated();
+    // A scenario was shown: the probe set its head roles are scored on, or none (the text).
+    void scenarioProbesShown(const std::optional<analysis::GeneratedProbeSet>& probes);
 
 protected:
     void resizeEvent(QResizeEvent* event) override;

@@ -35,10 +35,22 @@ void checkTokenByToken(const Trace& trace, int64_t tokens) {
 }
 } // namespace
 
+std::vector<std::vector<int32_t>> generatedProbes(const GeneratedProbeSet& set,
+                                                  const ModelSpec& spec) {
+    if (spec.maxPositions > 0 && 2 * int64_t(set.length) >= spec.maxPositions)
+        throw std::invalid_argument(
+            "the model's context of " + std::to_string(spec.maxPositions) +
+            " positions is too small for probes of " + std::to_string(2 * int64_t(set.length)) +
+            " tokens: give a length below " + std::to_string((spec.maxPositions + 1) / 2));
+    return repeatedRandomProbes(uint64_t(set.seed), set.count, set.length, spec.vocabSize,
+                                spec.padTokenId);
+}
+
 std::vector<HeadRoleScores> scoreProbeRoles(const TransformerModel& model,
                                             const std::vector<std::vector<int32_t>>& probes,
                                             const CustomPattern& pattern,
-                                            const variants::VariantSpec& variant) {
+                                            const variants::VariantSpec& variant,
+                                            const ProbeProgress& progress) {
     const ModelSpec& spec = model.spec();
     HeadRoleAccumulator accumulator(spec.layers, spec.heads, pattern);
     CaptureRequest capture;
@@ -48,6 +60,7 @@ std::vector<HeadRoleScores> scoreProbeRoles(const TransformerModel& model,
         checkDepth(trace, spec, p);
         checkTokenByToken(trace, int64_t(probes[p].size()));
         accumulator.add(probes[p], trace.stackedProbabilities());
+        if (progress && !progress(int(p) + 1, int(probes.size()))) return {};
     }
     return accumulator.scores();
 }

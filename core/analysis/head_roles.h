@@ -63,6 +63,15 @@ double patternScore(const float* map, const CustomPattern& pattern);
 // diagonal, or a size that is not tokens².
 void checkCustomPattern(const CustomPattern& pattern);
 
+// What shapes a generated probe set (`headlight heads --seed --probes --length`); a scenario
+// records it so that a scene scored on probes reopens with the same numbers.
+struct GeneratedProbeSet {
+    int seed = 0;    // SplitMix64's seed
+    int count = 8;   // sequences
+    int length = 20; // distinct random tokens, then repeated once: 2 × length tokens each
+    bool operator==(const GeneratedProbeSet&) const = default;
+};
+
 // The generated probe set: `count` sequences, each `length` distinct ids drawn from [0, vocab)
 // without `excluded` (the pad id; -1: none) and then repeated once, so that every token of the
 // second half is a duplicate and its successor an induction target. The same arguments give the

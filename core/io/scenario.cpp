@@ -131,6 +131,18 @@ QJsonObject editJson(const analysis::ResidualEditSpec& edit) {
     return json;
 }
 
+// {"seed", "count", "length"}: the ranges `headlight heads` takes.
+std::optional<analysis::GeneratedProbeSet> probesFromJson(SceneFields& fields) {
+    if (!fields.has("head_role_probes")) return (void)fields.take("head_role_probes"), std::nullopt;
+    SceneFields probes = fields.nested("head_role_probes");
+    analysis::GeneratedProbeSet set;
+    set.seed = probes.integer("seed", set.seed, 0, 2147483647);
+    set.count = probes.integer("count", set.count, 1, 1000);
+    set.length = probes.integer("length", set.length, 1, 100000);
+    probes.finish();
+    return set;
+}
+
 std::optional<BackendKind> backendFromJson(SceneFields& fields) {
     if (!fields.has("backend")) return (void)fields.take("backend"), std::nullopt;
     const BackendKind kinds[] = {BackendKind::Cpu, BackendKind::Vulkan};
@@ -166,6 +178,7 @@ Scenario scenarioFromJson(SceneFields& fields, const SceneVocabulary& vocabulary
                                        "from this text");
     scenario.edits = editsFromJson(fields);
     scenario.sae = fields.text("sae", false);
+    scenario.headRoleProbes = probesFromJson(fields);
     return scenario;
 }
 
@@ -199,6 +212,10 @@ QJsonObject scenarioToJson(const Scenario& scenario) {
         edits.append(editJson(edit));
     if (!edits.isEmpty()) json.insert("edits", edits);
     if (!scenario.sae.empty()) json.insert("sae", QString::fromStdString(scenario.sae));
+    if (const auto& probes = scenario.headRoleProbes)
+        json.insert("head_role_probes", QJsonObject{{"seed", probes->seed},
+                                                    {"count", probes->count},
+                                                    {"length", probes->length}});
     return json;
 }
 

@@ -8,6 +8,7 @@
 // View ids and colour map names stay strings here: which exist is the application's knowledge
 // (app/figures/scene_files.cpp gives them as a SceneVocabulary), and the engine has no figures.
 
+#include "analysis/head_roles.h"
 #include "analysis/residual_edit_spec.h"
 #include "backend/backend_kind.h"
 #include "io/scene_fields.h"
@@ -51,6 +52,9 @@ struct Scenario {
     // The SAE the Features view reads (a folder, or ORG/NAME/FOLDER of the cache); empty for none.
     // Reading changes nothing in the pass; its edits are in `edits`.
     std::string sae;
+    // The head-roles view scored on generated probes instead of the text (docs/head-roles.md,
+    // "In the window"); unset: on the text.
+    std::optional<analysis::GeneratedProbeSet> headRoleProbes;
     bool operator==(const Scenario&) const = default;
 };
 
@@ -61,11 +65,13 @@ struct SceneVocabulary {
 };
 
 // Takes the scenario's keys from `fields` (model, revision, text, variant, backend, view,
-// selection, colormap, ablation, ablation_source, edits, sae) and leaves the others to the caller,
-// whose finish() refuses unknown ones. Throws SceneError naming the key's path.
+// selection, colormap, ablation, ablation_source, edits, sae, head_role_probes) and leaves the
+// others to the caller, whose finish() refuses unknown ones. Throws SceneError naming the key's
+// path.
 Scenario scenarioFromJson(SceneFields& fields, const SceneVocabulary& vocabulary);
-// Every key; `revision`, `backend`, `ablation`, `ablation_source`, `edits`, `sae` and the
-// selection's `feature` only when the scenario has them, so files saved without stay as they were.
+// Every key; `revision`, `backend`, `ablation`, `ablation_source`, `edits`, `sae`,
+// `head_role_probes` and the selection's `feature` only when the scenario has them, so files
+// saved without stay as they were.
 QJsonObject scenarioToJson(const Scenario& scenario);
 
 // A scenario's variant object, parsed by the variant spec's parser. Throws variants::VariantError.

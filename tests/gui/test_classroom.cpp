@@ -5,6 +5,7 @@
 #include "classroom.h"
 #include "cli_runner.h"
 #include "compare_dock.h"
+#include "head_roles_dock.h"
 #include "lesson_dock.h"
 #include "main_window.h"
 #include "presentation_window.h"
@@ -127,8 +128,9 @@ private Q_SLOTS:
         app::MainWindow window(cpuOnly());
         const QStringList bareFile = menuEntries(window, "&File");
         auto* classroom = new app::Classroom(&window);
-        QCOMPARE(window.tabifiedDockWidgets(classroom->dock()),
-                 QList<QDockWidget*>{window.variantDock()});
+        const QList<QDockWidget*> tabbed = window.tabifiedDockWidgets(classroom->dock());
+        QCOMPARE(tabbed.size(), 2); // the variant dock and the head table
+        QVERIFY(tabbed.contains(window.variantDock()) && tabbed.contains(window.headRolesDock()));
         const QStringList file = menuEntries(window, "&File");
         const QStringList added = {"Open scene or &lesson…", "Built-in l&essons", "Save &scene…",
                                    "Save lesso&n…"};

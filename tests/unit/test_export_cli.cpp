@@ -64,6 +64,7 @@ private Q_SLOTS:
             QVERIFY2(viewNames().contains(name), name);
         QVERIFY(viewNames().contains("sinks")); // the list above is one column layout full
         QVERIFY(viewNames().contains("features"));
+        QVERIFY(viewNames().contains("circuits"));
         for (const QString& line : lines)
             QVERIFY2(line.section(' ', 1).trimmed().size() > 10, qPrintable(line));
     }
