@@ -326,7 +326,7 @@ constexpr ViewRow kViews[] = {
     {ViewKind::LogitLens, "logit-lens", "Logit lens", G::Output,
      "top next token per layer and position through the final norm and LM head", kOutputs, nullptr,
      logitLensFigure},
-    {ViewKind::VariantEffect, "variant-effect", "Output effect", G::Output,
+    {ViewKind::VariantEffect, "variant-effect", "Effect", G::Output,
      "the variant vs exact attention: KL, top-1 and top-k flips, JSD per head", kOutputs, nullptr,
      variantEffectFigure},
     {ViewKind::KnnNeighbours, "knn-neighbours", "kNN-LM", G::VariantInternals,
@@ -349,7 +349,7 @@ constexpr ViewRow kViews[] = {
      "over a training run's checkpoints: loss, in-context-learning score and the strongest "
      "heads' roles (--checkpoints)",
      kMapsOnly, nullptr, trainingPanels},
-    {ViewKind::Features, "features", "Features", G::Output,
+    {ViewKind::Features, "features", "SAE", G::Output,
      "a sparse autoencoder's strongest features per token, its reconstruction and loss, and one "
      "feature's page (--sae, --feature)",
      kFeatures, nullptr, featuresFigure},

@@ -45,7 +45,7 @@ FeatureEditor::FeatureEditor(Workspace* workspace, QUndoStack* undo, QWidget* pa
     , sae_(new QLabel(this))
     , feature_(new QSpinBox(this))
     , value_(new QDoubleSpinBox(this))
-    , splice_(new QCheckBox(tr("Splice the reconstruction (no error term)"), this))
+    , splice_(new QCheckBox(tr("Splice (no error term)"), this))
     , zero_(new QPushButton(tr("Zero"), this))
     , clamp_(new QPushButton(tr("Clamp to value"), this))
     , steer_(new QPushButton(tr("Steer × value"), this))
@@ -59,21 +59,24 @@ FeatureEditor::FeatureEditor(Workspace* workspace, QUndoStack* undo, QWidget* pa
     value_->setRange(-1000.0, 1000.0);
     value_->setDecimals(2);
     value_->setSingleStep(0.5);
+    splice_->setToolTip(tr("The SAE's reconstruction replaces the activations at its hook, with "
+                           "the clamps, instead of only the edit changing them"));
     value_->setToolTip(tr("The activation a clamp sets, or α of a steer (α × the feature's "
                           "decoder row added at every position)"));
+    // Why two columns: the dock is as wide as its widest box, and the figure gets the rest.
     auto* layout = new QGridLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(sae_, 0, 0, 1, 4);
+    layout->addWidget(sae_, 0, 0, 1, 2);
     layout->addWidget(new QLabel(tr("Feature"), this), 1, 0);
     layout->addWidget(feature_, 1, 1);
-    layout->addWidget(new QLabel(tr("Value"), this), 1, 2);
-    layout->addWidget(value_, 1, 3);
-    layout->addWidget(zero_, 2, 0);
-    layout->addWidget(clamp_, 2, 1);
-    layout->addWidget(steer_, 2, 2);
-    layout->addWidget(clear_, 2, 3);
-    layout->addWidget(splice_, 3, 0, 1, 4);
-    layout->addWidget(summary_, 4, 0, 1, 4);
+    layout->addWidget(new QLabel(tr("Value"), this), 2, 0);
+    layout->addWidget(value_, 2, 1);
+    layout->addWidget(zero_, 3, 0);
+    layout->addWidget(clamp_, 3, 1);
+    layout->addWidget(steer_, 4, 0);
+    layout->addWidget(clear_, 4, 1);
+    layout->addWidget(splice_, 5, 0, 1, 2);
+    layout->addWidget(summary_, 6, 0, 1, 2);
     connect(zero_, &QPushButton::clicked, this, &FeatureEditor::zeroFeature);
     connect(clamp_, &QPushButton::clicked, this, &FeatureEditor::clampFeature);
     connect(steer_, &QPushButton::clicked, this, &FeatureEditor::steerFeature);
