@@ -35,8 +35,11 @@ render::HeatmapFigure layerPairs(const analysis::CircuitScores& s, int kind, ren
             f.absent.push_back(!scored);
             f.cellText << (scored ? QString::number(value, 'f', 2) : QString());
         }
-    f.absentLabel = QStringLiteral("not later");
-    f.colorBar = {map, 0.0, std::max(top, 1e-6f), QStringLiteral("Largest head-pair score")};
+    if (s.layers > 2)
+        f.absentLabel = QStringLiteral("not later");
+    else
+        f.absent.clear(); // one cell, scored: no hatching to explain
+    f.colorBar = {map, 0.0, std::max(top, 1e-6f), QStringLiteral("Largest score")};
     return f;
 }
 

@@ -10,8 +10,8 @@ struct ColumnText {
 };
 
 const ColumnText kColumns[] = {
-    {"Layer", "layer", "The head's layer"},
-    {"Head", "head", "The head within its layer"},
+    {"L", "layer", "The head's layer"},
+    {"H", "head", "The head within its layer"},
     {"Prev", "previous_token", "Previous-token score: the share of attention on key i − 1"},
     {"Dup", "duplicate_token",
      "Duplicate-token score: the share on earlier copies of the query's token"},
@@ -74,7 +74,9 @@ QVariant HeadRoleTableModel::data(const QModelIndex& index, int role) const {
         index.column() == Layer || index.column() == Head || index.column() == Offset;
     switch (role) {
     case Qt::DisplayRole:
-        return whole ? QString::number(int(number)) : QString::number(number, 'f', 3);
+        // Why two decimals, as the view's cells: three do not fit a column of the dock, and
+        // the clipboard and CSV keep every digit.
+        return whole ? QString::number(int(number)) : QString::number(number, 'f', 2);
     case kSortRole:
         return number;
     case Qt::TextAlignmentRole:

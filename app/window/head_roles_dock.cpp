@@ -55,6 +55,9 @@ HeadRolesDock::HeadRolesDock(MainWindow* window)
     score_->setToolTip(tr("Score the probes again with this seed, count and length"));
     caption_ = new QLabel(page);
     caption_->setWordWrap(true);
+    // Why a floor: a dock's layout may not give a wrapped label the height of its lines.
+    caption_->setMinimumHeight(3 * caption_->fontMetrics().lineSpacing() + 4);
+    caption_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     model_ = new HeadRoleTableModel(this);
     sorted_ = new QSortFilterProxyModel(this);
     sorted_->setSourceModel(model_);
@@ -76,16 +79,20 @@ HeadRolesDock::HeadRolesDock(MainWindow* window)
     copy->setToolTip(tr("The table as CSV on the clipboard"));
     auto* exportCsv = new QPushButton(tr("Export CSV…"), page);
 
+    // Why three narrow rows: the dock shares the right column with the variant panel, and a
+    // wider one would take the width the view bar needs to keep every view one click away.
     auto* probes = new QGridLayout;
     probes->addWidget(new QLabel(tr("Score on"), page), 0, 0);
-    probes->addWidget(scoreOn_, 0, 1, 1, 3);
-    probes->addWidget(score_, 0, 4, 1, 2);
+    probes->addWidget(scoreOn_, 0, 1);
+    probes->addWidget(score_, 0, 2, 1, 2);
     probes->addWidget(new QLabel(tr("Seed"), page), 1, 0);
-    probes->addWidget(seed_, 1, 1);
-    probes->addWidget(new QLabel(tr("Count"), page), 1, 2);
-    probes->addWidget(count_, 1, 3);
-    probes->addWidget(new QLabel(tr("Length"), page), 1, 4);
-    probes->addWidget(length_, 1, 5);
+    probes->addWidget(seed_, 1, 1, 1, 3);
+    probes->addWidget(new QLabel(tr("Count"), page), 2, 0);
+    probes->addWidget(count_, 2, 1);
+    probes->addWidget(new QLabel(tr("Length"), page), 2, 2);
+    probes->addWidget(length_, 2, 3);
+    probes->setColumnStretch(1, 1);
+    probes->setColumnStretch(3, 1);
     auto* buttons = new QHBoxLayout;
     buttons->addStretch(1);
     buttons->addWidget(copy);
@@ -244,10 +251,9 @@ void HeadRolesDock::refreshTable() {
                 ? (scoring.why.isEmpty() ? tr("Type a text to score the heads.") : scoring.why)
                 : tr("Scored on %1").arg(scoring.source);
         if (scoring.probes)
-            text += tr(" in %1 s").arg(scoringMs_ / 1000.0, 0, 'f', scoringMs_ < 1000 ? 2 : 1);
-        if (!scoring.scores.empty() && !fits)
-            text += tr(". Each head's copying score joins the table once the Circuits view "
-                       "has read the weights.");
+            text += scoringMs_ < 1000 ? tr(" in %1 ms").arg(scoringMs_, 0, 'f', 0)
+                                      : tr(" in %1 s").arg(scoringMs_ / 1000.0, 0, 'f', 1);
+        if (!scoring.scores.empty() && !fits) text += tr(" · copying: open the Circuits view");
         caption_->setText(text);
         shownSource_ = scoring.source;
     }
