@@ -49,7 +49,7 @@ private Q_SLOTS:
         const test::CliResult listed = runHeadlight({"export", "--list-views"});
         QCOMPARE(listed.exitCode, 0);
         const QStringList lines = listed.out.split('\n', Qt::SkipEmptyParts);
-        QCOMPARE(lines.size(), 24);
+        QCOMPARE(lines.size(), 25); // the 24 views of the table and the atlas
         for (const char* name : {"heatmap",           "model-grid",
                                  "token-lines",       "entropy-violins",
                                  "jsd-violins",       "head-jsd-matrix",
