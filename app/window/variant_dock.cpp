@@ -72,7 +72,13 @@ VariantDock::VariantDock(Workspace* workspace, QWidget* parent)
     split->addWidget(scroll);
     split->addWidget(knockoutScroll);
     features_ = new FeatureEditor(workspace, undo_);
-    split->addWidget(features_);
+    // Why in a scroll area, as the knockouts: a short dock squeezed its wrapped labels into
+    // each other.
+    auto* featureScroll = new QScrollArea;
+    featureScroll->setWidget(features_);
+    featureScroll->setWidgetResizable(true);
+    featureScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    split->addWidget(featureScroll);
     split->addWidget(json_);
     split->setCollapsible(1, false);
     split->setSizes({400, 220, 150, 60});
