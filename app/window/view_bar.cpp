@@ -10,14 +10,15 @@
 
 namespace headlight::app {
 
-ViewBar::ViewBar(const std::vector<Entry>& entries, QWidget* parent)
+ViewBar::ViewBar(const std::vector<Entry>& entries, const QStringList& groupOrder, QWidget* parent)
     : QWidget(parent)
     , entries_(entries)
     , buttons_(new QButtonGroup(this)) {
     setObjectName(QStringLiteral("viewBar"));
     // Why a style sheet: the checked view must read as selected on a projector, where a flat
-    // tool button's sunken frame is hard to see. Why 3 px at the sides: with 23 views the groups
-    // still wrap onto three rows at 1280 × 800 beside the right-hand docks.
+    // tool button's sunken frame is hard to see. Why 3 px at the sides: with 24 views the groups
+    // still wrap onto three rows at 1280 × 800 beside the right-hand docks (with the group order
+    // the workspace gives).
     setStyleSheet(QStringLiteral(
         "QToolButton { padding: 3px 3px; border: 1px solid transparent; border-radius: 4px; }"
         "QToolButton:hover { border-color: palette(mid); }"
@@ -25,6 +26,10 @@ ViewBar::ViewBar(const std::vector<Entry>& entries, QWidget* parent)
         "QLabel { color: palette(dark); padding-left: 6px; }"));
     auto* flow = new FlowLayout(this, 10, 2);
     std::map<QString, QWidget*> groups;
+    for (const QString& name : groupOrder) {
+        groups[name] = createGroup(name);
+        flow->addWidget(groups[name]);
+    }
     for (int i = 0; i < count(); ++i) {
         const Entry& entry = entries_[std::size_t(i)];
         QWidget*& group = groups[entry.group];

@@ -5,6 +5,7 @@
 // then the GPU canvas and the Atlas.
 
 #include <QString>
+#include <QStringList>
 #include <QWidget>
 #include <vector>
 
@@ -18,10 +19,13 @@ class ViewBar : public QWidget {
 public:
     struct Entry {
         QString label;
-        QString group; // entries of a group are shown together, groups in order of first entry
+        QString group; // entries of a group are shown together
         QString toolTip;
     };
-    explicit ViewBar(const std::vector<Entry>& entries, QWidget* parent = nullptr);
+    // Groups named in `groupOrder` come first, in that order; the others follow in the order of
+    // their first entry.
+    explicit ViewBar(const std::vector<Entry>& entries, const QStringList& groupOrder = {},
+                     QWidget* parent = nullptr);
 
     int count() const { return int(entries_.size()); }
     int currentIndex() const { return current_; }

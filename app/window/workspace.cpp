@@ -153,7 +153,13 @@ QWidget* Workspace::createControls() {
                        tr("the model's attention maps on the Vulkan canvas (Ctrl+9)")});
     entries.push_back({tr("Atlas"), tr("Whole model"),
                        tr("every head of a long text, tiled and zoomable (Ctrl+Shift+A)")});
-    tabs_ = new ViewBar(entries, controls);
+    // Why this order: the whole-model maps are attention maps too, and beside the attention group
+    // and the output group beside the statistics, the groups fill three rows at 1280 × 800
+    // instead of four.
+    const QStringList groupOrder{viewGroupName(ViewGroup::Attention), tr("Whole model"),
+                                 viewGroupName(ViewGroup::Statistics),
+                                 viewGroupName(ViewGroup::Output)};
+    tabs_ = new ViewBar(entries, groupOrder, controls);
     tabs_->setFont(scaledFont(this, 13));
     layerBox_ = selectorBox(controls, tr("Layer (Alt+Up / Alt+Down)"));
     headBox_ = selectorBox(controls, tr("Head (Alt+Left / Alt+Right)"));
