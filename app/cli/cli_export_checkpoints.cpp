@@ -153,12 +153,6 @@ std::vector<QByteArray> renderFrames(const CliArgs& args, const io::CheckpointSe
     return frames;
 }
 
-void writeFile(const QString& path, const QByteArray& bytes) {
-    render::writeAtomically(path, [&](QIODevice& device) {
-        if (device.write(bytes) != bytes.size()) render::failExport(path, device.errorString());
-    });
-}
-
 // The frames as frame_0000.png, … in a folder, or as one animated PNG (--frame-ms each).
 int exportFrames(const CliArgs& args, const io::CheckpointSeries& series, const QString& text,
                  const QStringList& command) {
@@ -168,12 +162,12 @@ int exportFrames(const CliArgs& args, const io::CheckpointSeries& series, const 
     const int frameMs = args.integer("--frame-ms", 600, 1, 65535);
     const std::vector<QByteArray> frames = renderFrames(args, series, text, command, target.out);
     if (target.animation) {
-        writeFile(target.out, render::animatedPng(target.out, frames, frameMs));
+        render::writeBytesAtomically(target.out, render::animatedPng(target.out, frames, frameMs));
         return 0;
     }
     const QDir folder(target.out);
     for (std::size_t i = 0; i < frames.size(); ++i)
-        writeFile(
+        render::writeBytesAtomically(
             folder.filePath(QStringLiteral("frame_%1.png").arg(int(i), 4, 10, QLatin1Char('0'))),
             frames[i]);
     return 0;

@@ -46,10 +46,7 @@ void resolveEditFiles(io::Scenario& scenario, const QString& path) {
 }
 
 void writeJson(const QString& path, const QJsonObject& json) {
-    const QByteArray bytes = QJsonDocument(json).toJson(QJsonDocument::Indented);
-    render::writeAtomically(path, [&](QIODevice& file) {
-        if (file.write(bytes) != bytes.size()) render::failExport(path, file.errorString());
-    });
+    render::writeBytesAtomically(path, QJsonDocument(json).toJson(QJsonDocument::Indented));
 }
 } // namespace
 

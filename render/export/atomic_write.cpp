@@ -25,4 +25,10 @@ void writeAtomically(const QString& path, const std::function<void(QIODevice&)>&
     if (file.error() != QFileDevice::NoError) failExport(path, file.errorString());
     if (!file.commit()) failExport(path, file.errorString());
 }
+
+void writeBytesAtomically(const QString& path, const QByteArray& bytes) {
+    writeAtomically(path, [&](QIODevice& device) {
+        if (device.write(bytes) != bytes.size()) failExport(path, device.errorString());
+    });
+}
 } // namespace headlight::render

@@ -4,6 +4,7 @@
 // only once everything was written. On any failure the temporary file is removed and the target,
 // if it existed, is left as it was: a reader never sees a half-written figure.
 
+#include <QByteArray>
 #include <QIODevice>
 #include <QString>
 #include <functional>
@@ -22,4 +23,6 @@ public:
 // Opens a temporary file beside `path`, lets `write` fill it (it throws ExportError to give up),
 // then renames it over `path`. Throws ExportError.
 void writeAtomically(const QString& path, const std::function<void(QIODevice&)>& write);
+// `bytes` as the whole file at `path`, atomically. Throws ExportError.
+void writeBytesAtomically(const QString& path, const QByteArray& bytes);
 } // namespace headlight::render

@@ -327,9 +327,6 @@ QByteArray csvBytes(const DataTable& table) {
 }
 
 void writeCsv(const QString& path, const DataTable& table, const QByteArray& comments) {
-    const QByteArray bytes = comments + csvBytes(table);
-    writeAtomically(path, [&](QIODevice& device) {
-        if (device.write(bytes) != bytes.size()) failExport(path, device.errorString());
-    });
+    writeBytesAtomically(path, comments + csvBytes(table));
 }
 } // namespace headlight::render

@@ -86,10 +86,8 @@ QByteArray encodePng(const QString& path, const QImage& image, const PageContent
 }
 
 void writePng(const QString& path, const PageContent& content, const ExportOptions& options) {
-    const QByteArray png = pngBytes(path, content, options);
-    writeAtomically(path, [&](QIODevice& device) {
-        if (device.write(png) != png.size()) failExport(path, device.errorString());
-    });
+    writeBytesAtomically(path,
+                         encodePng(path, renderPng(path, content, options), content, options));
 }
 
 // Paints the page onto a vector device that was set up to match `pageRect(options)`.
@@ -121,9 +119,7 @@ void writeSvg(const QString& path, const PageContent& content, const ExportOptio
     const QByteArray bytes = options.provenance.isEmpty()
                                  ? buffer.data()
                                  : svgWithMetadata(buffer.data(), options.provenance);
-    writeAtomically(path, [&](QIODevice& device) {
-        if (device.write(bytes) != bytes.size()) failExport(path, device.errorString());
-    });
+    writeBytesAtomically(path, bytes);
 }
 
 void writePdf(const QString& path, const PageContent& content, const ExportOptions& options) {
