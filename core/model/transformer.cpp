@@ -546,6 +546,7 @@ Trace TransformerModel::runPass(const ModelInput& input, const CaptureRequest& c
         pass.prefixFrom = from->prefixFrom;
         pass.prefix = from->prefix;
         pass.firstLayer = from->firstLayer;
+        pass.layersRun = from->firstLayer; // the kept layers count as run
         if (!from->positions.empty()) pass.positions = from->positions;
     }
     if (plan.attention == variants::AttentionRoute::Composed)

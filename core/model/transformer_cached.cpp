@@ -83,7 +83,14 @@ Trace prefixTrace(const CachedPass& from, int64_t keep, Trace fresh, KeptRows& r
         out.keys = rowsJoined(a.keys, keep, b.keys);
         out.attentionRule = b.attentionRule;
         out.internals = b.internals;
+        out.attentionOutput = rowsJoined(a.attentionOutput, keep, b.attentionOutput);
+        out.residualMid = rowsJoined(a.residualMid, keep, b.residualMid);
+        out.mlpInput = rowsJoined(a.mlpInput, keep, b.mlpInput);
+        out.mlpOutput = rowsJoined(a.mlpOutput, keep, b.mlpOutput);
     }
+    trace.residualBeforeFinalNorm =
+        rowsJoined(kept.residualBeforeFinalNorm, keep, fresh.residualBeforeFinalNorm);
+    trace.layersRun = fresh.layersRun;
     const KeptRows tail = takeRows(fresh);
     for (std::size_t i = 0; i < tail.hiddenStates.size(); ++i)
         rows.hiddenStates.push_back(

@@ -49,6 +49,8 @@ CaptureRequest everything(const TransformerModel& model) {
     capture.logits = model.hasLmHead();
     capture.headOutputs = true;
     capture.queriesKeys = true;
+    capture.sublayers = true;
+    capture.residualBeforeFinalNorm = true;
     return capture;
 }
 
@@ -84,6 +86,8 @@ void compareTensor(const Tensor& cached, const Tensor& full, const QString& what
 void compareTraces(const Trace& cached, const Trace& full) {
     QCOMPARE(cached.ids, full.ids);
     QCOMPARE(cached.valid, full.valid);
+    // Why: readers of a hook (an SAE) refuse a trace whose depth loop seems to have stopped early.
+    QCOMPARE(cached.layersRun, full.layersRun);
     QCOMPARE(cached.layers.size(), full.layers.size());
     for (std::size_t l = 0; l < full.layers.size(); ++l) {
         const LayerTrace &a = cached.layers[l], &b = full.layers[l];
@@ -94,6 +98,10 @@ void compareTraces(const Trace& cached, const Trace& full) {
         compareTensor(a.headOutputs, b.headOutputs, layer + "head outputs");
         compareTensor(a.queries, b.queries, layer + "queries");
         compareTensor(a.keys, b.keys, layer + "keys");
+        compareTensor(a.attentionOutput, b.attentionOutput, layer + "attention output");
+        compareTensor(a.residualMid, b.residualMid, layer + "residual mid");
+        compareTensor(a.mlpInput, b.mlpInput, layer + "MLP input");
+        compareTensor(a.mlpOutput, b.mlpOutput, layer + "MLP output");
         QCOMPARE(a.heads, b.heads);
         QCOMPARE(a.internals.size(), b.internals.size());
     }
@@ -102,6 +110,8 @@ void compareTraces(const Trace& cached, const Trace& full) {
         compareTensor(cached.hiddenStates[i], full.hiddenStates[i],
                       QStringLiteral("hidden state %1").arg(i));
     compareTensor(cached.lastHiddenState, full.lastHiddenState, "last hidden state");
+    compareTensor(cached.residualBeforeFinalNorm, full.residualBeforeFinalNorm,
+                  "residual before the final norm");
     compareTensor(cached.logits, full.logits, "logits");
 }
 
