@@ -18,6 +18,8 @@
 #include "corpus_analysis.h"
 #include "counted.h"
 #include "export_files.h"
+#include "feature_labels.h"
+#include "feature_scan.h"
 #include "figure_builders.h"
 #include "knn_figure.h"
 #include "model_session.h"
@@ -86,7 +88,7 @@ double parseLambda(const QString& text) {
 // The features view reads an SAE; --sae and --feature are for it alone.
 void checkFeaturesRequest(const CliArgs& args, Request& request) {
     const bool featuresView = request.view == ViewKind::Features;
-    for (const char* flag : {"--sae", "--feature"})
+    for (const char* flag : {"--sae", "--feature", "--scan", "--labels"})
         if (args.has(flag) && !featuresView)
             throw CliError(std::string(flag) + " is for --view features");
     if (!featuresView) return;
@@ -100,6 +102,23 @@ void checkFeaturesRequest(const CliArgs& args, Request& request) {
     }
     request.scenario.selection.feature =
         args.integer("--feature", -1, 0, request.sae->sae.config.dSae - 1);
+    std::shared_ptr<const FeatureScan> scan;
+    std::shared_ptr<const FeatureLabels> labels;
+    try {
+        if (args.has("--scan"))
+            scan = std::make_shared<const FeatureScan>(readFeatureScan(args.value("--scan")));
+        request.sae = withFeatureNotes(request.sae, scan, nullptr);
+    } catch (const std::exception& refused) {
+        throw CliError(std::string("--scan ") + refused.what());
+    }
+    try {
+        if (args.has("--labels"))
+            labels =
+                std::make_shared<const FeatureLabels>(readFeatureLabels(args.value("--labels")));
+        request.sae = withFeatureNotes(request.sae, nullptr, labels);
+    } catch (const FeatureLabelsError& refused) {
+        throw CliError(std::string("--labels ") + refused.what());
+    }
 }
 
 // The kNN-LM view reads a kNN-LM pass; --lambda is for it alone.
@@ -322,9 +341,9 @@ render::FigureCaption captionFor(const Request& request, const ModelSpec& spec,
 // --backend, when given, overrides the scene's backend.
 void refuseScenarioFlags(const CliArgs& args) {
     const char* given = args.has("--scene") ? "--scene" : "--scenario";
-    for (const char* flag :
-         {"--model", "--revision", "--text", "--text-file", "--texts", "--variant", "--view",
-          "--layer", "--head", "--region", "--pool", "--scene", "--sae", "--feature"})
+    for (const char* flag : {"--model", "--revision", "--text", "--text-file", "--texts",
+                             "--variant", "--view", "--layer", "--head", "--region", "--pool",
+                             "--scene", "--sae", "--feature", "--scan", "--labels"})
         if (args.has(flag) && std::strcmp(flag, given) != 0)
             throw CliError(std::string(given) +
                            " gives the model, text, variant, view and selection: leave out " +
@@ -486,6 +505,12 @@ CliCommand exportCommand() {
          {"--feature", "F",
           "features: draw feature F's page (its activation, histogram and promoted tokens) "
           "instead of every token's strongest features"},
+         {"--scan", "FILE",
+          "features: a scan of `headlight features --scan` for this SAE; the page adds the "
+          "feature's top contexts over its corpus and how often it fires there"},
+         {"--labels", "PATH",
+          "features: a Neuronpedia export of this SAE's explanations (batch-N.jsonl.gz or its "
+          "folder), read offline; features are shown with their descriptions"},
          dpiOption(),
          {"--size", "WxH", "the figure's size in inches, each from 1 to 100, e.g. 7x4.5"},
          backendOption(),

@@ -9,13 +9,19 @@
 #include "cli_args.h"
 #include "cli_backend.h"
 #include "cli_text_input.h"
+#include "corpus_analysis.h"
+#include "corpus_shard.h"
 #include "feature_analysis.h"
+#include "feature_labels.h"
+#include "feature_scan.h"
+#include "file_hashes.h"
 #include "io/hub_cache.h"
 #include "io/sae_folder.h"
 #include "io/safetensors.h"
 #include "model/transformer.h"
 #include "tokenize/tokenizer.h"
 
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -24,6 +30,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <thread>
 
 namespace headlight::app {
 namespace {
@@ -39,6 +46,7 @@ struct FeaturesRun {
     double encodeMs = 0.0;
     const char* backend = "cpu";
     int top = 5;
+    std::optional<FeatureLabels> labels; // --labels
 };
 
 QJsonObject saeJson(const FeaturesRun& run) {
@@ -69,9 +77,12 @@ QJsonObject featuresJson(const FeaturesRun& run) {
     const Tensor& f = run.encoding.features;
     for (int64_t t = 0; t < f.dim(0); ++t) {
         QJsonArray top;
-        for (const FeatureActivation& feature : strongestFeatures(f, t, run.top))
-            top.append(
-                QJsonObject{{"id", feature.feature}, {"activation", double(feature.activation)}});
+        for (const FeatureActivation& feature : strongestFeatures(f, t, run.top)) {
+            QJsonObject entry{{"id", feature.feature}, {"activation", double(feature.activation)}};
+            if (run.labels && !run.labels->of(feature.feature).isEmpty())
+                entry["label"] = run.labels->of(feature.feature);
+            top.append(entry);
+        }
         tokens.append(QJsonObject{{"position", int(t)},
                                   {"id", run.input.model.ids[std::size_t(t)]},
                                   {"token", run.input.labels.value(int(t))},
@@ -121,8 +132,11 @@ void printFeatures(const FeaturesRun& run) {
         if (label.size() > 20) label = label.left(19) + QStringLiteral("…");
         out << QString::number(t).rightJustified(5) << "  " << label.leftJustified(20) << " "
             << QString::number(firingFeatures(f, t)).rightJustified(3) << " ";
-        for (const FeatureActivation& feature : strongestFeatures(f, t, run.top))
+        for (const FeatureActivation& feature : strongestFeatures(f, t, run.top)) {
             out << " " << feature.feature << ": " << QString::number(feature.activation, 'f', 4);
+            if (run.labels && !run.labels->of(feature.feature).isEmpty())
+                out << " (" << run.labels->of(feature.feature) << ")";
+        }
         out << "\n";
     }
 }
@@ -177,8 +191,98 @@ Tensor featuresActivations(const TransformerModel& model, FeaturesRun& run,
     }
 }
 
+FeatureLabels labelsOf(const CliArgs& args) {
+    try {
+        return readFeatureLabels(args.value("--labels"));
+    } catch (const FeatureLabelsError& error) {
+        throw CliError(std::string("--labels ") + error.what());
+    }
+}
+
+// --scan CORPUS: every text (of shard --shard i/n) through the model at the SAE's hook, each
+// feature's strongest contexts and firing count written to --out.
+int runScan(const CliArgs& args, const QString& saeFolder) {
+    const QString corpus = args.value("--scan");
+    const QString out = args.required("--out");
+    QStringList texts;
+    try {
+        texts = readCorpus(corpus);
+    } catch (const std::exception& error) {
+        throw CliError("--scan " + std::string(error.what()));
+    }
+    if (texts.isEmpty()) throw CliError("--scan " + corpus.toStdString() + " has no text");
+    FeatureScanRequest request;
+    if (args.has("--shard")) try {
+            request.place = parseShardPlace(args.value("--shard"));
+        } catch (const std::invalid_argument& error) {
+            throw CliError(std::string("--shard ") + error.what());
+        }
+    const auto [first, end] = shardTexts(request.place, std::size_t(texts.size()));
+    request.texts = texts.mid(qsizetype(first), qsizetype(end - first));
+    request.firstIndex = int64_t(first);
+    std::shared_ptr<const AttachedSae> sae;
+    try {
+        sae = attachSae(saeFolder);
+    } catch (const std::exception& refused) {
+        throw CliError(std::string("--sae ") + refused.what());
+    }
+    request.contexts = args.integer("--contexts", 10, 1, 1000);
+    const std::string modelFolder = io::resolveModel(args.model().toStdString()).folder;
+    request.settings = {{"model", QFileInfo(QString::fromStdString(modelFolder)).fileName()},
+                        {"sae", sae->name()},
+                        {"corpus", QFileInfo(corpus).fileName()},
+                        {"corpus_sha256", fileSha256(corpus)}};
+    OpenedBackend opened = openChosenBackend(args);
+    std::unique_ptr<TransformerModel> model;
+    FeatureScan scan;
+    const auto start = std::chrono::steady_clock::now();
+    runWithCpuFallback(opened, model, [&] {
+        model = loadModel(modelFolder, *opened.backend);
+        const std::unique_ptr<tokenize::Tokenizer> tokenizer = optionalTokenizer(modelFolder);
+        try {
+            scan = scanFeatures(*model, tokenizer.get(), *sae, request);
+        } catch (const std::invalid_argument& error) {
+            throw CliError("the SAE " + sae->name().toStdString() + ": " + error.what());
+        }
+    });
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!opened.note.empty()) std::fprintf(stderr, "headlight features: %s\n", opened.note.c_str());
+    try {
+        writeFeatureScan(out, scan);
+    } catch (const FeatureScanError& error) {
+        throw CliError(error.what());
+    }
+    const int64_t firing = std::count_if(scan.fired.begin(), scan.fired.end(),
+                                         [](int64_t count) { return count > 0; });
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    QTextStream stdOut(stdout);
+    stdOut << "scanned " << scan.texts << " texts (" << scan.tokens << " tokens) of "
+           << QFileInfo(corpus).fileName() << " shard " << request.place.index << "/"
+           << request.place.count << " on " << backendName(model->backend().kind()) << " in "
+           << QString::number(seconds, 'f', 2)
+           << " s: " << QString::number(double(scan.tokens) / seconds, 'f', 0) << " tokens/s, "
+           << QString::number(double(scan.tokens) / seconds / cores, 'f', 0) << " per core of "
+           << cores << "\n";
+    for (const QString& failed : scan.failed)
+        stdOut << "skipped " << failed << "\n";
+    stdOut << firing << " of " << scan.fired.size() << " features fire; wrote " << out << "\n";
+    return 0;
+}
+
 int runFeatures(const CliArgs& args) {
+    if (args.has("--scan")) {
+        for (const char* flag : {"--text", "--ids", "--dump", "--json", "--top", "--labels"})
+            if (args.has(flag))
+                throw CliError(std::string(flag) + " is not for --scan, which reads the corpus");
+        return runScan(
+            args, QString::fromStdString(
+                      io::resolveCachedSubfolder(args.required("--sae").toStdString()).folder));
+    }
+    for (const char* flag : {"--out", "--contexts", "--shard"})
+        if (args.has(flag)) throw CliError(std::string(flag) + " is for --scan CORPUS");
     FeaturesRun run;
+    if (args.has("--labels")) run.labels = labelsOf(args);
     run.saeFolder = io::resolveCachedSubfolder(args.required("--sae").toStdString()).folder;
     try {
         run.sae = io::readSaeFolder(run.saeFolder, args.value("--hook").toStdString());
@@ -229,7 +333,10 @@ CliCommand featuresCommand() {
         QStringLiteral("encode a pass's activations with a published sparse autoencoder "
                        "(SAELens, Llama Scope, Gemma Scope): each token's top features"),
         {QStringLiteral("--model DIR --sae DIR [--hook NAME] (--text TEXT | --ids IDS) [--top K] "
-                        "[--json] [--dump FILE] [--backend cpu|vulkan] [--vulkan-device SEL]")},
+                        "[--json] [--dump FILE] [--labels PATH] [--backend cpu|vulkan] "
+                        "[--vulkan-device SEL]"),
+         QStringLiteral("--model DIR --sae DIR --scan CORPUS --out FILE.json [--contexts K] "
+                        "[--shard I/N] [--backend cpu|vulkan]")},
         {},
         {{"--model", "DIR",
           "the checkpoint folder, a zoo model's name, or a Hugging Face cache folder or cached "
@@ -253,12 +360,25 @@ CliCommand featuresCommand() {
          {"--dump", "FILE",
           "write feature_acts [T, d_sae], sae_in and sae_out [T, d_in] (f32) to a safetensors "
           "file"},
+         {"--labels", "PATH",
+          "a Neuronpedia export of this SAE's explanations read offline: a batch-N.jsonl.gz file "
+          "or the folder holding them; each listed feature gets its description"},
+         {"--scan", "CORPUS",
+          "scan a corpus (one text per line) instead: each feature's strongest contexts and how "
+          "often it fires, written to --out for the feature page (File > Open feature scan…)"},
+         {"--out", "FILE", "with --scan: the scan file (JSON) to write"},
+         {"--contexts", "K", "with --scan: contexts kept per feature, 1 to 1000 (default 10)"},
+         {"--shard", "I/N",
+          "with --scan: scan only shard I (from 0) of N of the corpus; `headlight merge` joins "
+          "the N files into the scan of the whole corpus"},
          backendOption(),
          vulkanDeviceOption()},
         {QStringLiteral("headlight features --model tests/data/models/gpt2_plain --sae "
                         "tests/data/sae/gpt2_plain_topk_post2 --ids 5,17,42 --json"),
          QStringLiteral("headlight features --model ~/gpt2 --sae ~/saes/blocks.8.hook_resid_pre "
-                        "--text \"The cat sat\" --top 10 --dump features.safetensors")},
+                        "--text \"The cat sat\" --top 10 --dump features.safetensors"),
+         QStringLiteral("headlight features --model pre_ln --sae resources/saes/pre_ln --scan "
+                        "resources/texts/jargon-heldout.txt --out scan.json")},
         &runFeatures,
     };
 }

@@ -5,10 +5,12 @@
 #include "cli.h"
 #include "cli_args.h"
 #include "corpus_shard.h"
+#include "feature_scan.h"
 #include "figure_set_output.h"
 
 #include <QFileInfo>
 #include <QTextStream>
+#include <algorithm>
 
 namespace headlight::app {
 namespace {
@@ -56,11 +58,31 @@ QStringList mergeCommandLine(const QStringList& paths, const FigureSetOutput& ou
     return command << QStringLiteral("--dpi") << QString::number(output.options.dpi);
 }
 
+// The shards of `features --scan --shard i/n` (JSON) -> one scan file at --out.
+int mergeFeatureScanFiles(const QStringList& paths, const QString& out) {
+    try {
+        std::vector<FeatureScan> shards;
+        for (const QString& path : paths)
+            shards.push_back(readFeatureScan(path));
+        const FeatureScan merged = mergeFeatureScans(shards, paths);
+        writeFeatureScan(out, merged);
+        QTextStream(stdout) << "merged " << paths.size() << " feature scan shards: " << merged.texts
+                            << " texts, " << merged.tokens << " tokens -> " << out << "\n";
+    } catch (const FeatureScanError& error) {
+        throw CliError(error.what());
+    }
+    return 0;
+}
+
 int runMerge(const CliArgs& args) {
     const QStringList paths = args.operands();
     if (paths.isEmpty())
-        throw CliUsageError("give the shard files that `headlight figures --shard` wrote");
+        throw CliUsageError("give the shard files that `headlight figures --shard` or "
+                            "`headlight features --scan --shard` wrote");
     args.required("--out");
+    if (std::all_of(paths.begin(), paths.end(),
+                    [](const QString& path) { return path.endsWith(QLatin1String(".json")); }))
+        return mergeFeatureScanFiles(paths, args.value("--out"));
     figureFormats(args);
     std::vector<CorpusShard> shards;
     CorpusShard merged;
@@ -90,14 +112,18 @@ CliCommand mergeCommand() {
     return {
         QStringLiteral("merge"),
         QStringLiteral("combine the shard files of `headlight figures --shard` into the figures "
-                       "and medians.csv of one run"),
-        {QStringLiteral("SHARD... --out DIR [--format pdf|svg|png]... [--dpi N]")},
+                       "and medians.csv of one run, or those of `headlight features --scan "
+                       "--shard` (.json) into one scan"),
+        {QStringLiteral("SHARD... --out DIR [--format pdf|svg|png]... [--dpi N]"),
+         QStringLiteral("SCAN.json... --out FILE.json")},
         {{QStringLiteral("SHARD"),
           QStringLiteral("a shard file; give all n shards of one run, in any order"), true}},
-        {{"--out", "DIR", "the folder to write into (made if missing)"},
+        {{"--out", "DIR|FILE",
+          "the folder to write the figures into (made if missing), or the merged scan's file"},
          {"--format", "pdf|svg|png", "a format to write, repeatable (default: pdf and png)"},
          dpiOption()},
-        {QStringLiteral("headlight merge shards/realformer-shard-*.safetensors --out figures/")},
+        {QStringLiteral("headlight merge shards/realformer-shard-*.safetensors --out figures/"),
+         QStringLiteral("headlight merge scan-0.json scan-1.json --out scan.json")},
         &runMerge,
     };
 }

@@ -1,6 +1,8 @@
 #include "features_figure.h"
 
 #include "counted.h"
+#include "feature_labels.h"
+#include "feature_scan.h"
 #include "output_analysis.h"
 
 #include <QFileInfo>
@@ -10,8 +12,9 @@
 namespace headlight::app {
 namespace {
 
-constexpr int kTableFeatures = 3; // per token in the overview's table
-constexpr int kHistogramBins = 6; // "not firing" and five equal bins up to the largest
+constexpr int kTableFeatures = 3;  // per token in the overview's table
+constexpr int kHistogramBins = 6;  // "not firing" and five equal bins up to the largest
+constexpr int kRowLabelChars = 22; // of a feature's description beside its heatmap row
 
 float activationAt(const Tensor& features, int64_t token, int feature) {
     return features.data()[token * features.dim(1) + feature];
@@ -75,6 +78,16 @@ QString editsLine(const ForwardResult& r) {
         .arg(r.outputChange.size());
 }
 
+// "F116", or "F116 digits and numb…" where a Neuronpedia export describes it.
+QString rowLabel(const FeatureAnalysis& a, int feature) {
+    const QString label = QStringLiteral("F%1").arg(feature);
+    const QString description = a.sae->labels ? a.sae->labels->of(feature) : QString();
+    if (description.isEmpty()) return label;
+    return label + QLatin1Char(' ') +
+           (description.size() > kRowLabelChars ? description.left(kRowLabelChars - 1) + "…"
+                                                : description);
+}
+
 render::Panel featureHeatmap(const ForwardResult& r, const FeatureAnalysis& a, const ViewState& s) {
     const Tensor& f = a.encoding.features;
     const std::vector<int> shown = featuresShown(a);
@@ -84,7 +97,7 @@ render::Panel featureHeatmap(const ForwardResult& r, const FeatureAnalysis& a, c
     h.cols = r.tokenCount();
     float highest = 1e-6f;
     for (int feature : shown) {
-        h.rowLabels << QStringLiteral("F%1").arg(feature);
+        h.rowLabels << rowLabel(a, feature);
         for (int64_t t = 0; t < f.dim(0); ++t) {
             const float value = activationAt(f, t, feature);
             h.values.push_back(value);
@@ -200,6 +213,36 @@ render::Panel logitTable(const ForwardResult& r, const FeatureAnalysis& a, int f
     return table;
 }
 
+// The scan's strongest contexts of the feature over its corpus, the token in « ».
+render::Panel contextTable(const FeatureScan& scan, int feature) {
+    render::TableFigure table;
+    table.title = QStringLiteral("Top contexts over %1").arg(scan.corpusName());
+    table.headers = {"Activation", "Text", "Context"};
+    const std::vector<FeatureContext>& top = scan.top.at(std::size_t(feature));
+    for (const FeatureContext& c : top)
+        table.rows.push_back({number(c.activation), QString::number(c.text + 1),
+                              QStringLiteral("%1«%2»%3").arg(c.before, c.token, c.after)});
+    table.emptyMessage = QStringLiteral("Feature %1 fires on none of the corpus's %2.")
+                             .arg(feature)
+                             .arg(counted(int(scan.tokens), QStringLiteral("token")));
+    return table;
+}
+
+// "fires on 1.2 % of the 10,240 tokens of jargon.txt", where a scan fits this SAE.
+QString densityLine(const FeatureScan& scan, int feature) {
+    if (scan.tokens == 0) return {};
+    const double share = 100.0 * double(scan.fired.at(std::size_t(feature))) / double(scan.tokens);
+    return QStringLiteral(" · fires on %1 % of the %2 of %3")
+        .arg(share, 0, 'f', share < 0.1 ? 3 : 1)
+        .arg(counted(int(scan.tokens), QStringLiteral("token")), scan.corpusName());
+}
+
+// The SAE's scan where it counts this many features (a scan of another SAE is not shown).
+const FeatureScan* scanOf(const FeatureAnalysis& a) {
+    const FeatureScan* scan = a.sae->scan.get();
+    return scan && int(scan->fired.size()) == a.sae->sae.config.dSae ? scan : nullptr;
+}
+
 QString pageCaption(const ForwardResult& r, const FeatureAnalysis& a, int feature) {
     const Tensor& f = a.encoding.features;
     int fires = 0, strongest = -1;
@@ -219,12 +262,17 @@ QString pageCaption(const ForwardResult& r, const FeatureAnalysis& a, int featur
         line += QStringLiteral(" · strongest %1 at “%2” (position %3)")
                     .arg(number(highest), tokenLabel(r, strongest))
                     .arg(strongest);
+    if (const FeatureScan* scan = scanOf(a)) line += densityLine(*scan, feature);
     return line + editsLine(r);
 }
 
 render::PanelsFigure featurePage(const ForwardResult& r, const FeatureAnalysis& a, int feature) {
     const int width = a.sae->sae.config.dSae;
-    const QString title = QStringLiteral("Feature %1 · %2").arg(feature).arg(saeTitle(a));
+    const QString description = a.sae->labels ? a.sae->labels->of(feature) : QString();
+    const QString title =
+        description.isEmpty()
+            ? QStringLiteral("Feature %1 · %2").arg(feature).arg(saeTitle(a))
+            : QStringLiteral("Feature %1 “%2” · %3").arg(feature).arg(description, saeTitle(a));
     if (feature >= width)
         return render::noteFigure(title, QStringLiteral("Feature %1 is past the SAE's %2 (0 to "
                                                         "%3): choose another.")
@@ -239,6 +287,10 @@ render::PanelsFigure featurePage(const ForwardResult& r, const FeatureAnalysis& 
     figure.columns = 3;
     figure.panels = {activationBars(r, a, feature), activationHistogram(a, feature),
                      logitTable(r, a, feature)};
+    if (const FeatureScan* scan = scanOf(a)) {
+        figure.columns = 2;
+        figure.panels.push_back(contextTable(*scan, feature));
+    }
     return figure;
 }
 } // namespace

@@ -3,6 +3,7 @@
 #include "ablation_effect.h"
 #include "analysis/sae_edit.h"
 #include "default_model.h"
+#include "feature_scan.h"
 #include "io/hub_cache.h"
 #include "model_session.h"
 
@@ -36,19 +37,6 @@ std::vector<int32_t> extremes(const float* row, int64_t width, int k, bool large
     std::partial_sort(ids.begin(), ids.begin() + std::ptrdiff_t(keep), ids.end(), before);
     ids.resize(keep);
     return ids;
-}
-
-// Which hook the SAE reads on this model, and its width there checked.
-analysis::SaeHook hookOn(const ModelSpec& spec, const io::SaeConfig& config) {
-    const analysis::SaeHook hook =
-        analysis::parseSaeHook(config.hookName, spec.layers, spec.sandwichNorms);
-    const int width =
-        hook.point == analysis::SaeHook::Point::AttnZ ? spec.heads * spec.headDim : spec.hidden;
-    if (width != config.dIn)
-        throw std::invalid_argument("the SAE reads " + std::to_string(config.dIn) +
-                                    " values per token at " + config.hookName +
-                                    " but the model gives " + std::to_string(width) + " there");
-    return hook;
 }
 
 bool onResidualStream(const analysis::SaeHook& hook) {
@@ -139,6 +127,33 @@ void measureDirectLogits(const LoadedModel& model, const analysis::SaeHook& hook
     }
 }
 } // namespace
+
+std::shared_ptr<const AttachedSae> withFeatureNotes(const std::shared_ptr<const AttachedSae>& sae,
+                                                    std::shared_ptr<const FeatureScan> scan,
+                                                    std::shared_ptr<const FeatureLabels> labels) {
+    auto noted = std::make_shared<AttachedSae>(*sae);
+    if (scan) {
+        if (int64_t(scan->fired.size()) != sae->sae.config.dSae)
+            throw std::invalid_argument("the scan counts " + std::to_string(scan->fired.size()) +
+                                        " features, the SAE " + sae->name().toStdString() +
+                                        " has " + std::to_string(sae->sae.config.dSae));
+        noted->scan = std::move(scan);
+    }
+    if (labels) noted->labels = std::move(labels);
+    return noted;
+}
+
+analysis::SaeHook saeHookOn(const ModelSpec& spec, const io::SaeConfig& config) {
+    const analysis::SaeHook hook =
+        analysis::parseSaeHook(config.hookName, spec.layers, spec.sandwichNorms);
+    const int width =
+        hook.point == analysis::SaeHook::Point::AttnZ ? spec.heads * spec.headDim : spec.hidden;
+    if (width != config.dIn)
+        throw std::invalid_argument("the SAE reads " + std::to_string(config.dIn) +
+                                    " values per token at " + config.hookName +
+                                    " but the model gives " + std::to_string(width) + " there");
+    return hook;
+}
 
 QString AttachedSae::name() const {
     return QFileInfo(QDir::cleanPath(resolved)).fileName();
@@ -241,7 +256,7 @@ FeatureAnalysis analyseFeatures(const LoadedModel& model, const ModelInput& inpu
     FeatureAnalysis result;
     result.sae = sae;
     const ModelSpec& spec = model.model->spec();
-    const analysis::SaeHook hook = hookOn(spec, sae->sae.config);
+    const analysis::SaeHook hook = saeHookOn(spec, sae->sae.config);
     const Trace trace = model.model->forwardCached(*model.passCache, input,
                                                    analysis::captureForHook(hook, spec.layers),
                                                    variant, intervention, control);

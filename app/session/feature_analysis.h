@@ -25,18 +25,30 @@
 namespace headlight::app {
 
 struct LoadedModel;
+struct FeatureScan;
+struct FeatureLabels;
 
 // An SAE the window (or `headlight export --sae`) reads features with.
 struct AttachedSae {
-    QString folder;       // as the user named it: a folder, or ORG/NAME/FOLDER of the cache
-    QString resolved;     // the folder read
-    io::SaeFolder sae;    // read once
+    QString folder;    // as the user named it: a folder, or ORG/NAME/FOLDER of the cache
+    QString resolved;  // the folder read
+    io::SaeFolder sae; // read once
+    // Top contexts over a corpus (feature_scan.h) and a Neuronpedia export's descriptions
+    // (feature_labels.h), once the user scanned or opened them; else null.
+    std::shared_ptr<const FeatureScan> scan;
+    std::shared_ptr<const FeatureLabels> labels;
     QString name() const; // the folder's own name, e.g. "pre_ln"
 };
 
 // Reads `folder` (io::readSaeFolder, a cache id resolved first). Throws std::exception with a
 // one-line reason.
 std::shared_ptr<const AttachedSae> attachSae(const QString& folder);
+
+// `sae` with `scan` and `labels` where given (null keeps what it had). Throws
+// std::invalid_argument when the scan counts another number of features than the SAE has.
+std::shared_ptr<const AttachedSae> withFeatureNotes(const std::shared_ptr<const AttachedSae>& sae,
+                                                    std::shared_ptr<const FeatureScan> scan,
+                                                    std::shared_ptr<const FeatureLabels> labels);
 
 // What the Features view says while no SAE is attached: how to attach one, in one sentence.
 QString noSaeNote();
@@ -78,6 +90,10 @@ struct FeatureAnalysis {
     std::map<int, DirectLogits> directLogits;
     QString logitsNote;
 };
+
+// Which hook the SAE reads on this model; throws std::invalid_argument for a hook the model lacks
+// or a width it does not give there.
+analysis::SaeHook saeHookOn(const ModelSpec& spec, const io::SaeConfig& config);
 
 // The features of the pass of `input` with `variant` and `intervention` (the user's knockouts
 // and edits), on the calling thread. Throws std::exception with a one-line reason for an SAE the

@@ -57,6 +57,7 @@ PreparedText prepareText(const tokenize::Tokenizer* tokenizer, const QString& te
         prepared.input.ids.push_back(encoding.ids[i]);
         prepared.labels << labelOf(encoding, i, codePoints);
     }
+    prepared.spans = encoding.offsets;
     prepared.input.tokenTypes.assign(encoding.typeIds.begin(), encoding.typeIds.end());
     prepared.kinds = analysis::classifyTokens(
         std::u32string(reinterpret_cast<const char32_t*>(codePoints.data()),

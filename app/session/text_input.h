@@ -17,6 +17,9 @@ namespace headlight::app {
 struct PreparedText {
     ModelInput input;
     QStringList labels; // [T]
+    // [T] with a tokenizer: the code points [begin, end) of the text each token covers (empty
+    // for a special token); else empty
+    std::vector<std::pair<int, int>> spans;
     std::vector<analysis::TokenKind> kinds; // [T] with a tokenizer, else empty
 };
 

@@ -10,6 +10,7 @@
 #include "corpus_runner.h"
 #include "default_model.h"
 #include "export_actions.h"
+#include "feature_scan_runner.h"
 #include "head_roles_dock.h"
 #include "hub_cache_dialog.h"
 #include "knn_datastore_builder.h"
@@ -133,6 +134,17 @@ void MainWindow::createMenus() {
     sae->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
     sae->setStatusTip(tr("Attach a sparse autoencoder: the Features view reads its features, "
                          "the variant dock edits them"));
+    featureScans_ = new FeatureScanRunner(workspace_, this);
+    file->addAction(featureScans_->scanAction());
+    file->addAction(featureScans_->openScanAction());
+    file->addAction(featureScans_->openLabelsAction());
+    connect(featureScans_, &FeatureScanRunner::finished, this,
+            [this](bool attached, bool fromDisk) {
+                if (attached)
+                    statusBar()->showMessage(fromDisk ? tr("Feature scan read from the kept file")
+                                                      : tr("Feature scan finished"),
+                                             5000);
+            });
     recentMenu_ = file->addMenu(tr("Open &recent"));
     rebuildRecentMenu();
     file->addSeparator();

@@ -28,6 +28,7 @@ namespace headlight::app {
 class AtlasCanvas;
 class CompareDock;
 class CorpusRunner;
+class FeatureScanRunner;
 class HeadRolesDock;
 class PatchingDialog;
 class TrainingScrubber;
@@ -54,6 +55,7 @@ public:
     VariantDock* variantDock() const { return variantDock_; }
     CompareDock* compareDock() const { return compare_; }
     CorpusRunner* corpusRunner() const { return corpus_; }
+    FeatureScanRunner* featureScanRunner() const { return featureScans_; }
     TrainingScrubber* trainingScrubber() const { return scrubber_; }
     HeadRolesDock* headRolesDock() const { return headRoles_; }
     // View ▸ Activation patching… (Ctrl+Shift+P): the dialog, made on first use.
@@ -128,6 +130,7 @@ private:
     VariantDock* variantDock_ = nullptr;
     CompareDock* compare_ = nullptr;
     CorpusRunner* corpus_ = nullptr;
+    FeatureScanRunner* featureScans_ = nullptr;
     PatchingDialog* patching_ = nullptr;
     TrainingScrubber* scrubber_ = nullptr;
     HeadRolesDock* headRoles_ = nullptr;

@@ -6,9 +6,14 @@
 // does and undo brings the clean pass back, a scene keeps the SAE and its edits, and `headlight
 // export --view features` writes its files.
 #include "cli_runner.h"
+#include "corpus_analysis.h"
 #include "feature_editor.h"
+#include "feature_labels.h"
+#include "feature_scan.h"
+#include "feature_scan_runner.h"
 #include "features_figure.h"
 #include "figure_view.h"
+#include "file_hashes.h"
 #include "io/safetensors.h"
 #include "main_window.h"
 #include "scene_files.h"
@@ -22,6 +27,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProgressDialog>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -41,6 +47,8 @@ const QString kModel = QStringLiteral(HEADLIGHT_SOURCE_DIR "/resources/models/pr
 const QString kSae = QStringLiteral(HEADLIGHT_SOURCE_DIR "/resources/saes/pre_ln");
 const QString kText = QStringLiteral("In 1984 the bug was 42.");
 constexpr int kDigitFeature = 116; // docs/zoo.md: pre_ln's feature of digits
+const QString kCorpus = QStringLiteral(HEADLIGHT_SOURCE_DIR "/resources/texts/jargon-heldout.txt");
+const QString kLabels = QStringLiteral(HEADLIGHT_TEST_DATA "/neuronpedia/pre_ln-res");
 
 // The workspace's result once a pass after `after` has finished with the features read.
 const app::ForwardResult* featuresResult(app::Workspace* workspace, quint64 after) {
@@ -328,6 +336,92 @@ private Q_SLOTS:
         QCOMPARE(workspace->scenario().sae, saved.sae);
     }
 
+    // File ▸ Scan corpus: the page gains the feature's top contexts, as the scan file the CLI
+    // writes for the same corpus holds them; the scan is kept on disk and read back the next
+    // time; a cancelled scan attaches nothing.
+    void aCorpusScanAddsTopContextsAndIsKept() {
+        app::MainWindow window({});
+        QVERIFY(openFeatures(window));
+        app::Workspace* workspace = window.workspace();
+        app::FeatureScanRunner* scans = window.featureScanRunner();
+        const QString kept =
+            app::keptScanPath(kModel, *workspace->sae(), app::fileSha256(kCorpus), 10);
+        QFile::remove(kept);
+        QSignalSpy finished(scans, &app::FeatureScanRunner::finished);
+        const quint64 beforeScan = workspace->result()->serial;
+        QVERIFY(scans->start(kCorpus));
+        QVERIFY(QTest::qWaitFor([&] { return !scans->running() && !finished.isEmpty(); },
+                                kFeaturesWaitMs));
+        QCOMPARE(finished.takeFirst(), (QVariantList{true, false, QString()}));
+        QVERIFY(QFileInfo::exists(kept));
+        const std::shared_ptr<const app::FeatureScan> scan = workspace->sae()->scan;
+        QVERIFY(scan);
+        QCOMPARE(scan->texts, int64_t(app::readCorpus(kCorpus).size()));
+
+        const QString cli = dir_.filePath("cli-scan.json");
+        const test::CliResult run =
+            test::runHeadlight({"features", "--model", kModel, "--sae", kSae, "--scan", kCorpus,
+                                "--backend", "cpu", "--out", cli});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        const app::FeatureScan fromCli = app::readFeatureScan(cli);
+        QCOMPARE(scan->fired, fromCli.fired);
+
+        const app::ForwardResult* r = featuresResult(workspace, beforeScan);
+        QVERIFY(r && r->features->sae->scan);
+        workspace->selectFeature(kDigitFeature);
+        const render::PanelsFigure page = app::featuresFigure(*r, workspace->state());
+        QCOMPARE(int(page.panels.size()), 4);
+        const auto* contexts = std::get_if<render::TableFigure>(&page.panels[3]);
+        QVERIFY(contexts);
+        const auto& top = fromCli.top[kDigitFeature];
+        QCOMPARE(contexts->rows.size(), top.size());
+        for (std::size_t i = 0; i < top.size(); ++i)
+            QCOMPARE(contexts->rows[i][2], top[i].before + "«" + top[i].token + "»" + top[i].after);
+        QVERIFY2(page.caption.contains("of jargon-heldout.txt"), qPrintable(page.caption));
+
+        QVERIFY(scans->start(kCorpus));
+        QVERIFY(QTest::qWaitFor([&] { return !scans->running() && !finished.isEmpty(); },
+                                kFeaturesWaitMs));
+        QCOMPARE(finished.takeFirst(), (QVariantList{true, true, QString()}));
+        QCOMPARE(workspace->sae()->scan->fired, fromCli.fired);
+
+        // Cancelled as it starts: nothing attached, the earlier scan stays.
+        QFile::remove(kept);
+        const auto earlier = workspace->sae()->scan;
+        QVERIFY(scans->start(kCorpus));
+        QVERIFY(QTest::qWaitFor([&] { return scans->progress() != nullptr; }, kFeaturesWaitMs));
+        Q_EMIT scans->progress()->canceled(); // as the Cancel button does
+        QVERIFY(QTest::qWaitFor([&] { return !scans->running() && !finished.isEmpty(); },
+                                kFeaturesWaitMs));
+        QCOMPARE(finished.takeFirst().at(0).toBool(), false);
+        QCOMPARE(workspace->sae()->scan, earlier);
+    }
+
+    // File ▸ Open feature labels: the page's title and the heatmap's rows carry the
+    // descriptions of the Neuronpedia export; a hostile file is refused with its reason.
+    void labelsNameTheFeatures() {
+        app::MainWindow window({});
+        QVERIFY(openFeatures(window));
+        app::Workspace* workspace = window.workspace();
+        const quint64 before = workspace->result()->serial;
+        QString why;
+        QVERIFY(window.featureScanRunner()->openLabels(kLabels, &why));
+        const app::ForwardResult* r = featuresResult(workspace, before);
+        QVERIFY(r);
+        const render::PanelsFigure overview = app::featuresFigure(*r, workspace->state());
+        const auto* heatmap = std::get_if<render::HeatmapFigure>(&overview.panels[0]);
+        QVERIFY(heatmap);
+        QVERIFY2(heatmap->rowLabels.contains("F116 digits in years and n…"),
+                 qPrintable(heatmap->rowLabels.join('|')));
+        workspace->selectFeature(kDigitFeature);
+        const render::PanelsFigure page = app::featuresFigure(*r, workspace->state());
+        QVERIFY2(page.title.startsWith("Feature 116 “digits in years and numbers”"),
+                 qPrintable(page.title));
+        QVERIFY(!window.featureScanRunner()->openLabels(
+            QStringLiteral(HEADLIGHT_TEST_DATA "/neuronpedia/truncated.jsonl.gz"), &why));
+        QCOMPARE(why, QStringLiteral("truncated.jsonl.gz: the gzip stream is truncated"));
+    }
+
     void exportWritesTheViewAndRefusesWithoutAnSae() {
         for (const QString& name : {QStringLiteral("features.png"), QStringLiteral("features.csv"),
                                     QStringLiteral("feature116.svg")}) {
@@ -347,6 +441,26 @@ private Q_SLOTS:
                 QVERIFY(csv.contains("\"sae\""));
             }
         }
+        const QString scan = dir_.filePath("export-scan.json");
+        QVERIFY(test::runHeadlight({"features", "--model", kModel, "--sae", kSae, "--scan", kCorpus,
+                                    "--backend", "cpu", "--out", scan})
+                    .exitCode == 0);
+        const QString page = dir_.filePath("page116.svg");
+        const test::CliResult noted =
+            test::runHeadlight({"export", "--model", kModel, "--text", kText, "--view", "features",
+                                "--sae", kSae, "--feature", "116", "--scan", scan, "--labels",
+                                kLabels, "--backend", "cpu", "--out", page});
+        QVERIFY2(noted.exitCode == 0, qPrintable(noted.err));
+        const QString svg = QString::fromUtf8(test::readFile(page));
+        QVERIFY(svg.contains("Top contexts over jargon-heldout.txt"));
+        QVERIFY(svg.contains("digits in years and numbers"));
+        const test::CliResult wrongScan = test::runHeadlight(
+            {"export", "--model", kModel, "--text", kText, "--view", "features", "--sae", kSae,
+             "--scan", kSae + "/cfg.json", "--out", dir_.filePath("none.png")});
+        QCOMPARE(wrongScan.exitCode, 1);
+        QVERIFY2(wrongScan.err.contains("--scan cfg.json is not a feature scan"),
+                 qPrintable(wrongScan.err));
+
         const test::CliResult missing =
             test::runHeadlight({"export", "--model", kModel, "--text", kText, "--view", "features",
                                 "--out", dir_.filePath("none.png")});
