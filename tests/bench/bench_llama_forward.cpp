@@ -8,6 +8,7 @@
 // multiply-adds ×2 (projections, FFN, and the causal half of QKᵀ and PV) per second. The CPU time
 // is the process's, all threads, as the PyTorch script's is: on a loaded machine, where waiting
 // for a core inflates wall time, the CPU-time ratio is the one to read.
+#include "llama_1b.h"
 #include "model/transformer.h"
 
 #include <Eigen/Core>
@@ -16,102 +17,9 @@
 #include <random>
 
 using namespace headlight;
+using namespace headlight::bench;
 
 namespace {
-
-constexpr int64_t kVocab = 1024;
-
-ModelSpec llama1B() {
-    ModelSpec s;
-    s.architecture = Architecture::Llama;
-    s.modelType = "llama";
-    s.vocabSize = kVocab;
-    s.hidden = 2048;
-    s.layers = 16;
-    s.heads = 32;
-    s.kvHeads = 8;
-    s.headDim = 64;
-    s.intermediate = 8192;
-    s.maxPositions = 131072;
-    s.normEps = 1e-5f;
-    s.ropeTheta = 500000.0;
-    s.norm = NormKind::RmsNorm;
-    s.activation = Activation::Silu;
-    s.causal = true;
-    s.preNorm = true;
-    s.positions = PositionsKind::Rotary;
-    s.tieEmbeddings = true;
-    return s;
-}
-
-// A [rows, cols] weight held as a checkpoint stores it, its values uniform with PyTorch's
-// nn.Linear scale (±1/√cols). Why not std::normal_distribution: a billion draws of it take
-// longer than the benchmark; a linear congruential generator is enough for timing.
-io::StoredMatrix randomStored(int64_t rows, int64_t cols, io::DType dtype, uint32_t& state) {
-    const std::size_t count = std::size_t(rows * cols);
-    const float bound = 1.0f / std::sqrt(float(cols));
-    const auto next = [&] {
-        state = state * 1664525u + 1013904223u;
-        return bound * (float(state >> 8) * (2.0f / 16777216.0f) - 1.0f);
-    };
-    std::shared_ptr<void> owner;
-    const std::byte* bytes = nullptr;
-    if (dtype == io::DType::BF16) {
-        auto bits = std::make_shared<std::vector<uint16_t>>(count);
-        for (uint16_t& b : *bits)
-            b = Eigen::numext::bit_cast<uint16_t>(Eigen::bfloat16(next()));
-        bytes = reinterpret_cast<const std::byte*>(bits->data());
-        owner = bits;
-    } else {
-        auto values = std::make_shared<std::vector<float>>(count);
-        for (float& v : *values)
-            v = next();
-        bytes = reinterpret_cast<const std::byte*>(values->data());
-        owner = values;
-    }
-    return {dtype, bytes, rows, cols, owner};
-}
-
-HostLinear storedLinear(int64_t out, int64_t in, io::DType dtype, uint32_t& state) {
-    HostLinear linear;
-    linear.stored = randomStored(out, in, dtype, state);
-    return linear;
-}
-
-HostNorm unitRmsNorm(int64_t d) {
-    return {Tensor({d}, 1.0f), {}};
-}
-
-HostWeights llamaWeights(const ModelSpec& s, io::DType dtype) {
-    uint32_t state = 42;
-    HostWeights w;
-    w.tokenEmbeddingStored = randomStored(s.vocabSize, s.hidden, dtype, state);
-    const int64_t q = int64_t(s.heads) * s.headDim, kv = int64_t(s.kvHeads) * s.headDim;
-    for (int l = 0; l < s.layers; ++l) {
-        HostLayer layer;
-        layer.query = storedLinear(q, s.hidden, dtype, state);
-        layer.key = storedLinear(kv, s.hidden, dtype, state);
-        layer.value = storedLinear(kv, s.hidden, dtype, state);
-        layer.output = storedLinear(s.hidden, q, dtype, state);
-        layer.attentionNorm = unitRmsNorm(s.hidden);
-        layer.gate = storedLinear(s.intermediate, s.hidden, dtype, state);
-        layer.up = storedLinear(s.intermediate, s.hidden, dtype, state);
-        layer.down = storedLinear(s.hidden, s.intermediate, dtype, state);
-        layer.ffnNorm = unitRmsNorm(s.hidden);
-        w.layers.push_back(std::move(layer));
-    }
-    w.finalNorm = unitRmsNorm(s.hidden);
-    w.lmHead.kind = HostLmHead::Kind::Tied;
-    return w;
-}
-
-double forwardFlops(const ModelSpec& s, int64_t t) {
-    const double d = s.hidden, f = s.intermediate, q = double(s.heads) * s.headDim;
-    const double kv = double(s.kvHeads) * s.headDim;
-    const double projections = 2.0 * t * d * (2 * q + 2 * kv) + 2.0 * t * d * f * 3;
-    const double attention = 2.0 * 2.0 * (t * (t + 1) / 2.0) * q;
-    return (projections + attention) * s.layers;
-}
 
 // range(0): tokens; range(1): 0 f32 weights, 1 BF16 weights.
 void BM_Llama1BForwardCpu(benchmark::State& state) {
