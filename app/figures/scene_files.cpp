@@ -43,6 +43,8 @@ void resolveEditFiles(io::Scenario& scenario, const QString& path) {
         resolve(edit.steeringVector);
     }
     resolve(scenario.sae);
+    resolve(scenario.saeScan);
+    resolve(scenario.saeLabels);
 }
 
 void writeJson(const QString& path, const QJsonObject& json) {

@@ -43,9 +43,9 @@ std::shared_ptr<const ForwardResult> runNow(const std::shared_ptr<const LoadedMo
     runner.setKnockouts(
         {scenario.ablation, QString::fromStdString(scenario.ablationSource), {}, scenario.edits});
     if (!scenario.sae.empty()) try {
-            runner.setSae(attachSae(QString::fromStdString(scenario.sae)));
+            runner.setSae(attachScenarioSae(scenario));
         } catch (const std::exception& refused) {
-            throw io::SceneError("scene: sae " + scenario.sae + ": " + refused.what());
+            throw io::SceneError(std::string("scene: ") + refused.what());
         }
     runner.setExtras(extras);
     QEventLoop loop;

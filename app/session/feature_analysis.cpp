@@ -3,6 +3,7 @@
 #include "ablation_effect.h"
 #include "analysis/sae_edit.h"
 #include "default_model.h"
+#include "feature_labels.h"
 #include "feature_scan.h"
 #include "io/hub_cache.h"
 #include "model_session.h"
@@ -141,6 +142,28 @@ std::shared_ptr<const AttachedSae> withFeatureNotes(const std::shared_ptr<const 
     }
     if (labels) noted->labels = std::move(labels);
     return noted;
+}
+
+std::shared_ptr<const AttachedSae> attachScenarioSae(const io::Scenario& scenario) {
+    const auto named = [](const char* key, const std::string& value, const auto& read) {
+        try {
+            return read(QString::fromStdString(value));
+        } catch (const std::exception& refused) {
+            throw std::runtime_error(std::string(key) + " " + value + ": " + refused.what());
+        }
+    };
+    std::shared_ptr<const AttachedSae> sae = named("sae", scenario.sae, attachSae);
+    if (!scenario.saeScan.empty())
+        sae = named("sae_scan", scenario.saeScan, [&](const QString& path) {
+            return withFeatureNotes(sae, std::make_shared<const FeatureScan>(readFeatureScan(path)),
+                                    nullptr);
+        });
+    if (!scenario.saeLabels.empty())
+        sae = named("sae_labels", scenario.saeLabels, [&](const QString& path) {
+            return withFeatureNotes(sae, nullptr,
+                                    std::make_shared<const FeatureLabels>(readFeatureLabels(path)));
+        });
+    return sae;
 }
 
 analysis::SaeHook saeHookOn(const ModelSpec& spec, const io::SaeConfig& config) {

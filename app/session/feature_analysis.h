@@ -10,6 +10,7 @@
 
 #include "analysis/sae_hook.h"
 #include "io/sae_folder.h"
+#include "io/scenario.h"
 #include "model/pass_control.h"
 #include "model/trace.h"
 #include "model/transformer.h"
@@ -49,6 +50,10 @@ std::shared_ptr<const AttachedSae> attachSae(const QString& folder);
 std::shared_ptr<const AttachedSae> withFeatureNotes(const std::shared_ptr<const AttachedSae>& sae,
                                                     std::shared_ptr<const FeatureScan> scan,
                                                     std::shared_ptr<const FeatureLabels> labels);
+
+// The SAE `scenario` names (its `sae`), with its `sae_scan` and `sae_labels` where given. Throws
+// std::exception with a one-line reason that names the key.
+std::shared_ptr<const AttachedSae> attachScenarioSae(const io::Scenario& scenario);
 
 // What the Features view says while no SAE is attached: how to attach one, in one sentence.
 QString noSaeNote();

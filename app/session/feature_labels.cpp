@@ -140,6 +140,7 @@ FeatureLabels readFeatureLabels(const QString& path) {
     if (!QFileInfo::exists(path))
         throw FeatureLabelsError(QStringLiteral("%1 does not exist").arg(path).toStdString());
     FeatureLabels labels;
+    labels.path = QFileInfo(path).absoluteFilePath();
     for (const QString& file : filesOf(path))
         readLines(file, labels);
     return labels;

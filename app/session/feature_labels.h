@@ -12,6 +12,7 @@
 namespace headlight::app {
 
 struct FeatureLabels {
+    QString path;                        // the file or folder read
     QString source;                      // "MODEL/SOURCE" as the export names them
     std::map<int, QString> descriptions; // by feature
     int explanations = 0;                // lines read

@@ -278,6 +278,7 @@ void writeFeatureScan(const QString& path, const FeatureScan& scan) {
 FeatureScan readFeatureScan(const QString& path) {
     const QJsonObject json = readDocument(path).object();
     FeatureScan scan;
+    scan.file = QFileInfo(path).absoluteFilePath();
     scan.settings = json.value("settings").toObject();
     const int64_t width =
         wholeNumber(scan.settings.value("d_sae"), 1, kLargestWidth, path, QStringLiteral("d_sae"));

@@ -43,6 +43,7 @@ struct FeatureContext {
 };
 
 struct FeatureScan {
+    QString file; // the file it was read from or kept in; empty until then
     // What the shards of one scan share: model, SAE, hook, corpus and its SHA-256, the contexts
     // kept per feature and the shard count.
     QJsonObject settings;

@@ -1,6 +1,8 @@
 #include "workspace.h"
 
 #include "atlas_page.h"
+#include "feature_labels.h"
+#include "feature_scan.h"
 #include "features_figure.h"
 #include "figure_view.h"
 #include "scene_files.h"
@@ -23,6 +25,7 @@
 #include <QThreadPool>
 #include <QVBoxLayout>
 #include <cmath>
+#include <tuple>
 #include <utility>
 
 namespace headlight::app {
@@ -388,7 +391,11 @@ io::Scenario Workspace::scenario() const {
     scenario.ablation = knockouts().heads;
     scenario.ablationSource = knockouts().source.toStdString();
     scenario.edits = knockouts().edits;
-    if (sae()) scenario.sae = sae()->folder.toStdString();
+    if (const std::shared_ptr<const AttachedSae>& attached = sae()) {
+        scenario.sae = attached->folder.toStdString();
+        if (attached->scan) scenario.saeScan = attached->scan->file.toStdString();
+        if (attached->labels) scenario.saeLabels = attached->labels->path.toStdString();
+    }
     setScenarioView(scenario, view_, state_);
     return scenario;
 }
@@ -401,13 +408,18 @@ void Workspace::showScenarioView(const io::Scenario& scenario) {
     selectHead(state.layer, state.head);
     selectQuery(-1);
     // Why before the feature: the chooser's range is the attached SAE's.
-    const QString wanted = QString::fromStdString(scenario.sae);
-    if (wanted.isEmpty() && sae()) {
+    const io::Scenario shown = this->scenario();
+    if (scenario.sae.empty() && sae()) {
         setSae(nullptr);
-    } else if (!wanted.isEmpty() && (!sae() || sae()->folder != wanted)) {
-        QString why;
-        if (!attachSaeFolder(wanted, &why))
-            Q_EMIT message(tr("Cannot read the SAE %1: %2").arg(wanted, why));
+    } else if (!scenario.sae.empty() &&
+               std::tie(scenario.sae, scenario.saeScan, scenario.saeLabels) !=
+                   std::tie(shown.sae, shown.saeScan, shown.saeLabels)) {
+        try {
+            setSae(attachScenarioSae(scenario));
+        } catch (const std::exception& refused) {
+            Q_EMIT message(tr("Cannot read the scene's SAE: %1")
+                               .arg(QString::fromUtf8(refused.what()).section('\n', 0, 0)));
+        }
     }
     selectFeature(state.feature);
     // The corpus means stay: a scenario names the heads, not the corpus they were averaged over.

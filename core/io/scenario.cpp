@@ -178,6 +178,12 @@ Scenario scenarioFromJson(SceneFields& fields, const SceneVocabulary& vocabulary
                                        "from this text");
     scenario.edits = editsFromJson(fields);
     scenario.sae = fields.text("sae", false);
+    scenario.saeScan = fields.text("sae_scan", false);
+    scenario.saeLabels = fields.text("sae_labels", false);
+    for (const auto& [key, value] :
+         {std::pair{"sae_scan", &scenario.saeScan}, std::pair{"sae_labels", &scenario.saeLabels}})
+        if (!value->empty() && scenario.sae.empty())
+            fields.fail(key, "names a file for the SAE, but the scene has no \"sae\"");
     scenario.headRoleProbes = probesFromJson(fields);
     return scenario;
 }
@@ -212,6 +218,10 @@ QJsonObject scenarioToJson(const Scenario& scenario) {
         edits.append(editJson(edit));
     if (!edits.isEmpty()) json.insert("edits", edits);
     if (!scenario.sae.empty()) json.insert("sae", QString::fromStdString(scenario.sae));
+    if (!scenario.saeScan.empty())
+        json.insert("sae_scan", QString::fromStdString(scenario.saeScan));
+    if (!scenario.saeLabels.empty())
+        json.insert("sae_labels", QString::fromStdString(scenario.saeLabels));
     if (const auto& probes = scenario.headRoleProbes)
         json.insert("head_role_probes", QJsonObject{{"seed", probes->seed},
                                                     {"count", probes->count},

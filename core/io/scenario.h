@@ -52,6 +52,10 @@ struct Scenario {
     // The SAE the Features view reads (a folder, or ORG/NAME/FOLDER of the cache); empty for none.
     // Reading changes nothing in the pass; its edits are in `edits`.
     std::string sae;
+    // That SAE's corpus scan (`headlight features --scan`) and Neuronpedia labels, which the
+    // feature page shows; empty for none.
+    std::string saeScan;
+    std::string saeLabels;
     // The head-roles view scored on generated probes instead of the text (docs/head-roles.md,
     // "In the window"); unset: on the text.
     std::optional<analysis::GeneratedProbeSet> headRoleProbes;
@@ -65,7 +69,8 @@ struct SceneVocabulary {
 };
 
 // Takes the scenario's keys from `fields` (model, revision, text, variant, backend, view,
-// selection, colormap, ablation, ablation_source, edits, sae, head_role_probes) and leaves the
+// selection, colormap, ablation, ablation_source, edits, sae, sae_scan, sae_labels,
+// head_role_probes) and leaves the
 // others to the caller, whose finish() refuses unknown ones. Throws SceneError naming the key's
 // path.
 Scenario scenarioFromJson(SceneFields& fields, const SceneVocabulary& vocabulary);

@@ -384,6 +384,23 @@ private Q_SLOTS:
                                 kFeaturesWaitMs));
         QCOMPARE(finished.takeFirst(), (QVariantList{true, true, QString()}));
         QCOMPARE(workspace->sae()->scan->fired, fromCli.fired);
+        QCOMPARE(QString::fromStdString(workspace->scenario().saeScan), kept);
+
+        // A scene names the scan; showing it in a fresh window attaches it again.
+        io::Scenario saved = workspace->scenario();
+        {
+            app::MainWindow other({});
+            other.resize(1280, 800);
+            other.show();
+            app::Workspace* shown = other.workspace();
+            QSignalSpy first(shown, &app::Workspace::resultShown);
+            shown->setText(QString::fromStdString(saved.text));
+            other.openCheckpoint(kModel);
+            QVERIFY(QTest::qWaitFor([&] { return !first.isEmpty(); }, kFeaturesWaitMs));
+            shown->showScenarioView(saved);
+            QVERIFY(shown->sae() && shown->sae()->scan);
+            QCOMPARE(shown->sae()->scan->fired, fromCli.fired);
+        }
 
         // Cancelled as it starts: nothing attached, the earlier scan stays.
         QFile::remove(kept);
@@ -417,6 +434,8 @@ private Q_SLOTS:
         const render::PanelsFigure page = app::featuresFigure(*r, workspace->state());
         QVERIFY2(page.title.startsWith("Feature 116 “digits in years and numbers”"),
                  qPrintable(page.title));
+        QCOMPARE(QString::fromStdString(workspace->scenario().saeLabels),
+                 QFileInfo(kLabels).absoluteFilePath());
         QVERIFY(!window.featureScanRunner()->openLabels(
             QStringLiteral(HEADLIGHT_TEST_DATA "/neuronpedia/truncated.jsonl.gz"), &why));
         QCOMPARE(why, QStringLiteral("truncated.jsonl.gz: the gzip stream is truncated"));

@@ -30,6 +30,9 @@ io::Scenario everyFieldSet() {
     scenario.view = "sparsity";
     scenario.selection = {2, 3, 4, true};
     scenario.colormap = "cividis";
+    scenario.sae = "saes/pre_ln";
+    scenario.saeScan = "scans/jargon.json";
+    scenario.saeLabels = "labels/explanations";
     return scenario;
 }
 
@@ -86,10 +89,20 @@ private Q_SLOTS:
     // A field the mapping dropped would leave the round trip equal to the default.
     void eachFieldReachesTheJson_data() {
         QTest::addColumn<int>("field");
-        const char* names[] = {
-            "model",   "revision",        "text",           "variant",         "backend",
-            "view",    "selection.layer", "selection.head", "selection.query", "selection.average",
-            "colormap"};
+        const char* names[] = {"model",
+                               "revision",
+                               "text",
+                               "variant",
+                               "backend",
+                               "view",
+                               "selection.layer",
+                               "selection.head",
+                               "selection.query",
+                               "selection.average",
+                               "colormap",
+                               "sae",
+                               "sae_scan",
+                               "sae_labels"};
         for (int i = 0; i < int(std::size(names)); ++i)
             QTest::newRow(names[i]) << i;
     }
@@ -112,6 +125,9 @@ private Q_SLOTS:
             [&] { scenario.selection.query = full.selection.query; },
             [&] { scenario.selection.average = full.selection.average; },
             [&] { scenario.colormap = full.colormap; },
+            [&] { scenario.sae = full.sae; },
+            [&] { scenario.sae = full.sae, scenario.saeScan = full.saeScan; },
+            [&] { scenario.sae = full.sae, scenario.saeLabels = full.saeLabels; },
         };
         copy[field]();
         QVERIFY(!(scenario == base));
@@ -144,6 +160,9 @@ private Q_SLOTS:
         QTest::newRow("selection key")
             << R"({"model": "m", "text": "a", "view": "heatmap", "selection": {"row": 1}})"
             << "scenario: unknown key 'selection.row'";
+        QTest::newRow("scan without an SAE")
+            << R"({"model": "m", "text": "a", "view": "features", "sae_scan": "s.json"})"
+            << "scenario: 'sae_scan' names a file for the SAE, but the scene has no \"sae\"";
         QTest::newRow("caption is a scene's")
             << R"({"model": "m", "text": "a", "view": "heatmap", "caption": "c"})"
             << "scenario: unknown key 'caption'";
