@@ -10,6 +10,7 @@
 // bottom-k sample keyed by corpus position (core/analysis/corpus.h).
 
 #include "corpus_analysis.h"
+#include "shard_place.h"
 
 #include <QJsonObject>
 #include <QString>
@@ -17,18 +18,6 @@
 #include <vector>
 
 namespace headlight::app {
-
-// Shard `index` (0-based) of `count`.
-struct ShardPlace {
-    std::size_t index = 0;
-    std::size_t count = 1;
-};
-
-// "i/n" with 0 ≤ i < n -> the place; throws std::invalid_argument with the reason.
-ShardPlace parseShardPlace(const QString& text);
-// The corpus texts shard `place` analyses: [first, end) of `total`, contiguous, the sizes of any
-// two shards differing by at most one.
-std::pair<std::size_t, std::size_t> shardTexts(ShardPlace place, std::size_t total);
 
 struct ShardModel {
     QString name;

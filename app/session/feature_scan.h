@@ -6,7 +6,7 @@
 // scan over the whole corpus keeps: each shard keeps every entry of the whole top k that falls in
 // its texts. The file is JSON (docs/features.md lists its keys), written atomically.
 
-#include "corpus_shard.h"
+#include "shard_place.h"
 #include "tensor/tensor.h"
 
 #include <QJsonObject>

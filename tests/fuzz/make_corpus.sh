@@ -7,7 +7,7 @@ set -euo pipefail
 data=$1
 out=$2
 rm -rf "$out"
-mkdir -p "$out"/{safetensors,shard_index,model_config,wordpiece_vocab,bpe_files,tokenizer_json,variant_spec,scene,lesson,torch_checkpoint,sae_folder,gguf,npz}
+mkdir -p "$out"/{safetensors,shard_index,model_config,wordpiece_vocab,bpe_files,tokenizer_json,variant_spec,scene,lesson,torch_checkpoint,sae_folder,gguf,npz,feature_notes}
 
 # Seeds above this size slow every execution (libFuzzer sizes max_len from the corpus) without
 # adding structure the small files lack.
@@ -54,6 +54,13 @@ for dir in "$data"/sae/*/; do
   [[ -f $dir/hyperparams.json ]] || continue
   { cat "$dir/hyperparams.json"; printf '\0'; cat "$dir/checkpoints/final.safetensors"; } |
     seed sae_folder
+done
+
+# Feature notes: a scan NUL a Neuronpedia batch (the scan's seeds from tests/data/feature_scans)
+for file in "$data"/neuronpedia/*.jsonl.gz "$data"/neuronpedia/*/explanations/*.jsonl.gz; do
+  for scan in "$data"/feature_scans/*.json; do
+    { cat "$scan"; printf '\0'; cat "$file"; } | seed feature_notes
+  done
 done
 
 # GGUF: llama.cpp control vectors
