@@ -269,7 +269,7 @@ FeatureScan readFeatureScan(const QString& path) {
     for (auto it = top.begin(); it != top.end(); ++it) {
         bool ok = false;
         const int feature = it.key().toInt(&ok);
-        if (!ok || feature < 0 || feature >= width)
+        if (!ok || feature < 0 || feature >= width || QString::number(feature) != it.key())
             refuseScan(path, QStringLiteral("feature \"%1\" is not one of the SAE's %2")
                                  .arg(it.key().left(20))
                                  .arg(width));

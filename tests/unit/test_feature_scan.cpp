@@ -209,6 +209,9 @@ private Q_SLOTS:
         QTest::newRow("feature") << "\"top\":\\{\""
                                  << "\"top\":{\"99999"
                                  << "is not one of the SAE's 512";
+        QTest::newRow("feature spelt twice") << "\"top\":\\{\"(\\d+)\""
+                                             << "\"top\":{\"0\\1\""
+                                             << "is not one of the SAE's 512";
         QTest::newRow("activation") << "(\"top\":\\{\"\\d+\":\\[\\[\\d+,\\d+,)[^,]+,"
                                     << "\\1-1,"
                                     << "not a positive number";
