@@ -43,6 +43,19 @@ std::vector<Tensor> activationsOfTexts(const LoadedModel& loaded, const char* fl
     return activations;
 }
 
+// --method: mean (difference of means), pca-diff or pca-center (analysis/steering_vector.h).
+Tensor steeringVectorBy(const std::string& method, const std::vector<Tensor>& positive,
+                        const std::vector<Tensor>& negative) {
+    if (method == "mean") return analysis::differenceOfMeans(positive, negative);
+    if (method == "pca-diff")
+        return analysis::pairedPrincipalComponent(positive, negative,
+                                                  analysis::PairedComponent::Diff);
+    if (method == "pca-center")
+        return analysis::pairedPrincipalComponent(positive, negative,
+                                                  analysis::PairedComponent::Center);
+    throw CliError("--method is '" + method + "'; known: mean, pca-diff, pca-center");
+}
+
 int runSteer(const CliArgs& args) {
     const QString out = args.required("--out");
     const std::string hookName = args.required("--hook").toStdString();
@@ -57,10 +70,16 @@ int runSteer(const CliArgs& args) {
         activationsOfTexts(*loaded, "--positive", args.required("--positive"), hook);
     const std::vector<Tensor> negative =
         activationsOfTexts(*loaded, "--negative", args.required("--negative"), hook);
-    const Tensor vector = analysis::differenceOfMeans(positive, negative);
+    const std::string method = args.has("--method") ? args.value("--method").toStdString() : "mean";
+    Tensor vector;
+    try {
+        vector = steeringVectorBy(method, positive, negative);
+    } catch (const std::invalid_argument& error) {
+        throw CliError("--method " + method + ": " + error.what());
+    }
     io::writeSteeringVector(out.toStdString(), vector,
                             {{"hook", hookName},
-                             {"method", "difference-of-means"},
+                             {"method", method == "mean" ? "difference-of-means" : method},
                              {"positions", "last"},
                              {"positive_texts", std::to_string(positive.size())},
                              {"negative_texts", std::to_string(negative.size())},
@@ -80,10 +99,11 @@ CliCommand steerCommand() {
     return {
         QStringLiteral("steer"),
         QStringLiteral("a steering vector: the difference of the residual stream's means at a "
-                       "hook between two sets of texts"),
+                       "hook between two sets of texts, or their paired principal component"),
         {QStringLiteral("--model DIR --positive FILE --negative FILE --hook "
                         "blocks.L.hook_resid_pre|hook_resid_post --out FILE.safetensors "
-                        "[--backend cpu|vulkan] [--vulkan-device SEL]")},
+                        "[--method mean|pca-diff|pca-center] [--backend cpu|vulkan] "
+                        "[--vulkan-device SEL]")},
         {},
         {{"--model", "DIR",
           "the checkpoint folder, a zoo model's name, or a Hugging Face cache folder or cached "
@@ -98,8 +118,13 @@ CliCommand steerCommand() {
           "(hook_resid_pre) or the output (hook_resid_post, the last block's before the final "
           "norm) of block L"},
          {"--out", "FILE.safetensors",
-          "write the vector v = mean(positive) - mean(negative) of each text's last token as "
-          "the f32 tensor steering_vector [d], with its hook in the metadata (atomically)"},
+          "write the vector v of each text's last token as the f32 tensor steering_vector [d], "
+          "with its hook and method in the metadata (atomically)"},
+         {"--method", "mean|pca-diff|pca-center",
+          "mean (default): v = mean(positive) - mean(negative); pca-diff: the first principal "
+          "component of positive i - negative i, the texts paired line by line, unit length, "
+          "signed towards the positives (repeng's pca_diff); pca-center: of each text minus its "
+          "pair's midpoint (repeng's pca_center)"},
          backendOption(),
          vulkanDeviceOption()},
         {QStringLiteral("headlight steer --model ~/gpt2 --positive love.txt --negative hate.txt "

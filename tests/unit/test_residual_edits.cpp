@@ -208,6 +208,55 @@ private Q_SLOTS:
                          c["last_kl"].toDouble()) <= 1e-4);
     }
 
+    // --method pca-diff and pca-center write repeng's first principal component (NumPy's SVD
+    // in make_steering_goldens.py), signed as repeng signs it; sets of unequal size are refused.
+    void steerFindsThePairedPrincipalComponent_data() {
+        QTest::addColumn<int>("index");
+        QTest::newRow("pca-diff") << 0;
+        QTest::newRow("pca-center") << 1;
+    }
+    void steerFindsThePairedPrincipalComponent() {
+        QFETCH(int, index);
+        const QJsonObject c = editGolden()["pca_cases"].toArray()[index].toObject();
+        const auto lines = [&](const QString& name, const QJsonArray& sets) {
+            const QString path = dir_.filePath(name);
+            QByteArray text;
+            for (const QJsonValue& ids : sets)
+                text += (editCommaIds(ids) + "\n").toUtf8();
+            test::writeFile(path, text);
+            return path;
+        };
+        const QString positive = lines("pca-positive.txt", c["positive"].toArray());
+        const QString out = dir_.filePath("pca.safetensors");
+        const test::CliResult steer = test::runHeadlight(
+            {"steer", "--model", qwen2_, "--positive", positive, "--negative",
+             lines("pca-negative.txt", c["negative"].toArray()), "--hook", c["hook"].toString(),
+             "--method", c["method"].toString(), "--out", out});
+        QVERIFY2(steer.exitCode == 0, qPrintable(steer.err));
+        const io::SteeringVectorFile written = io::readSteeringVector(out.toStdString());
+        QCOMPARE(QString::fromStdString(written.metadata.at("method")), c["method"].toString());
+        const Tensor want =
+            io::SafetensorsFile((kEditData + c["name"].toString() + ".safetensors").toStdString())
+                .loadF32("vector");
+        QCOMPARE(written.direction.size(), want.size());
+        for (std::size_t i = 0; i < want.size(); ++i)
+            QVERIFY2(std::abs(written.direction.data()[i] - want.data()[i]) <= 1e-4,
+                     qPrintable(QStringLiteral("value %1: %2 vs %3")
+                                    .arg(i)
+                                    .arg(written.direction.data()[i])
+                                    .arg(want.data()[i])));
+
+        QJsonArray fewer = c["negative"].toArray();
+        fewer.removeLast();
+        const test::CliResult unequal =
+            test::runHeadlight({"steer", "--model", qwen2_, "--positive", positive, "--negative",
+                                lines("fewer.txt", fewer), "--hook", c["hook"].toString(),
+                                "--method", c["method"].toString(), "--out", out});
+        QCOMPARE(unequal.exitCode, 1);
+        QVERIFY2(unequal.err.contains("the positive set has 3 texts and the negative 2"),
+                 qPrintable(unequal.err));
+    }
+
     void inspectAddsALlamaCppControlVector() {
         const QJsonObject c = editGolden()["control_case"].toObject();
         const test::CliResult run = test::runHeadlight(

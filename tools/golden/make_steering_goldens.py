@@ -115,11 +115,11 @@ def sae_edit(case, sae, P):
         f = SAE.encode(sae, P, sae_in)
         out = x
         if case["splice"] != "none":
-            clean = SAE.decode(sae, P, n, f)
+            clean = SAE.decode(sae, P, n, f, x)
             f2 = f.clone()
             for feature, value in case["clamp"].items():
                 f2[:, feature] = value
-            out = SAE.decode(sae, P, n, f2)
+            out = SAE.decode(sae, P, n, f2, x)
             if case["splice"] == "with-error":
                 out = out + (x - clean)
         for feature, alpha in case["steer"].items():
@@ -175,6 +175,31 @@ def steering_vector_case():
     return {"name": "vector_qwen2_post1", "model": "qwen2", "hook": hook, "ids": IDS,
             "positive": POSITIVE, "negative": NEGATIVE, "strength": strength,
             "last_kl": kl(clean[-1], logits[-1])}
+
+
+def paired_component_case(method):
+    """repeng's read_representations (vgel/repeng, extract.py) in NumPy: the rows, sklearn's
+    PCA(n_components=1) as the first right singular vector of the rows centred by their mean, and
+    the sign flipped when more pairs project the positive below the negative."""
+    model, _ = I.build("qwen2")
+    hook = "blocks.1.hook_resid_post"
+    last = lambda sets: np.stack([residual_at(model, ids, hook)[-1].numpy() for ids in sets])  # noqa: E731
+    p, n = last(POSITIVE), last(NEGATIVE)
+    if method == "pca-diff":
+        rows = p - n
+    else:
+        centre = (p + n) / 2
+        rows = np.empty((2 * len(p), p.shape[1]))
+        rows[0::2], rows[1::2] = p - centre, n - centre
+    _, _, vt = np.linalg.svd(rows - rows.mean(0), full_matrices=False)
+    v = vt[0]
+    above, below = p @ v / np.linalg.norm(v), n @ v / np.linalg.norm(v)
+    if np.mean(above < below) > np.mean(above > below):
+        v = -v
+    name = "pca_" + method.split("-")[1] + "_qwen2_post1"
+    S.save(os.path.join(OUT, name + ".safetensors"), {"vector": (v.astype(np.float32), "F32")})
+    return {"name": name, "model": "qwen2", "hook": hook, "method": method,
+            "positive": POSITIVE, "negative": NEGATIVE}
 
 
 def gguf_string(text):
@@ -236,7 +261,8 @@ def main():
     check_clean_against_numpy_reference()
     os.makedirs(OUT, exist_ok=True)
     golden = {"generator": "tools/golden/make_steering_goldens.py", "sae_cases": sae_cases(),
-              "vector_case": steering_vector_case(), "control_case": control_vector_case()}
+              "vector_case": steering_vector_case(), "control_case": control_vector_case(),
+              "pca_cases": [paired_component_case(m) for m in ("pca-diff", "pca-center")]}
     with open(os.path.join(OUT, "golden.json"), "w") as fh:
         json.dump(golden, fh, indent=1)
         fh.write("\n")
