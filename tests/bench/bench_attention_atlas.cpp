@@ -53,7 +53,6 @@ std::unique_ptr<TransformerModel> modelNamed(int which, Backend& backend) {
                       : bertBaseSized(backend);
 }
 
-
 // Seconds of the dense path at T: forward keeping the layer's maps, then pooling head 0.
 double densePathSeconds(const TransformerModel& model, int64_t tokens, int layer) {
     CaptureRequest capture;
@@ -88,7 +87,8 @@ void BM_AtlasOverview(benchmark::State& state) {
         const Trace trace = model->forward(randomIds(tokens, model->spec().vocabSize), capture);
         forward = secondsSince(start);
         start = std::chrono::steady_clock::now();
-        const AttentionAtlas atlas(atlasInputOf(trace.layers[std::size_t(layer)], model->spec(), {}), 0);
+        const AttentionAtlas atlas(
+            atlasInputOf(trace.layers[std::size_t(layer)], model->spec(), {}), 0);
         const AtlasRegion whole{0, tokens, 0, tokens};
         benchmark::DoNotOptimize(
             atlas.tiles(whole, AttentionAtlas::tileFor(whole, 1024), TilePooling::Mean));

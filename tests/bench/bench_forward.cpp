@@ -20,7 +20,8 @@ namespace {
 // Multiply-adds ×2 of one BERT forward pass at T tokens (projections, FFN, QKᵀ and PV).
 double forwardFlops(const ModelSpec& s, int64_t t) {
     const double d = s.hidden, f = s.intermediate;
-    const double perLayer = 2.0 * t * d * d * 4 + 2.0 * t * d * f * 2 + 2.0 * 2.0 * t * double(t) * d;
+    const double perLayer =
+        2.0 * t * d * d * 4 + 2.0 * t * d * f * 2 + 2.0 * 2.0 * t * double(t) * d;
     return perLayer * s.layers;
 }
 
@@ -32,8 +33,9 @@ void BM_EigenGemmPeak(benchmark::State& state) {
         c.noalias() = a * b.transpose();
         benchmark::DoNotOptimize(c.data());
     }
-    state.counters["GFLOP/s"] = benchmark::Counter(2.0 * m * k * n, benchmark::Counter::kIsIterationInvariantRate,
-                                                   benchmark::Counter::kIs1000);
+    state.counters["GFLOP/s"] =
+        benchmark::Counter(2.0 * m * k * n, benchmark::Counter::kIsIterationInvariantRate,
+                           benchmark::Counter::kIs1000);
 }
 
 void runForward(benchmark::State& state, Backend& backend) {
@@ -43,13 +45,15 @@ void runForward(benchmark::State& state, Backend& backend) {
     const int64_t tokens = state.range(0);
     ModelInput input;
     std::mt19937 rng(7);
-    for (int64_t t = 0; t < tokens; ++t) input.ids.push_back(int32_t(rng() % uint32_t(spec.vocabSize)));
+    for (int64_t t = 0; t < tokens; ++t)
+        input.ids.push_back(int32_t(rng() % uint32_t(spec.vocabSize)));
     CaptureRequest capture; // every layer's probabilities
     std::size_t capturedBytes = 0;
     for (auto _ : state) {
         const Trace trace = model.forward(input, capture);
         capturedBytes = 0;
-        for (const LayerTrace& layer : trace.layers) capturedBytes += layer.probabilities.size() * sizeof(float);
+        for (const LayerTrace& layer : trace.layers)
+            capturedBytes += layer.probabilities.size() * sizeof(float);
         benchmark::DoNotOptimize(trace.lastHiddenState.data());
     }
     state.counters["GFLOP/s"] = benchmark::Counter(forwardFlops(spec, tokens),
@@ -72,6 +76,16 @@ void BM_BertBaseForwardVulkan(benchmark::State& state) {
 } // namespace
 
 BENCHMARK(BM_EigenGemmPeak)->Arg(128)->Arg(512)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_BertBaseForwardCpu)->Arg(128)->Arg(512)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2.0);
-BENCHMARK(BM_BertBaseForwardVulkan)->Arg(128)->Arg(512)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
+BENCHMARK(BM_BertBaseForwardCpu)
+    ->Arg(128)
+    ->Arg(512)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MinTime(2.0);
+BENCHMARK(BM_BertBaseForwardVulkan)
+    ->Arg(128)
+    ->Arg(512)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(1);
 BENCHMARK_MAIN();

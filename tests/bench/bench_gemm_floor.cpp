@@ -26,9 +26,9 @@ void BM_GemmFloor(benchmark::State& state) {
         cpu::gemm(x.data(), w.data(), out.data(), t, k, n, true, 1.0f);
         benchmark::DoNotOptimize(out.data());
     }
-    state.counters["GFLOP/s"] =
-        benchmark::Counter(2.0 * double(t) * double(k) * double(n),
-                           benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
+    state.counters["GFLOP/s"] = benchmark::Counter(2.0 * double(t) * double(k) * double(n),
+                                                   benchmark::Counter::kIsIterationInvariantRate,
+                                                   benchmark::Counter::kIs1000);
     state.SetLabel(cpu::gemmLibrary());
 }
 
@@ -36,10 +36,8 @@ void shapes(benchmark::internal::Benchmark* b) {
     for (int64_t t : {128, 512})
         for (auto [k, n] : {std::pair<int64_t, int64_t>{768, 768}, {768, 3072}, {3072, 768}})
             b->Args({t, k, n});
-    for (auto [k, n] : {std::pair<int64_t, int64_t>{2048, 2048},
-                        {2048, 512},
-                        {2048, 8192},
-                        {8192, 2048}})
+    for (auto [k, n] :
+         {std::pair<int64_t, int64_t>{2048, 2048}, {2048, 512}, {2048, 8192}, {8192, 2048}})
         b->Args({128, k, n});
     b->Args({2048, 2048, 2048});
 }

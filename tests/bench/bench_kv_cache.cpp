@@ -12,7 +12,7 @@
 // Each time is the median of several runs. BM_AppendToken times the append alone, one per
 // iteration (/0: the decode step's capture, /1: the LM-head views'), so that a profiler run with
 // --benchmark_filter=BM_AppendToken sees nothing else.
-#include "bert_base.h"
+#include "llama_1b.h"
 #include "model/transformer.h"
 
 #include <algorithm>
@@ -29,57 +29,9 @@ namespace {
 constexpr int64_t kTokens = 1000;
 constexpr int kRuns = 5;
 
-ModelSpec llamaShaped() {
-    ModelSpec s;
-    s.architecture = Architecture::Llama;
-    s.modelType = "llama";
-    s.vocabSize = 4096;
-    s.hidden = 512;
-    s.layers = 6;
-    s.heads = 8;
-    s.kvHeads = 2;
-    s.headDim = 64;
-    s.intermediate = 1408;
-    s.maxPositions = 4096;
-    s.normEps = 1e-6f;
-    s.norm = NormKind::RmsNorm;
-    s.activation = Activation::Silu;
-    s.causal = true;
-    s.preNorm = true;
-    s.positions = PositionsKind::Rotary;
-    s.tieEmbeddings = true;
-    return s;
-}
-
-HostNorm rmsNorm(int64_t d) {
-    return {Tensor({d}, 1.0f), {}};
-}
-
-HostLinear weightOnly(int64_t out, int64_t in, std::mt19937& rng) {
-    return {randomTensor({out, in}, rng), {}};
-}
-
-HostWeights llamaWeights(const ModelSpec& s) {
-    std::mt19937 rng(42);
-    HostWeights w;
-    w.tokenEmbedding = randomTensor({s.vocabSize, s.hidden}, rng);
-    const int64_t kv = int64_t(s.kvHeads) * s.headDim;
-    for (int l = 0; l < s.layers; ++l) {
-        HostLayer layer;
-        layer.query = weightOnly(s.hidden, s.hidden, rng);
-        layer.key = weightOnly(kv, s.hidden, rng);
-        layer.value = weightOnly(kv, s.hidden, rng);
-        layer.output = weightOnly(s.hidden, s.hidden, rng);
-        layer.attentionNorm = rmsNorm(s.hidden);
-        layer.up = weightOnly(s.intermediate, s.hidden, rng);
-        layer.gate = weightOnly(s.intermediate, s.hidden, rng);
-        layer.down = weightOnly(s.hidden, s.intermediate, rng);
-        layer.ffnNorm = rmsNorm(s.hidden);
-        w.layers.push_back(std::move(layer));
-    }
-    w.finalNorm = rmsNorm(s.hidden);
-    w.lmHead.kind = HostLmHead::Kind::Tied;
-    return w;
+// 6 layers, hidden 512, 8 query and 2 key/value heads, SwiGLU FFN 1408, vocabulary 4096.
+ModelSpec kvCacheModel() {
+    return llamaShaped({4096, 512, 6, 8, 2, 1408, 4096, 1e-6f});
 }
 
 // kTokens + 1 ids: the input, and the token appended to it.
@@ -114,8 +66,8 @@ double medianMs(const std::function<void()>& prepare, const std::function<void()
 
 void BM_IncrementalRecompute(benchmark::State& state) {
     const std::unique_ptr<Backend> backend = makeCpuBackend();
-    const ModelSpec spec = llamaShaped();
-    const TransformerModel model(spec, llamaWeights(spec), *backend);
+    const ModelSpec spec = kvCacheModel();
+    const TransformerModel model(spec, llamaWeights(spec, io::DType::F32), *backend);
     const std::vector<int32_t> ids = randomIds(spec);
     const ModelInput prefix = firstTokens(ids, kTokens), appended = firstTokens(ids, kTokens + 1);
     CaptureRequest nothing;
@@ -176,8 +128,8 @@ void BM_IncrementalRecompute(benchmark::State& state) {
 // request reuses the 1,000 positions of a kept pass and computes one.
 void BM_AppendToken(benchmark::State& state) {
     const std::unique_ptr<Backend> backend = makeCpuBackend();
-    const ModelSpec spec = llamaShaped();
-    const TransformerModel model(spec, llamaWeights(spec), *backend);
+    const ModelSpec spec = kvCacheModel();
+    const TransformerModel model(spec, llamaWeights(spec, io::DType::F32), *backend);
     const std::vector<int32_t> ids = randomIds(spec);
     ModelInput appended = firstTokens(ids, kTokens + 1);
     CaptureRequest capture;

@@ -143,8 +143,7 @@ double softmaxSeconds(int64_t tokens) {
     static std::map<int64_t, double> seconds;
     auto it = seconds.find(tokens);
     if (it == seconds.end())
-        it =
-            seconds.emplace(tokens, secondsOf(layerFor(tokens), VariantSpec{}, 2)).first;
+        it = seconds.emplace(tokens, secondsOf(layerFor(tokens), VariantSpec{}, 2)).first;
     return it->second;
 }
 

@@ -1,8 +1,8 @@
 #pragma once
-// A Llama-3.2-1B-shaped model (16 layers, hidden 2048, 32 query and 8 key/value heads of 64,
-// SwiGLU FFN 8192, RoPE θ = 500,000, RMSNorm) with random weights held as a checkpoint stores
-// them (f32 or BF16), and its forward pass's multiply-adds: what bench_llama_forward and
-// bench_sae_encode run.
+// Llama-shaped models with random weights held as a checkpoint stores them (f32 or BF16), and a
+// pass's multiply-adds: Llama 3.2 1B's shape (16 layers, hidden 2048, 32 query and 8 key/value
+// heads of 64, SwiGLU FFN 8192, RoPE θ = 500,000, RMSNorm) for bench_llama_forward and
+// bench_sae_encode, a smaller one for bench_kv_cache.
 #include "model/transformer.h"
 
 #include <Eigen/Core>
@@ -12,28 +12,44 @@
 
 namespace headlight::bench {
 
-constexpr int64_t kVocab = 1024; // a small embedding table: the LM head is left out
+// A Llama-family spec (RMSNorm, SwiGLU, RoPE, tied embeddings) of the given shape, heads of 64.
+struct LlamaShape {
+    int64_t vocab = 0;
+    int64_t hidden = 0;
+    int layers = 0;
+    int heads = 0;
+    int kvHeads = 0;
+    int64_t intermediate = 0;
+    int64_t maxPositions = 0;
+    float normEps = 1e-5f;
+};
 
-inline ModelSpec llama1B() {
+inline ModelSpec llamaShaped(const LlamaShape& shape) {
     ModelSpec s;
     s.architecture = Architecture::Llama;
     s.modelType = "llama";
-    s.vocabSize = kVocab;
-    s.hidden = 2048;
-    s.layers = 16;
-    s.heads = 32;
-    s.kvHeads = 8;
+    s.vocabSize = shape.vocab;
+    s.hidden = shape.hidden;
+    s.layers = shape.layers;
+    s.heads = shape.heads;
+    s.kvHeads = shape.kvHeads;
     s.headDim = 64;
-    s.intermediate = 8192;
-    s.maxPositions = 131072;
-    s.normEps = 1e-5f;
-    s.ropeTheta = 500000.0;
+    s.intermediate = shape.intermediate;
+    s.maxPositions = shape.maxPositions;
+    s.normEps = shape.normEps;
     s.norm = NormKind::RmsNorm;
     s.activation = Activation::Silu;
     s.causal = true;
     s.preNorm = true;
     s.positions = PositionsKind::Rotary;
     s.tieEmbeddings = true;
+    return s;
+}
+
+// Llama 3.2 1B's shape with a 1,024-entry embedding table (the 128k LM head is left out).
+inline ModelSpec llama1B() {
+    ModelSpec s = llamaShaped({1024, 2048, 16, 32, 8, 8192, 131072, 1e-5f});
+    s.ropeTheta = 500000.0;
     return s;
 }
 

@@ -59,15 +59,20 @@ const app::ForwardResult* featuresResult(app::Workspace* workspace, quint64 afte
     return QTest::qWaitFor(ready, kFeaturesWaitMs) ? workspace->result() : nullptr;
 }
 
-// The window at 1280 × 800 on pre_ln with kText, the SAE attached: the Features view's result.
-const app::ForwardResult* openFeatures(app::MainWindow& window) {
+// The window at 1280 × 800 on pre_ln with `text`, once its first pass is shown.
+bool openModel(app::MainWindow& window, const QString& text = kText) {
     window.resize(1280, 800);
     window.show();
-    app::Workspace* workspace = window.workspace();
-    QSignalSpy shown(workspace, &app::Workspace::resultShown);
-    workspace->setText(kText);
+    QSignalSpy shown(window.workspace(), &app::Workspace::resultShown);
+    window.workspace()->setText(text);
     window.openCheckpoint(kModel);
-    if (!QTest::qWaitFor([&] { return !shown.isEmpty(); }, kFeaturesWaitMs)) return nullptr;
+    return QTest::qWaitFor([&] { return !shown.isEmpty(); }, kFeaturesWaitMs);
+}
+
+// The window on pre_ln with kText, the SAE attached: the Features view's result.
+const app::ForwardResult* openFeatures(app::MainWindow& window) {
+    if (!openModel(window)) return nullptr;
+    app::Workspace* workspace = window.workspace();
     const quint64 before = workspace->result()->serial;
     if (!window.openSae(kSae)) return nullptr;
     return featuresResult(workspace, before);
@@ -113,13 +118,8 @@ private Q_SLOTS:
 
     void withoutAnSaeTheViewSaysHowToAttachOne() {
         app::MainWindow window({});
-        window.resize(1280, 800);
-        window.show();
+        QVERIFY(openModel(window));
         app::Workspace* workspace = window.workspace();
-        QSignalSpy shown(workspace, &app::Workspace::resultShown);
-        workspace->setText(kText);
-        window.openCheckpoint(kModel);
-        QVERIFY(QTest::qWaitFor([&] { return !shown.isEmpty(); }, kFeaturesWaitMs));
         workspace->setView(app::ViewKind::Features);
         QVERIFY(QTest::qWaitFor(
             [&] {
@@ -318,13 +318,8 @@ private Q_SLOTS:
         QCOMPARE(loaded.selection.feature, kDigitFeature);
 
         app::MainWindow window({});
-        window.resize(1280, 800);
-        window.show();
+        QVERIFY(openModel(window, QString::fromStdString(loaded.text)));
         app::Workspace* workspace = window.workspace();
-        QSignalSpy shown(workspace, &app::Workspace::resultShown);
-        workspace->setText(QString::fromStdString(loaded.text));
-        window.openCheckpoint(kModel);
-        QVERIFY(QTest::qWaitFor([&] { return !shown.isEmpty(); }, kFeaturesWaitMs));
         const quint64 before = workspace->result()->serial;
         workspace->showScenarioView(loaded);
         const app::ForwardResult* r = featuresResult(workspace, before);
@@ -390,13 +385,8 @@ private Q_SLOTS:
         io::Scenario saved = workspace->scenario();
         {
             app::MainWindow other({});
-            other.resize(1280, 800);
-            other.show();
+            QVERIFY(openModel(other, QString::fromStdString(saved.text)));
             app::Workspace* shown = other.workspace();
-            QSignalSpy first(shown, &app::Workspace::resultShown);
-            shown->setText(QString::fromStdString(saved.text));
-            other.openCheckpoint(kModel);
-            QVERIFY(QTest::qWaitFor([&] { return !first.isEmpty(); }, kFeaturesWaitMs));
             shown->showScenarioView(saved);
             QVERIFY(shown->sae() && shown->sae()->scan);
             QCOMPARE(shown->sae()->scan->fired, fromCli.fired);
