@@ -99,6 +99,15 @@ bool isSvg(const QPainter& painter) {
     return engine && engine->type() == QPaintEngine::SVG;
 }
 
+// The font a line is laid out in. Why unhinted for SVG: its glyphs become outlines, and a hinted
+// font engine's outlines depended on what the process had drawn before (the window's SVG and
+// `headlight reproduce`'s differed by 1/64 px), while unhinted outlines are the font's own.
+QFont layoutFont(const QPainter& painter) {
+    QFont font = painter.font();
+    if (isSvg(painter)) font.setHintingPreference(QFont::PreferNoHinting);
+    return font;
+}
+
 void drawLayout(QPainter& painter, const QTextLayout& layout, QPointF origin) {
     if (!isSvg(painter)) {
         layout.draw(&painter, origin);
@@ -144,7 +153,7 @@ void drawTextLine(QPainter& painter, const QRectF& box, Qt::Alignment alignment,
         shown = QFontMetricsF(font).elidedText(text, Qt::ElideRight, std::max(box.width(), 0.0));
         line = measured(font, fontName, shown);
     }
-    const auto layout = layOut(font, shown);
+    const auto layout = layOut(layoutFont(painter), shown);
     const double width = line.width;
     double x = box.left();
     if (alignment & Qt::AlignRight)
@@ -158,7 +167,7 @@ void drawTextLine(QPainter& painter, const QRectF& box, Qt::Alignment alignment,
 
 double drawWrappedText(QPainter& painter, const QRectF& box, const QString& text) {
     if (text.isEmpty()) return 0.0;
-    QTextLayout layout(text, painter.font());
+    QTextLayout layout(text, layoutFont(painter));
     QTextOption option(Qt::AlignHCenter);
     option.setWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
     layout.setTextOption(option);
