@@ -143,6 +143,7 @@ bool FeatureScanRunner::start(const QString& corpus, QString* why) {
                     if (result_->texts + result_->failed.size() < texts.size()) return; // cancelled
                     QDir().mkpath(QFileInfo(kept).absolutePath());
                     writeFeatureScan(kept, *result_);
+                    result_->file = kept;
                     keptFile_ = kept;
                 });
     return true;

@@ -352,6 +352,7 @@ private Q_SLOTS:
         const std::shared_ptr<const app::FeatureScan> scan = workspace->sae()->scan;
         QVERIFY(scan);
         QCOMPARE(scan->texts, int64_t(app::readCorpus(kCorpus).size()));
+        QCOMPARE(scan->file, kept); // a scene names the file it was kept in
 
         const QString cli = dir_.filePath("cli-scan.json");
         const test::CliResult run =
