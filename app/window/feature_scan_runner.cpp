@@ -115,7 +115,6 @@ bool FeatureScanRunner::start(const QString& corpus, QString* why) {
         return false;
     }
     result_.reset();
-    keptFile_.clear();
     fromDisk_ = false;
     job_->start(tr("Feature scan"), tr("Scanning %1 with the SAE %2…").arg(corpus, sae->name()), 0,
                 [this, model, sae, corpus](const BackgroundJob::Progress& progress) {
@@ -135,7 +134,6 @@ bool FeatureScanRunner::start(const QString& corpus, QString* why) {
                         model->folder, *sae, request.settings.value("corpus_sha256").toString(),
                         request.contexts);
                     if ((result_ = keptScan(kept, request.settings))) {
-                        keptFile_ = kept;
                         fromDisk_ = true;
                         return;
                     }
@@ -144,7 +142,6 @@ bool FeatureScanRunner::start(const QString& corpus, QString* why) {
                     QDir().mkpath(QFileInfo(kept).absolutePath());
                     writeFeatureScan(kept, *result_);
                     result_->file = kept;
-                    keptFile_ = kept;
                 });
     return true;
 }
@@ -152,20 +149,23 @@ bool FeatureScanRunner::start(const QString& corpus, QString* why) {
 void FeatureScanRunner::collect(const QString& error) {
     QString why = error;
     bool attached = false;
-    if (error.isEmpty() && result_ && !job_->cancelled())
-        attached = attach(std::make_shared<const FeatureScan>(std::move(*result_)), &why);
+    if (error.isEmpty() && result_ && !job_->cancelled()) {
+        auto scan = std::make_shared<const FeatureScan>(std::move(*result_));
+        attached = attachNotes(
+            [&](const auto& sae) { return withFeatureNotes(sae, scan, nullptr); }, &why);
+    }
     result_.reset();
     if (!why.isEmpty()) QMessageBox::warning(dialogParent_, tr("Cannot scan the corpus"), why);
     Q_EMIT finished(attached, attached && fromDisk_, why);
 }
 
-bool FeatureScanRunner::attach(std::shared_ptr<const FeatureScan> scan, QString* why) {
+bool FeatureScanRunner::attachNotes(const Noting& noted, QString* why) {
     if (!workspace_->sae()) {
         if (why) *why = tr("Open an SAE first (File ▸ Open SAE…).");
         return false;
     }
     try {
-        workspace_->setSae(withFeatureNotes(workspace_->sae(), std::move(scan), nullptr));
+        workspace_->setSae(noted(workspace_->sae()));
         workspace_->setView(ViewKind::Features);
         return true;
     } catch (const std::exception& refused) {
@@ -175,28 +175,20 @@ bool FeatureScanRunner::attach(std::shared_ptr<const FeatureScan> scan, QString*
 }
 
 bool FeatureScanRunner::openScan(const QString& path, QString* why) {
-    try {
-        return attach(std::make_shared<const FeatureScan>(readFeatureScan(path)), why);
-    } catch (const FeatureScanError& refused) {
-        if (why) *why = QString::fromUtf8(refused.what());
-        return false;
-    }
+    return attachNotes(
+        [&](const auto& sae) {
+            return withFeatureNotes(sae, std::make_shared<const FeatureScan>(readFeatureScan(path)),
+                                    nullptr);
+        },
+        why);
 }
 
 bool FeatureScanRunner::openLabels(const QString& path, QString* why) {
-    if (!workspace_->sae()) {
-        if (why) *why = tr("Open an SAE first (File ▸ Open SAE…).");
-        return false;
-    }
-    try {
-        workspace_->setSae(
-            withFeatureNotes(workspace_->sae(), nullptr,
-                             std::make_shared<const FeatureLabels>(readFeatureLabels(path))));
-        workspace_->setView(ViewKind::Features);
-        return true;
-    } catch (const FeatureLabelsError& refused) {
-        if (why) *why = QString::fromUtf8(refused.what());
-        return false;
-    }
+    return attachNotes(
+        [&](const auto& sae) {
+            return withFeatureNotes(sae, nullptr,
+                                    std::make_shared<const FeatureLabels>(readFeatureLabels(path)));
+        },
+        why);
 }
 } // namespace headlight::app

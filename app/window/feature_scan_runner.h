@@ -12,6 +12,7 @@
 
 #include <QObject>
 #include <QString>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -42,8 +43,6 @@ public:
     bool openLabels(const QString& path, QString* why = nullptr);
     bool running() const;
     QProgressDialog* progress() const; // the dialog of the scan in flight, if any
-    // The file the last finished scan was kept in (or read from).
-    const QString& keptFile() const { return keptFile_; }
 
 Q_SIGNALS:
     // After each scan: `attached` false when it was cancelled or failed (`error` then says why,
@@ -55,14 +54,17 @@ private:
     void chooseScan();
     void chooseLabels();
     void collect(const QString& error);
-    bool attach(std::shared_ptr<const FeatureScan> scan, QString* why);
+    // The attached SAE made anew by `noted` (withFeatureNotes) and the Features view shown; false
+    // with the one-line reason when no SAE is attached or `noted` throws.
+    using Noting = std::function<std::shared_ptr<const AttachedSae>(
+        const std::shared_ptr<const AttachedSae>&)>;
+    bool attachNotes(const Noting& noted, QString* why);
 
     Workspace* workspace_;
     QWidget* dialogParent_;
     QAction* scan_;
     QAction* openScan_;
     QAction* openLabels_;
-    QString keptFile_;
     bool fromDisk_ = false;             // the kept file served the scan in flight
     std::optional<FeatureScan> result_; // written by the job's work
     std::unique_ptr<BackgroundJob> job_;
