@@ -201,7 +201,7 @@ FeatureLabels labelsOf(const CliArgs& args) {
 
 // --scan CORPUS: every text (of shard --shard i/n) through the model at the SAE's hook, each
 // feature's strongest contexts and firing count written to --out.
-int runScan(const CliArgs& args, const QString& saeFolder) {
+int runScan(const CliArgs& args) {
     const QString corpus = args.value("--scan");
     const QString out = args.required("--out");
     QStringList texts;
@@ -222,7 +222,7 @@ int runScan(const CliArgs& args, const QString& saeFolder) {
     request.firstIndex = int64_t(first);
     std::shared_ptr<const AttachedSae> sae;
     try {
-        sae = attachSae(saeFolder);
+        sae = attachSae(args.required("--sae")); // a cache id resolved there
     } catch (const std::exception& refused) {
         throw CliError(std::string("--sae ") + refused.what());
     }
@@ -275,9 +275,7 @@ int runFeatures(const CliArgs& args) {
         for (const char* flag : {"--text", "--ids", "--dump", "--json", "--top", "--labels"})
             if (args.has(flag))
                 throw CliError(std::string(flag) + " is not for --scan, which reads the corpus");
-        return runScan(
-            args, QString::fromStdString(
-                      io::resolveCachedSubfolder(args.required("--sae").toStdString()).folder));
+        return runScan(args);
     }
     for (const char* flag : {"--out", "--contexts", "--shard"})
         if (args.has(flag)) throw CliError(std::string(flag) + " is for --scan CORPUS");

@@ -237,12 +237,6 @@ QString densityLine(const FeatureScan& scan, int feature) {
         .arg(counted(int(scan.tokens), QStringLiteral("token")), scan.corpusName());
 }
 
-// The SAE's scan where it counts this many features (a scan of another SAE is not shown).
-const FeatureScan* scanOf(const FeatureAnalysis& a) {
-    const FeatureScan* scan = a.sae->scan.get();
-    return scan && int(scan->fired.size()) == a.sae->sae.config.dSae ? scan : nullptr;
-}
-
 QString pageCaption(const ForwardResult& r, const FeatureAnalysis& a, int feature) {
     const Tensor& f = a.encoding.features;
     int fires = 0, strongest = -1;
@@ -262,7 +256,7 @@ QString pageCaption(const ForwardResult& r, const FeatureAnalysis& a, int featur
         line += QStringLiteral(" · strongest %1 at “%2” (position %3)")
                     .arg(number(highest), tokenLabel(r, strongest))
                     .arg(strongest);
-    if (const FeatureScan* scan = scanOf(a)) line += densityLine(*scan, feature);
+    if (const FeatureScan* scan = a.sae->scan.get()) line += densityLine(*scan, feature);
     return line + editsLine(r);
 }
 
@@ -287,7 +281,7 @@ render::PanelsFigure featurePage(const ForwardResult& r, const FeatureAnalysis& 
     figure.columns = 3;
     figure.panels = {activationBars(r, a, feature), activationHistogram(a, feature),
                      logitTable(r, a, feature)};
-    if (const FeatureScan* scan = scanOf(a)) {
+    if (const FeatureScan* scan = a.sae->scan.get()) {
         figure.columns = 2;
         figure.panels.push_back(contextTable(*scan, feature));
     }

@@ -35,7 +35,8 @@ struct AttachedSae {
     QString resolved;  // the folder read
     io::SaeFolder sae; // read once
     // Top contexts over a corpus (feature_scan.h) and a Neuronpedia export's descriptions
-    // (feature_labels.h), once the user scanned or opened them; else null.
+    // (feature_labels.h), once the user scanned or opened them; else null. Set through
+    // withFeatureNotes, which refuses a scan of another width.
     std::shared_ptr<const FeatureScan> scan;
     std::shared_ptr<const FeatureLabels> labels;
     QString name() const; // the folder's own name, e.g. "pre_ln"
