@@ -6,33 +6,38 @@
 namespace headlight::analysis {
 namespace {
 
-// The mean of the last rows of `texts`; `set` names them in refusals.
-std::vector<double> meanLastRow(const std::vector<Tensor>& texts, const char* set) {
-    if (texts.empty()) throw std::invalid_argument(std::string("the ") + set + " set is empty");
-    const int64_t width = texts.front().dim(1);
-    std::vector<double> mean(std::size_t(width), 0.0);
-    for (const Tensor& rows : texts) {
-        if (rows.rank() != 2 || rows.dim(1) != width || rows.dim(0) == 0)
-            throw std::invalid_argument(std::string("a text of the ") + set + " set gave " +
-                                        rows.shapeString() + " activations, not [T, " +
-                                        std::to_string(width) + "]");
-        const float* last = rows.data() + (rows.dim(0) - 1) * width;
-        for (int64_t c = 0; c < width; ++c)
-            mean[std::size_t(c)] += double(last[c]) / double(texts.size());
-    }
-    return mean;
-}
-
 // The last row of each text in double, [texts, d]; `set` names them in refusals.
 Eigen::MatrixXd lastRows(const std::vector<Tensor>& texts, const char* set) {
-    meanLastRow(texts, set); // the same refusals
+    if (texts.empty()) throw std::invalid_argument(std::string("the ") + set + " set is empty");
     const int64_t width = texts.front().dim(1);
     Eigen::MatrixXd rows(Eigen::Index(texts.size()), Eigen::Index(width));
-    for (std::size_t i = 0; i < texts.size(); ++i)
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+        const Tensor& text = texts[i];
+        if (text.rank() != 2 || text.dim(1) != width || text.dim(0) == 0)
+            throw std::invalid_argument(std::string("a text of the ") + set + " set gave " +
+                                        text.shapeString() + " activations, not [T, " +
+                                        std::to_string(width) + "]");
+        const float* last = text.data() + (text.dim(0) - 1) * width;
         for (int64_t c = 0; c < width; ++c)
-            rows(Eigen::Index(i), Eigen::Index(c)) =
-                texts[i].data()[(texts[i].dim(0) - 1) * width + c];
+            rows(Eigen::Index(i), Eigen::Index(c)) = last[c];
+    }
     return rows;
+}
+
+// Both sets' last rows, refused when their widths differ.
+std::pair<Eigen::MatrixXd, Eigen::MatrixXd> lastRowsOfBoth(const std::vector<Tensor>& positive,
+                                                           const std::vector<Tensor>& negative) {
+    std::pair rows{lastRows(positive, "positive"), lastRows(negative, "negative")};
+    if (rows.first.cols() != rows.second.cols())
+        throw std::invalid_argument("the two sets' activations differ in width");
+    return rows;
+}
+
+Tensor directionOf(const Eigen::VectorXd& v) {
+    Tensor direction({int64_t(v.size())});
+    for (Eigen::Index c = 0; c < v.size(); ++c)
+        direction.data()[c] = float(v(c));
+    return direction;
 }
 
 // The unit right singular vector of the largest singular value of `rows` centred: through the
@@ -56,9 +61,7 @@ Tensor pairedPrincipalComponent(const std::vector<Tensor>& positive,
                                     ": principal components pair them line by line");
     if (positive.size() < 2)
         throw std::invalid_argument("principal components need at least two pairs of texts");
-    const Eigen::MatrixXd p = lastRows(positive, "positive"), n = lastRows(negative, "negative");
-    if (p.cols() != n.cols())
-        throw std::invalid_argument("the two sets' activations differ in width");
+    const auto [p, n] = lastRowsOfBoth(positive, negative);
     Eigen::MatrixXd rows;
     if (method == PairedComponent::Diff) {
         rows = p - n;
@@ -75,21 +78,12 @@ Tensor pairedPrincipalComponent(const std::vector<Tensor>& positive,
     const auto pairs = (above.array() > below.array()).count();
     const auto reversed = (above.array() < below.array()).count();
     if (reversed > pairs || (reversed == pairs && above.mean() < below.mean())) v = -v;
-    Tensor direction({int64_t(v.size())});
-    for (Eigen::Index c = 0; c < v.size(); ++c)
-        direction.data()[c] = float(v(c));
-    return direction;
+    return directionOf(v);
 }
 
 Tensor differenceOfMeans(const std::vector<Tensor>& positive, const std::vector<Tensor>& negative) {
-    const std::vector<double> p = meanLastRow(positive, "positive");
-    const std::vector<double> n = meanLastRow(negative, "negative");
-    if (p.size() != n.size())
-        throw std::invalid_argument("the two sets' activations differ in width");
-    Tensor direction({int64_t(p.size())});
-    for (std::size_t c = 0; c < p.size(); ++c)
-        direction.data()[c] = float(p[c] - n[c]);
-    return direction;
+    const auto [p, n] = lastRowsOfBoth(positive, negative);
+    return directionOf((p.colwise().mean() - n.colwise().mean()).transpose());
 }
 
 variants::ResidualEdit steeringEdit(const Tensor& direction, float strength, int stream,
