@@ -113,6 +113,7 @@ SaeConfig parseGemmaScope2Config(std::string_view json, const std::string& sourc
 
 SaeFolder assembleGemmaScope(SaeConfig config, const TensorFile& weights) {
     gemmaScopeRefuseUnknown(weights);
+    checkSaeWeightsFit(weights);
     const std::string encoder = gemmaScopeName(weights, "W_enc");
     if (!weights.tensors().contains(encoder))
         gemmaScopeRefuse(weights.path(), "has no W_enc (or w_enc)");

@@ -73,6 +73,7 @@ LlamaScopeConfig parseLlamaScopeHyperparams(std::string_view json, const std::st
 }
 
 SaeFolder assembleLlamaScope(const LlamaScopeConfig& config, const SafetensorsFile& weights) {
+    checkSaeWeightsFit(weights);
     SaeFolder folder;
     folder.config = config.sae;
     analysis::SparseAutoencoder& sae = folder.sae;

@@ -3,6 +3,7 @@
 #include "io/gemma_scope_folder.h"
 #include "io/llama_scope_folder.h"
 #include "io/safetensors.h"
+#include "model/memory_budget.h"
 
 #include <QFile>
 #include <QJsonDocument>
@@ -234,8 +235,14 @@ std::optional<double> parseActivationScaler(std::string_view json, const std::st
     return v.toDouble();
 }
 
+void checkSaeWeightsFit(const TensorFile& weights) {
+    if (const std::optional<std::string> refusal = saeLoadRefusal(weights))
+        throw SaeFolderError(*refusal);
+}
+
 SaeFolder assembleSae(const SaeConfig& config, const SafetensorsFile& weights,
                       std::optional<double> scalingFactor) {
+    checkSaeWeightsFit(weights);
     SaeFolder folder;
     folder.config = config;
     analysis::SparseAutoencoder& sae = folder.sae;

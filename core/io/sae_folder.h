@@ -62,6 +62,10 @@ struct SaeFolder {
 SaeFolder assembleSae(const SaeConfig& config, const SafetensorsFile& weights,
                       std::optional<double> scalingFactor);
 
+// Refuses, in one line, weights whose f32 copies would not fit in the memory available
+// (model/memory_budget.h saeLoadRefusal), before any is read; throws SaeFolderError.
+void checkSaeWeightsFit(const TensorFile& weights);
+
 // `name` from `file`, checked to have `shape` and only finite values; throws SaeFolderError.
 Tensor loadSaeTensor(const TensorFile& file, const std::string& name,
                      const std::vector<int64_t>& shape);

@@ -3,6 +3,7 @@
 #include "backend/vulkan/vk_error.h"
 #include "io/checkpoint.h"
 #include "io/stored_matrix.h"
+#include "io/tensor_file.h"
 #include "model/model_family.h"
 #include "model/transformer.h"
 
@@ -256,6 +257,21 @@ void checkLoadBudget(const io::Checkpoint& checkpoint, const ModelSpec& spec,
     throw ModelError(checkpoint.folder() + ": loading the weights needs " + formatBytes(need) +
                      stored + " but " + availableText(*memory) +
                      ": close other programs or choose a smaller model");
+}
+
+std::optional<std::string> saeLoadRefusal(const io::TensorFile& weights) {
+    const auto memory = available();
+    if (!memory) return std::nullopt;
+    double need = 0.0;
+    for (const auto& [name, info] : weights.tensors()) {
+        double elements = 1.0; // in doubles: a hostile header's shape must not overflow
+        for (const int64_t extent : info.shape)
+            elements *= double(extent);
+        need += 4.0 * elements;
+    }
+    if (need <= memory->bytes) return std::nullopt;
+    return weights.path() + ": the SAE's weights need " + formatBytes(need) + " as f32 but " +
+           availableText(*memory) + ": close other programs or choose a narrower SAE";
 }
 
 void checkForwardBudget(const ModelSpec& spec, int64_t tokens, const CaptureRequest& capture,

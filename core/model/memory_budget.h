@@ -22,7 +22,8 @@ namespace headlight {
 
 namespace io {
 class Checkpoint;
-}
+class TensorFile;
+} // namespace io
 
 // Bytes the process may still allocate, or nothing when it cannot be known (not Linux, no
 // /proc). Throws ModelError when HEADLIGHT_MEMORY_LIMIT_MB is set but is not a number of MB.
@@ -88,6 +89,11 @@ std::string describePlan(const MemoryPlan& plan);
 // much is needed, how much is available and what to reduce.
 void checkLoadBudget(const io::Checkpoint& checkpoint, const ModelSpec& spec,
                      bool backendInHostMemory);
+// Why an SAE's (or transcoder's) weights file does not fit, widened to f32 as the SAE readers
+// hold it (io/sae_folder.h), in the memory available: "FILE: the SAE's weights need 4.8 GB as f32
+// but 2.1 GB is available: …". Nothing when it fits or availability cannot be known. Read from
+// the header alone, so that a 262k-wide SAE is refused before gigabytes are widened.
+std::optional<std::string> saeLoadRefusal(const io::TensorFile& weights);
 void checkForwardBudget(const ModelSpec& spec, int64_t tokens, const CaptureRequest& capture,
                         bool backendInHostMemory);
 

@@ -9,6 +9,7 @@
 #include "error_of.h"
 #include "golden.h"
 #include "io/checkpoint.h"
+#include "io/sae_folder.h"
 #include "model/memory_budget.h"
 #include "model/transformer.h"
 
@@ -217,6 +218,26 @@ private Q_SLOTS:
             error.endsWith(" but 5.0 MB is available (limit set by HEADLIGHT_MEMORY_LIMIT_MB): "
                            "capture fewer layers or shorten the text"),
             qPrintable(error));
+    }
+
+    // An SAE's weights are refused from the header, before any is widened, when their f32 copies
+    // exceed the limit: the zoo's pre_ln SAE holds W_enc [64, 512], W_dec [512, 64], b_enc [512]
+    // and b_dec [64] (resources/saes/pre_ln/cfg.json: d_in 64, d_sae 512, standard).
+    void refusesAnSaeThatDoesNotFit() {
+        const std::string folder = HEADLIGHT_SOURCE_DIR "/resources/saes/pre_ln";
+        const double need = 4.0 * (2 * 64 * 512 + 512 + 64);
+        {
+            const MemoryLimit limit(QByteArray::number((need - 1000.0) / 1e6, 'f', 6));
+            const QString error =
+                test::errorOf<io::SaeFolderError>([&] { io::readSaeFolder(folder); });
+            QCOMPARE(error, QString::fromStdString(
+                                folder + "/sae_weights.safetensors: the SAE's weights need " +
+                                formatBytes(need) + " as f32 but " + formatBytes(need - 1000.0) +
+                                " is available (limit set by HEADLIGHT_MEMORY_LIMIT_MB): close "
+                                "other programs or choose a narrower SAE"));
+        }
+        const MemoryLimit limit(QByteArray::number((need + 1000.0) / 1e6, 'f', 6));
+        QCOMPARE(io::readSaeFolder(folder).sae.dSae, 512);
     }
 
     // On the device every tensor of a pass stays alive until the pass runs: all L layers count.
