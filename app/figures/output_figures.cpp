@@ -14,10 +14,12 @@ QString missingOutput(const ForwardResult& r, bool effect) {
         return QStringLiteral(
             "The pass ran without the output analysis; it runs while this view is open.");
     if (!r.output->note.isEmpty() && !r.output->lens) return r.output->note;
-    if (effect && !r.output->effect)
+    if (effect && !r.output->effect && r.outputChange.empty())
         return QStringLiteral(
-            "This pass runs exact attention. Toggle a variant in the variant panel (or "
-            "open compare mode's B side) to see what it does to the output.");
+            "This pass runs exact attention with no knockout or edit. Toggle a variant in the "
+            "variant panel (or open compare mode's B side), knock out a head, or edit the "
+            "residual stream (SAE features, a steering vector) to see what it does to the "
+            "output.");
     return {};
 }
 
@@ -108,6 +110,55 @@ render::Panel hiddenBars(const analysis::OutputEffect& e) {
     return f;
 }
 
+// What a token id reads as, with its probability: "“ the” 0.41".
+QString predicted(const ForwardResult& r, int id, double probability) {
+    return QStringLiteral("%1 %2").arg(r.output->textOf(id)).arg(probability, 0, 'f', 2);
+}
+
+// The knockouts' and residual edits' effect (knockout grid, SAE features, steering vector) on
+// a pass whose attention is exact: the edited pass against the same pass without them.
+render::PanelsFigure editEffectFigure(const ForwardResult& r) {
+    render::BarChartFigure bars;
+    bars.title = QStringLiteral("KL(p_clean ‖ p_edited) per position");
+    bars.labels = r.tokens;
+    bars.valueAxis = QStringLiteral("KL (nats)");
+    bars.categoryAxis = QStringLiteral("Token");
+    render::TableFigure changed;
+    changed.title = QStringLiteral("Predictions that changed");
+    changed.headers = {QStringLiteral("Position"), QStringLiteral("After the token"),
+                       QStringLiteral("Clean predicts"), QStringLiteral("Edited predicts")};
+    changed.emptyMessage = QStringLiteral("The top-1 prediction is the same at every position.");
+    double klSum = 0.0, flipSum = 0.0;
+    int agreeing = 0;
+    for (std::size_t t = 0; t < r.outputChange.size(); ++t) {
+        const PositionChange& c = r.outputChange[t];
+        bars.values.push_back(float(c.kl));
+        klSum += c.kl;
+        flipSum += c.topKFlips;
+        agreeing += c.flipped() ? 0 : 1;
+        if (c.flipped())
+            changed.rows.push_back({QString::number(t),
+                                    QStringLiteral("“%1”").arg(r.tokens.value(int(t))),
+                                    predicted(r, c.cleanTop, c.cleanTopProbability),
+                                    predicted(r, c.ablatedTop, c.ablatedTopProbability)});
+    }
+    bars.maxValue = std::max(1e-3f, *std::max_element(bars.values.begin(), bars.values.end()));
+    const double positions = double(r.outputChange.size());
+    render::PanelsFigure f;
+    f.title = QStringLiteral("Edit effect on the output · %1 · the knockouts and edits vs the "
+                             "clean pass")
+                  .arg(r.model ? r.model->name() : QString());
+    f.caption = QStringLiteral("Mean KL %1 nats · top-1 agreement %2% · %3 of the clean top %4 "
+                               "leave the edited top %4 per position")
+                    .arg(klSum / positions, 0, 'f', 3)
+                    .arg(100.0 * agreeing / positions, 0, 'f', 0)
+                    .arg(flipSum / positions, 0, 'f', 2)
+                    .arg(kOutputChangeTopK);
+    f.columns = 2;
+    f.panels = {bars, changed};
+    return f;
+}
+
 // Every position whose top-1 prediction changed, one row each.
 render::TableFigure changedTokens(const ForwardResult& r, const analysis::OutputEffect& e) {
     render::TableFigure f;
@@ -147,6 +198,7 @@ render::PanelsFigure variantEffectFigure(const ForwardResult& r, const ViewState
     const QString title = QStringLiteral("Variant effect on the output");
     if (const QString missing = missingOutput(r, true); !missing.isEmpty())
         return noteFigure(title, missing);
+    if (!r.output->effect) return editEffectFigure(r);
     const analysis::OutputEffect& e = *r.output->effect;
     render::PanelsFigure f;
     f.title = title + QStringLiteral(" · %1 · the variant vs exact attention")

@@ -2,6 +2,7 @@
 
 #include "feature_editor.h"
 #include "knockout_grid.h"
+#include "steering_editor.h"
 #include "variant_panel.h"
 #include "workspace.h"
 
@@ -14,6 +15,7 @@
 #include <QScrollArea>
 #include <QSplitter>
 #include <QUndoStack>
+#include <QVBoxLayout>
 
 namespace headlight::app {
 namespace {
@@ -72,16 +74,25 @@ VariantDock::VariantDock(Workspace* workspace, QWidget* parent)
     split->addWidget(scroll);
     split->addWidget(knockoutScroll);
     features_ = new FeatureEditor(workspace, undo_);
+    steering_ = new SteeringEditor(workspace, undo_);
+    // The residual-stream edits share a pane: the steering vector first, since it works on any
+    // model, where the SAE editor waits for an SAE.
+    auto* edits = new QWidget;
+    auto* editsLayout = new QVBoxLayout(edits);
+    editsLayout->setContentsMargins(0, 0, 0, 0);
+    editsLayout->addWidget(steering_);
+    editsLayout->addWidget(features_);
+    editsLayout->addStretch();
     // Why in a scroll area, as the knockouts: a short dock squeezed its wrapped labels into
     // each other.
     auto* featureScroll = new QScrollArea;
-    featureScroll->setWidget(features_);
+    featureScroll->setWidget(edits);
     featureScroll->setWidgetResizable(true);
     featureScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     split->addWidget(featureScroll);
     split->addWidget(json_);
     split->setCollapsible(1, false);
-    split->setSizes({400, 220, 150, 60});
+    split->setSizes({360, 200, 230, 50});
     setWidget(split);
     apply(QJsonObject{});
 

@@ -1,6 +1,7 @@
 #pragma once
 // The variant dock: the variant panel, the spec it builds as read-only JSON, and the undo stack
-// of variant edits, head knockouts (knockout_grid.h) and SAE feature edits (feature_editor.h).
+// of variant edits, head knockouts (knockout_grid.h), SAE feature edits (feature_editor.h) and
+// the steering vector (steering_editor.h).
 // Every edit becomes a QUndoCommand, so Ctrl+Z / Ctrl+Shift+Z walk back and forth through specs and
 // each step re-runs the forward pass (through the workspace's runner, latest wins). File ▸ Save
 // variant spec… writes the JSON atomically, ready for `headlight inspect --variant`.
@@ -16,6 +17,7 @@ namespace headlight::app {
 
 class FeatureEditor;
 class KnockoutGrid;
+class SteeringEditor;
 class VariantPanel;
 class Workspace;
 
@@ -27,6 +29,7 @@ public:
     VariantPanel* panel() const { return panel_; }
     KnockoutGrid* knockoutGrid() const { return knockouts_; }
     FeatureEditor* featureEditor() const { return features_; }
+    SteeringEditor* steeringEditor() const { return steering_; }
     QPlainTextEdit* jsonView() const { return json_; }
     QUndoStack* undoStack() const { return undo_; }
     QAction* undoAction() const { return undoAction_; }
@@ -46,6 +49,7 @@ private:
     VariantPanel* panel_;
     KnockoutGrid* knockouts_;
     FeatureEditor* features_;
+    SteeringEditor* steering_;
     QPlainTextEdit* json_;
     QUndoStack* undo_;
     QAction* undoAction_;

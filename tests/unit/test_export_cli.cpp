@@ -152,7 +152,7 @@ private Q_SLOTS:
         args[2] = test::goldenRoot() + "/gpt2";
         run = runHeadlight(args);
         QCOMPARE(run.exitCode, 1);
-        QVERIFY2(run.err.contains("This pass runs exact attention. Toggle a variant"),
+        QVERIFY2(run.err.contains("This pass runs exact attention with no knockout or edit. Toggle a variant"),
                  qPrintable(run.err));
         QVERIFY(!QFileInfo::exists(out));
         // The lens's numbers as CSV: one row per panel cell, the top token's probability in [0, 1].
