@@ -16,6 +16,7 @@
 #include "file_hashes.h"
 #include "io/safetensors.h"
 #include "main_window.h"
+#include "open_window.h"
 #include "scene_files.h"
 #include "temp_files.h"
 #include "variant_dock.h"
@@ -61,12 +62,7 @@ const app::ForwardResult* featuresResult(app::Workspace* workspace, quint64 afte
 
 // The window at 1280 × 800 on pre_ln with `text`, once its first pass is shown.
 bool openModel(app::MainWindow& window, const QString& text = kText) {
-    window.resize(1280, 800);
-    window.show();
-    QSignalSpy shown(window.workspace(), &app::Workspace::resultShown);
-    window.workspace()->setText(text);
-    window.openCheckpoint(kModel);
-    return QTest::qWaitFor([&] { return !shown.isEmpty(); }, kFeaturesWaitMs);
+    return test::openShown(window, kModel, text, kFeaturesWaitMs);
 }
 
 // The window on pre_ln with kText, the SAE attached: the Features view's result.

@@ -7,6 +7,7 @@
 #include "figure_view.h"
 #include "golden.h"
 #include "main_window.h"
+#include "open_window.h"
 #include "temp_files.h"
 
 #include <QJsonArray>
@@ -91,15 +92,10 @@ class TestHeadRolesView : public QObject {
 
     // The window at 1280 x 800 on the tiny GPT-2 with `text`, on the Head roles view: its panels.
     static const render::PanelsFigure* openRolesView(app::MainWindow& window, const QString& text) {
-        window.resize(1280, 800);
-        window.show();
-        app::Workspace* workspace = window.workspace();
-        QSignalSpy shown(workspace, &app::Workspace::resultShown);
-        workspace->setText(text);
-        window.openCheckpoint(test::goldenRoot() + "/gpt2");
-        if (!QTest::qWaitFor([&] { return !shown.isEmpty(); }, kRolesWaitMs)) return nullptr;
-        workspace->setView(app::ViewKind::HeadRoles);
-        return rolesPanels(workspace, 0);
+        if (!test::openShown(window, test::goldenRoot() + "/gpt2", text, kRolesWaitMs))
+            return nullptr;
+        window.workspace()->setView(app::ViewKind::HeadRoles);
+        return rolesPanels(window.workspace(), 0);
     }
 
 private Q_SLOTS:

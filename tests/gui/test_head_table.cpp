@@ -12,6 +12,7 @@
 #include "head_roles_dock.h"
 #include "io/scene_file.h"
 #include "main_window.h"
+#include "open_window.h"
 #include "scene_files.h"
 #include "temp_files.h"
 #include "zoo_models.h"
@@ -111,14 +112,8 @@ class TestHeadTable : public QObject {
 
     // The window at 1280 x 800 on `copy` with a repeated text, showing `view`.
     static bool openCopy(app::MainWindow& window, app::ViewKind view) {
-        window.resize(1280, 800);
-        window.show();
-        app::Workspace* workspace = window.workspace();
-        QSignalSpy shown(workspace, &app::Workspace::resultShown);
-        workspace->setText("abcabc");
-        window.openCheckpoint(copyFolder());
-        if (!QTest::qWaitFor([&] { return !shown.isEmpty(); }, kTableWaitMs)) return false;
-        workspace->setView(view);
+        if (!test::openShown(window, copyFolder(), "abcabc", kTableWaitMs)) return false;
+        window.workspace()->setView(view);
         return true;
     }
 

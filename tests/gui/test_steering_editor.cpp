@@ -9,6 +9,7 @@
 #include "figure_view.h"
 #include "io/steering_vector_file.h"
 #include "main_window.h"
+#include "open_window.h"
 #include "steering_editor.h"
 #include "temp_files.h"
 #include "variant_dock.h"
@@ -47,12 +48,7 @@ const app::ForwardResult* passAfter(app::Workspace* workspace, quint64 after) {
 }
 
 bool openSteeringModel(app::MainWindow& window) {
-    window.resize(1280, 800);
-    window.show();
-    QSignalSpy shown(window.workspace(), &app::Workspace::resultShown);
-    window.workspace()->setText(kSteeringText);
-    window.openCheckpoint(kSteeringModel);
-    return QTest::qWaitFor([&] { return !shown.isEmpty(); }, kSteeringWaitMs);
+    return test::openShown(window, kSteeringModel, kSteeringText, kSteeringWaitMs);
 }
 
 // The largest change of any attention weight of layer `layer` and above.
