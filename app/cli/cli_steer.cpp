@@ -1,16 +1,11 @@
-// `headlight steer`: a steering vector from two sets of texts, the difference of the means of
-// the residual stream at a hook at each text's last token (analysis/steering_vector.h), written
-// as a safetensors file (io/steering_vector_file.h) that `headlight inspect --steering-vector`
-// adds back. Its options: steerCommand() at the end.
-#include "analysis/sae_hook.h"
-#include "analysis/steering_vector.h"
+// `headlight steer`: a steering vector from two files of texts (session/steering_recipe.h),
+// written as a safetensors file that `headlight inspect --steering-vector` adds back. Its
+// options: steerCommand() at the end.
 #include "cli.h"
 #include "cli_args.h"
 #include "cli_backend.h"
 #include "corpus_analysis.h"
-#include "io/steering_vector_file.h"
-#include "model_session.h"
-#include "text_input.h"
+#include "steering_recipe.h"
 
 #include <cmath>
 #include <cstdio>
@@ -18,9 +13,8 @@
 namespace headlight::app {
 namespace {
 
-// The hook's activations [T, d] of every text of `path`, one pass each.
-std::vector<Tensor> activationsOfTexts(const LoadedModel& loaded, const char* flag,
-                                       const QString& path, const analysis::SaeHook& hook) {
+// The texts of `path`, one per line; `flag` names it in refusals.
+QStringList textsOfFile(const char* flag, const QString& path) {
     QStringList texts;
     try {
         texts = readCorpus(path);
@@ -29,67 +23,32 @@ std::vector<Tensor> activationsOfTexts(const LoadedModel& loaded, const char* fl
     }
     if (texts.isEmpty())
         throw CliError(std::string(flag) + " " + path.toStdString() + " holds no text");
-    const int layers = loaded.model->spec().layers;
-    std::vector<Tensor> activations;
-    for (const QString& text : texts) {
-        const PreparedText prepared = prepareText(loaded.tokenizer.get(), text);
-        if (prepared.input.ids.empty())
-            throw CliError(std::string(flag) + ": '" + text.left(60).toStdString() +
-                           "' gave no tokens");
-        const Trace trace =
-            loaded.model->forward(prepared.input, analysis::captureForHook(hook, layers));
-        activations.push_back(analysis::activationsAtHook(trace, hook, layers));
-    }
-    return activations;
-}
-
-// --method: mean (difference of means), pca-diff or pca-center (analysis/steering_vector.h).
-Tensor steeringVectorBy(const std::string& method, const std::vector<Tensor>& positive,
-                        const std::vector<Tensor>& negative) {
-    if (method == "mean") return analysis::differenceOfMeans(positive, negative);
-    if (method == "pca-diff")
-        return analysis::pairedPrincipalComponent(positive, negative,
-                                                  analysis::PairedComponent::Diff);
-    if (method == "pca-center")
-        return analysis::pairedPrincipalComponent(positive, negative,
-                                                  analysis::PairedComponent::Center);
-    throw CliError("--method is '" + method + "'; known: mean, pca-diff, pca-center");
+    return texts;
 }
 
 int runSteer(const CliArgs& args) {
     const QString out = args.required("--out");
-    const std::string hookName = args.required("--hook").toStdString();
+    SteeringRecipe recipe;
+    recipe.hook = args.required("--hook").toStdString();
     const std::unique_ptr<LoadedModel> loaded = loadChosenModel(args, "steer");
-    analysis::SaeHook hook;
-    try {
-        hook = analysis::parseSaeHook(hookName, loaded->model->spec().layers);
-    } catch (const std::invalid_argument& error) {
-        throw CliError(std::string("--hook: ") + error.what());
-    }
-    const std::vector<Tensor> positive =
-        activationsOfTexts(*loaded, "--positive", args.required("--positive"), hook);
-    const std::vector<Tensor> negative =
-        activationsOfTexts(*loaded, "--negative", args.required("--negative"), hook);
-    const std::string method = args.has("--method") ? args.value("--method").toStdString() : "mean";
+    if (args.has("--method")) recipe.method = args.value("--method").toStdString();
     Tensor vector;
     try {
-        vector = steeringVectorBy(method, positive, negative);
-    } catch (const std::invalid_argument& error) {
-        throw CliError("--method " + method + ": " + error.what());
+        steeringHook(*loaded, recipe.hook); // refused before the files are read
+        recipe.positive = textsOfFile("--positive", args.required("--positive"));
+        recipe.negative = textsOfFile("--negative", args.required("--negative"));
+        vector = makeSteeringVector(*loaded, recipe);
+    } catch (const SteeringRecipeError& error) {
+        throw CliError("--" + error.part() + ": " + error.what());
     }
-    io::writeSteeringVector(out.toStdString(), vector,
-                            {{"hook", hookName},
-                             {"method", method == "mean" ? "difference-of-means" : method},
-                             {"positions", "last"},
-                             {"positive_texts", std::to_string(positive.size())},
-                             {"negative_texts", std::to_string(negative.size())},
-                             {"model", loaded->source.toStdString()}});
+    writeSteeringRecipe(out, vector, recipe, *loaded);
     double norm = 0.0;
     for (std::size_t i = 0; i < vector.size(); ++i)
         norm += double(vector.data()[i]) * vector.data()[i];
-    std::printf("steering vector at %s from %zu positive and %zu negative texts: %lld values, "
+    std::printf("steering vector at %s from %lld positive and %lld negative texts: %lld values, "
                 "norm %.6g -> %s\n",
-                hookName.c_str(), positive.size(), negative.size(),
+                recipe.hook.c_str(), static_cast<long long>(recipe.positive.size()),
+                static_cast<long long>(recipe.negative.size()),
                 static_cast<long long>(vector.size()), std::sqrt(norm), qPrintable(out));
     return 0;
 }

@@ -1,6 +1,8 @@
 #include "steering_editor.h"
 
+#include "background_job.h"
 #include "knockout_edit.h"
+#include "steering_dialog.h"
 #include "workspace.h"
 
 #include <QDoubleSpinBox>
@@ -25,6 +27,13 @@ bool isSteeringVector(const analysis::ResidualEditSpec& edit) {
     return edit.sae.empty();
 }
 
+// A SteeringRecipeError's part as the dialog names it.
+std::string steeringPartName(const std::string& part) {
+    if (part == "positive") return "the texts to steer towards";
+    if (part == "negative") return "the texts to steer away from";
+    return "the " + part;
+}
+
 // The hooks a vector file edits on `model`; throws ResidualEditError (or the reader's error).
 std::vector<analysis::HookedEdit> steeringHooks(const analysis::ResidualEditSpec& vector,
                                                 const LoadedModel& model) {
@@ -39,8 +48,10 @@ SteeringEditor::SteeringEditor(Workspace* workspace, QUndoStack* undo, QWidget* 
     , summary_(new QLabel(this))
     , slider_(new QSlider(Qt::Horizontal, this))
     , strength_(new QDoubleSpinBox(this))
+    , make_(new QPushButton(tr("Make vector…"), this))
     , open_(new QPushButton(tr("Open vector…"), this))
-    , remove_(new QPushButton(tr("Remove"), this)) {
+    , remove_(new QPushButton(tr("Remove"), this))
+    , job_(std::make_unique<BackgroundJob>(workspace, this)) {
     summary_->setWordWrap(true);
     summary_->setObjectName(QStringLiteral("steeringSummary"));
     slider_->setObjectName(QStringLiteral("steeringStrengthSlider"));
@@ -64,9 +75,14 @@ SteeringEditor::SteeringEditor(Workspace* workspace, QUndoStack* undo, QWidget* 
     layout->addWidget(new QLabel(tr("Strength α"), this), 1, 0);
     layout->addWidget(strength_, 1, 1);
     layout->addWidget(slider_, 2, 0, 1, 2);
-    layout->addWidget(open_, 3, 0);
-    layout->addWidget(remove_, 3, 1);
+    layout->addWidget(make_, 3, 0);
+    layout->addWidget(open_, 3, 1);
+    layout->addWidget(remove_, 4, 1);
+    make_->setToolTip(tr("The difference of the residual stream between two sets of texts, as "
+                         "headlight steer makes it"));
+    connect(make_, &QPushButton::clicked, this, &SteeringEditor::chooseRecipe);
     connect(open_, &QPushButton::clicked, this, &SteeringEditor::chooseFile);
+    connect(job_.get(), &BackgroundJob::ended, this, &SteeringEditor::collectMade);
     connect(remove_, &QPushButton::clicked, this, &SteeringEditor::removeVector);
     connect(slider_, &QSlider::valueChanged, this,
             [this](int tenths) { setStrength(tenths / 10.0); });
@@ -76,6 +92,8 @@ SteeringEditor::SteeringEditor(Workspace* workspace, QUndoStack* undo, QWidget* 
     connect(workspace_, &Workspace::modelChanged, this, &SteeringEditor::showState);
     showState();
 }
+
+SteeringEditor::~SteeringEditor() = default;
 
 bool SteeringEditor::openVector(const QString& path, QString* error) {
     const std::shared_ptr<const LoadedModel> model = workspace_->sharedModel();
@@ -92,6 +110,73 @@ bool SteeringEditor::openVector(const QString& path, QString* error) {
     }
     replaceVector(tr("Steer with %1").arg(QFileInfo(path).fileName()), vector);
     return true;
+}
+
+bool SteeringEditor::makeVector(const SteeringRecipe& recipe, const QString& path, QString* error) {
+    const std::shared_ptr<const LoadedModel> model = workspace_->sharedModel();
+    QString reason = !model                      ? tr("open a model first")
+                     : job_->running()           ? tr("a steering vector is already being made")
+                     : recipe.positive.isEmpty() ? tr("give at least one text to steer towards")
+                     : recipe.negative.isEmpty() ? tr("give at least one text to steer away from")
+                                                 : QString();
+    if (reason.isEmpty()) {
+        try {
+            steeringHook(*model, recipe.hook);
+        } catch (const SteeringRecipeError& refusal) {
+            reason = QString::fromUtf8(refusal.what());
+        }
+    }
+    if (!reason.isEmpty()) {
+        if (error) *error = reason;
+        return false;
+    }
+    making_ = path;
+    job_->start(tr("Steering vector"),
+                tr("Reading %1 texts at %2…")
+                    .arg(recipe.positive.size() + recipe.negative.size())
+                    .arg(QString::fromStdString(recipe.hook)),
+                recipe.positive.size() + recipe.negative.size(),
+                [model, recipe, path](const BackgroundJob::Progress& progress) {
+                    Tensor vector;
+                    try {
+                        vector = makeSteeringVector(*model, recipe, progress);
+                    } catch (const SteeringRecipeError& refusal) {
+                        throw std::runtime_error(steeringPartName(refusal.part()) + ": " +
+                                                 refusal.what());
+                    }
+                    if (vector.size() > 0) writeSteeringRecipe(path, vector, recipe, *model);
+                });
+    return true;
+}
+
+void SteeringEditor::collectMade(const QString& error) {
+    QString failure = error;
+    if (failure.isEmpty() && !job_->cancelled() && !openVector(making_, &failure) &&
+        failure.isEmpty())
+        failure = tr("the vector was not written");
+    if (failure.isEmpty()) {
+        if (!job_->cancelled()) Q_EMIT vectorMade(making_);
+        return;
+    }
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("Cannot make the steering vector"),
+                                failure, QMessageBox::Ok, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+    Q_EMIT makeFailed(failure);
+}
+
+void SteeringEditor::chooseRecipe() {
+    const std::shared_ptr<const LoadedModel> model = workspace_->sharedModel();
+    if (!model) return;
+    SteeringDialog dialog(model->model->spec().layers, this);
+    if (dialog.exec() != QDialog::Accepted) return;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save steering vector"),
+                                                      QStringLiteral("steering.safetensors"),
+                                                      tr("Steering vectors (*.safetensors)"));
+    if (path.isEmpty()) return;
+    QString error;
+    if (!makeVector(dialog.recipe(), path, &error))
+        QMessageBox::warning(this, tr("Cannot make the steering vector"), error);
 }
 
 void SteeringEditor::setStrength(double strength) {
@@ -152,6 +237,7 @@ void SteeringEditor::showState() {
     slider_->setEnabled(bool(vector));
     remove_->setEnabled(bool(vector));
     open_->setEnabled(bool(workspace_->sharedModel()));
+    make_->setEnabled(bool(workspace_->sharedModel()));
     if (!vector) {
         summary_->setText(tr("Steering vector: none. Open one made by headlight steer, or a "
                              "llama.cpp control vector, to add it to the residual stream."));

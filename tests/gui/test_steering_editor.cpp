@@ -1,25 +1,29 @@
 // The variant dock's steering vector on the zoo model pre_ln: a vector made by `headlight steer`
 // (as users make them) opens, its edit changes the output exactly as `headlight inspect
 // --steering-vector` does (itself checked against PyTorch in test_residual_edit_goldens) and the
-// attention of the layers after its hook; the slider and the box set α, each one undo step, and
-// undo brings the earlier α and then the clean pass back; the scenario a scene saves holds it; a
-// vector of another width, a truncated file and a missing one are refused in one line, with the
+// attention of the layers after its hook; made in the window from the same texts (in the
+// background) it is the vector the command wrote; the slider and the box set α, each one undo step,
+// and undo brings the earlier α and then the clean pass back; the scenario a scene saves holds it;
+// a vector of another width, a truncated file and a missing one are refused in one line, with the
 // pass untouched.
 #include "cli_runner.h"
 #include "figure_view.h"
 #include "io/steering_vector_file.h"
 #include "main_window.h"
 #include "open_window.h"
+#include "steering_dialog.h"
 #include "steering_editor.h"
 #include "temp_files.h"
 #include "variant_dock.h"
 
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QPlainTextEdit>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSlider>
@@ -37,6 +41,8 @@ constexpr int kSteeringWaitMs = 60000; // a generous ceiling for a loaded CI mac
 const QString kSteeringModel = QStringLiteral(HEADLIGHT_SOURCE_DIR "/resources/models/pre_ln");
 const QString kSteeringText = QStringLiteral("The cat sat on the mat.");
 const QString kSteeringHook = QStringLiteral("blocks.1.hook_resid_post");
+const QStringList kPositiveTexts = {"I love this.", "What a lovely day.", "We adore it."};
+const QStringList kNegativeTexts = {"I hate this.", "What an awful day.", "We detest it."};
 
 // The workspace's result once a pass after `after` has finished.
 const app::ForwardResult* passAfter(app::Workspace* workspace, quint64 after) {
@@ -72,8 +78,8 @@ private Q_SLOTS:
         QSettings().clear();
         const QString positive = dir_.filePath("positive.txt");
         const QString negative = dir_.filePath("negative.txt");
-        test::writeFile(positive, "I love this.\nWhat a lovely day.\nWe adore it.\n");
-        test::writeFile(negative, "I hate this.\nWhat an awful day.\nWe detest it.\n");
+        test::writeFile(positive, (kPositiveTexts.join('\n') + '\n').toUtf8());
+        test::writeFile(negative, (kNegativeTexts.join('\n') + '\n').toUtf8());
         vector_ = dir_.filePath("love.safetensors");
         const test::CliResult made =
             test::runHeadlight({"steer", "--model", kSteeringModel, "--positive", positive,
@@ -193,6 +199,71 @@ private Q_SLOTS:
         r = passAfter(workspace, r->serial);
         QVERIFY(r);
         QCOMPARE(int(r->knockouts.edits.size()), 1);
+    }
+
+    // Made in the window from the same texts, the vector is the one `headlight steer` wrote, and
+    // it is then the pass's steering vector; a recipe that cannot run is refused in one line.
+    void aVectorMadeInTheWindowIsTheCommands() {
+        app::MainWindow window({});
+        QVERIFY(openSteeringModel(window));
+        app::SteeringEditor* editor = window.variantDock()->steeringEditor();
+        const QString path = dir_.filePath("made.safetensors");
+        const app::SteeringRecipe recipe{kPositiveTexts, kNegativeTexts,
+                                         kSteeringHook.toStdString(), "mean"};
+        QSignalSpy made(editor, &app::SteeringEditor::vectorMade);
+        QString error;
+        QVERIFY2(editor->makeVector(recipe, path, &error), qPrintable(error));
+        QVERIFY(made.wait(kSteeringWaitMs));
+        QCOMPARE(made.first().first().toString(), path);
+        const io::SteeringVectorFile ours = io::readSteeringVector(path.toStdString());
+        const io::SteeringVectorFile cli = io::readSteeringVector(vector_.toStdString());
+        QCOMPARE(ours.hook, cli.hook);
+        QCOMPARE(ours.metadata.at("method"), std::string("difference-of-means"));
+        QCOMPARE(ours.direction.size(), cli.direction.size());
+        for (std::size_t i = 0; i < ours.direction.size(); ++i)
+            QVERIFY(std::abs(ours.direction.data()[i] - cli.direction.data()[i]) <= 1e-6f);
+        QVERIFY(passAfter(window.workspace(), 0));
+        QCOMPARE(int(window.workspace()->knockouts().edits.size()), 1);
+        QCOMPARE(QString::fromStdString(window.workspace()->knockouts().edits[0].steeringVector),
+                 path);
+
+        app::SteeringRecipe deep = recipe;
+        deep.hook = "blocks.9.hook_resid_post";
+        QVERIFY(!editor->makeVector(deep, dir_.filePath("never.safetensors"), &error));
+        QVERIFY2(error.contains("blocks.9") && !error.contains('\n'), qPrintable(error));
+        app::SteeringRecipe unpaired = recipe;
+        unpaired.method = "pca-diff";
+        unpaired.negative.removeLast();
+        QSignalSpy failed(editor, &app::SteeringEditor::makeFailed);
+        QVERIFY2(editor->makeVector(unpaired, dir_.filePath("never.safetensors"), &error),
+                 qPrintable(error));
+        QVERIFY(failed.wait(kSteeringWaitMs));
+        QVERIFY2(failed.first().first().toString().contains(
+                     "the positive set has 3 texts and the negative 2"),
+                 qPrintable(failed.first().first().toString()));
+        QVERIFY(!QFile::exists(dir_.filePath("never.safetensors")));
+    }
+
+    // The dialog reads one text per non-empty line and offers each block's output, the middle
+    // one first.
+    void theDialogReadsTheRecipe() {
+        app::SteeringDialog dialog(4);
+        const QList<QPlainTextEdit*> boxes = dialog.findChildren<QPlainTextEdit*>();
+        QCOMPARE(boxes.size(), 2);
+        boxes[0]->setPlainText("I love this.\n\n  \nWhat a lovely day.");
+        boxes[1]->setPlainText("I hate this.");
+        const QList<QComboBox*> combos = dialog.findChildren<QComboBox*>();
+        QCOMPARE(combos.size(), 2);
+        QCOMPARE(combos[0]->count(), 4);
+        combos[1]->setCurrentText("pca-center");
+        const app::SteeringRecipe recipe = dialog.recipe();
+        QCOMPARE(recipe.positive, QStringList({"I love this.", "What a lovely day."}));
+        QCOMPARE(recipe.negative, QStringList({"I hate this."}));
+        QCOMPARE(QString::fromStdString(recipe.hook), QString("blocks.2.hook_resid_post"));
+        QCOMPARE(QString::fromStdString(recipe.method), QString("pca-center"));
+        dialog.resize(560, 420);
+        dialog.show();
+        dialog.grab().save(HEADLIGHT_TEST_OUTPUT_DIR "/steering_dialog.png");
     }
 
     void aVectorThatDoesNotFitIsRefused_data() {
