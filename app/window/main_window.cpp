@@ -15,6 +15,7 @@
 #include "hub_cache_dialog.h"
 #include "knn_datastore_builder.h"
 #include "patching_dialog.h"
+#include "steering_editor.h"
 #include "training_scrubber.h"
 #include "variant_dock.h"
 #include "variant_panel.h"
@@ -179,10 +180,12 @@ void MainWindow::createMenus() {
     help->addAction(tr("&About Headlight"), this, &MainWindow::showAbout);
 }
 
-// File ▸ Save variant spec…, Open corpus… and Build kNN datastore…, the Edit menu's variant
-// undo/redo.
+// File ▸ Save variant spec…, Make and Open steering vector…, Open corpus… and Build kNN
+// datastore…, the Edit menu's variant undo/redo.
 void MainWindow::createVariantMenus(QMenu* file) {
     file->addAction(variantDock_->saveAction());
+    file->addAction(variantDock_->steeringEditor()->makeAction());
+    file->addAction(variantDock_->steeringEditor()->openAction());
     auto* knn = new KnnDatastoreBuilder(workspace_, this);
     file->addAction(knn->buildAction());
     file->addAction(corpus_->openAction());

@@ -5,6 +5,7 @@
 #include "steering_dialog.h"
 #include "workspace.h"
 
+#include <QAction>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -51,6 +52,8 @@ SteeringEditor::SteeringEditor(Workspace* workspace, QUndoStack* undo, QWidget* 
     , make_(new QPushButton(tr("Make vector…"), this))
     , open_(new QPushButton(tr("Open vector…"), this))
     , remove_(new QPushButton(tr("Remove"), this))
+    , makeAction_(new QAction(tr("&Make steering vector…"), this))
+    , openAction_(new QAction(tr("Open steerin&g vector…"), this))
     , job_(std::make_unique<BackgroundJob>(workspace, this)) {
     summary_->setWordWrap(true);
     summary_->setObjectName(QStringLiteral("steeringSummary"));
@@ -82,6 +85,10 @@ SteeringEditor::SteeringEditor(Workspace* workspace, QUndoStack* undo, QWidget* 
                          "headlight steer makes it"));
     connect(make_, &QPushButton::clicked, this, &SteeringEditor::chooseRecipe);
     connect(open_, &QPushButton::clicked, this, &SteeringEditor::chooseFile);
+    makeAction_->setStatusTip(make_->toolTip());
+    openAction_->setStatusTip(open_->toolTip());
+    connect(makeAction_, &QAction::triggered, this, &SteeringEditor::chooseRecipe);
+    connect(openAction_, &QAction::triggered, this, &SteeringEditor::chooseFile);
     connect(job_.get(), &BackgroundJob::ended, this, &SteeringEditor::collectMade);
     connect(remove_, &QPushButton::clicked, this, &SteeringEditor::removeVector);
     connect(slider_, &QSlider::valueChanged, this,
@@ -238,6 +245,8 @@ void SteeringEditor::showState() {
     remove_->setEnabled(bool(vector));
     open_->setEnabled(bool(workspace_->sharedModel()));
     make_->setEnabled(bool(workspace_->sharedModel()));
+    makeAction_->setEnabled(make_->isEnabled());
+    openAction_->setEnabled(open_->isEnabled());
     if (!vector) {
         summary_->setText(tr("Steering vector: none. Open one made by headlight steer, or a "
                              "llama.cpp control vector, to add it to the residual stream."));

@@ -22,6 +22,7 @@
 #include <memory>
 #include <optional>
 
+class QAction;
 class QDoubleSpinBox;
 class QLabel;
 class QPushButton;
@@ -39,6 +40,10 @@ public:
     SteeringEditor(Workspace* workspace, QUndoStack* undo, QWidget* parent = nullptr);
     ~SteeringEditor() override;
 
+    // File ▸ Make steering vector… and Open steering vector…: the pane's buttons as menu
+    // entries (and so in the command palette), enabled while a model is open.
+    QAction* makeAction() const { return makeAction_; }
+    QAction* openAction() const { return openAction_; }
     QSlider* slider() const { return slider_; }
     QDoubleSpinBox* strengthBox() const { return strength_; }
     QLabel* summary() const { return summary_; }
@@ -80,6 +85,8 @@ private:
     QPushButton* make_;
     QPushButton* open_;
     QPushButton* remove_;
+    QAction* makeAction_;
+    QAction* openAction_;
     QString making_;                     // the file the job in flight writes
     std::unique_ptr<BackgroundJob> job_; // last: destroyed first, waiting for its work
 };

@@ -23,6 +23,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QSettings>
 #include <QSignalSpy>
@@ -149,6 +151,19 @@ private Q_SLOTS:
                                          [](const app::PositionChange& c) { return c.flipped(); });
         QCOMPARE(qsizetype(changed.rows.size()), qsizetype(flips));
         window.grab().save(HEADLIGHT_TEST_OUTPUT_DIR "/steering_effect.png");
+    }
+
+    // The File menu holds the pane's two ways to a vector, enabled once a model is open.
+    void theFileMenuOffersTheVector() {
+        app::MainWindow window({});
+        app::SteeringEditor* editor = window.variantDock()->steeringEditor();
+        QVERIFY(!editor->makeAction()->isEnabled() && !editor->openAction()->isEnabled());
+        QMenu* file = window.menuBar()->actions().first()->menu();
+        QVERIFY(file && file->actions().contains(editor->makeAction()) &&
+                file->actions().contains(editor->openAction()));
+        QCOMPARE(editor->makeAction()->text(), QString("&Make steering vector…"));
+        QVERIFY(openSteeringModel(window));
+        QVERIFY(editor->makeAction()->isEnabled() && editor->openAction()->isEnabled());
     }
 
     void theSliderAndTheBoxAreUndoSteps() {
