@@ -158,13 +158,11 @@ bool SteeringEditor::makeVector(const SteeringRecipe& recipe, const QString& pat
 
 void SteeringEditor::collectMade(const QString& error) {
     QString failure = error;
-    if (failure.isEmpty() && !job_->cancelled() && !openVector(making_, &failure) &&
-        failure.isEmpty())
-        failure = tr("the vector was not written");
-    if (failure.isEmpty()) {
-        if (!job_->cancelled()) Q_EMIT vectorMade(making_);
+    if (failure.isEmpty() && !job_->cancelled() && openVector(making_, &failure)) {
+        Q_EMIT vectorMade(making_);
         return;
     }
+    if (failure.isEmpty()) return; // cancelled: nothing was written
     auto* box = new QMessageBox(QMessageBox::Warning, tr("Cannot make the steering vector"),
                                 failure, QMessageBox::Ok, this);
     box->setAttribute(Qt::WA_DeleteOnClose);
