@@ -264,8 +264,6 @@ void printAblation(const AblationEffect& effect, const QStringList& what, const 
     for (const QString& line : what)
         out << line << "\n";
     out << "pos\ttoken\tKL(clean||" << changed << ")\ttop-1 clean -> " << changed << "\n";
-    double sum = 0.0;
-    int flips = 0;
     for (std::size_t t = 0; t < effect.positions.size(); ++t) {
         const PositionChange& c = effect.positions[t];
         const QString token = t < input.tokens.size() ? QString::fromStdString(input.tokens[t])
@@ -276,16 +274,12 @@ void printAblation(const AblationEffect& effect, const QStringList& what, const 
             << quotedToken(tokenizer, c.ablatedTop) << " ("
             << QString::number(c.ablatedTopProbability, 'f', 3) << ")" << (c.flipped() ? "  *" : "")
             << "\n";
-        sum += c.kl;
-        flips += c.flipped() ? 1 : 0;
     }
-    const double positions = double(std::max<std::size_t>(1, effect.positions.size()));
-    double topKFlips = 0.0;
-    for (const PositionChange& c : effect.positions)
-        topKFlips += c.topKFlips;
-    out << "mean KL " << QString::number(sum / positions, 'g', 6) << ", top-1 changed at " << flips
-        << " of " << effect.positions.size() << " positions, mean top-" << kOutputChangeTopK
-        << " flips " << QString::number(topKFlips / positions, 'g', 4) << "\n";
+    const OutputChangeSummary summary = summarizeOutputChange(effect.positions);
+    out << "mean KL " << QString::number(summary.meanKl, 'g', 6) << ", top-1 changed at "
+        << summary.flipped << " of " << effect.positions.size() << " positions, mean top-"
+        << kOutputChangeTopK << " flips " << QString::number(summary.meanTopKFlips, 'g', 4)
+        << "\n";
 }
 
 // The checkpoint's tokenizer, or null when it has none (texts are then token ids).

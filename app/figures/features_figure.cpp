@@ -66,15 +66,10 @@ QString qualityLine(const FeatureAnalysis& a) {
 // What the user's edits did to the output, when the pass carries any.
 QString editsLine(const ForwardResult& r) {
     if (r.knockouts.edits.empty() || r.outputChange.empty()) return {};
-    double kl = 0.0;
-    int flipped = 0;
-    for (const PositionChange& c : r.outputChange) {
-        kl += c.kl;
-        flipped += c.flipped() ? 1 : 0;
-    }
+    const OutputChangeSummary summary = summarizeOutputChange(r.outputChange);
     return QStringLiteral(" · edited: mean KL %1 nats, top-1 changed at %2 of %3")
-        .arg(kl / double(r.outputChange.size()), 0, 'f', 3)
-        .arg(flipped)
+        .arg(summary.meanKl, 0, 'f', 3)
+        .arg(summary.flipped)
         .arg(r.outputChange.size());
 }
 

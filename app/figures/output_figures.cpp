@@ -128,14 +128,9 @@ render::PanelsFigure editEffectFigure(const ForwardResult& r) {
     changed.headers = {QStringLiteral("Position"), QStringLiteral("After the token"),
                        QStringLiteral("Clean predicts"), QStringLiteral("Edited predicts")};
     changed.emptyMessage = QStringLiteral("The top-1 prediction is the same at every position.");
-    double klSum = 0.0, flipSum = 0.0;
-    int agreeing = 0;
     for (std::size_t t = 0; t < r.outputChange.size(); ++t) {
         const PositionChange& c = r.outputChange[t];
         bars.values.push_back(float(c.kl));
-        klSum += c.kl;
-        flipSum += c.topKFlips;
-        agreeing += c.flipped() ? 0 : 1;
         if (c.flipped())
             changed.rows.push_back({QString::number(t),
                                     QStringLiteral("“%1”").arg(r.tokens.value(int(t))),
@@ -143,6 +138,7 @@ render::PanelsFigure editEffectFigure(const ForwardResult& r) {
                                     predicted(r, c.ablatedTop, c.ablatedTopProbability)});
     }
     bars.maxValue = std::max(1e-3f, *std::max_element(bars.values.begin(), bars.values.end()));
+    const OutputChangeSummary summary = summarizeOutputChange(r.outputChange);
     const double positions = double(r.outputChange.size());
     render::PanelsFigure f;
     f.title = QStringLiteral("Edit effect on the output · %1 · the knockouts and edits vs the "
@@ -150,9 +146,9 @@ render::PanelsFigure editEffectFigure(const ForwardResult& r) {
                   .arg(r.model ? r.model->name() : QString());
     f.caption = QStringLiteral("Mean KL %1 nats · top-1 agreement %2% · %3 of the clean top %4 "
                                "leave the edited top %4 per position")
-                    .arg(klSum / positions, 0, 'f', 3)
-                    .arg(100.0 * agreeing / positions, 0, 'f', 0)
-                    .arg(flipSum / positions, 0, 'f', 2)
+                    .arg(summary.meanKl, 0, 'f', 3)
+                    .arg(100.0 * (positions - summary.flipped) / positions, 0, 'f', 0)
+                    .arg(summary.meanTopKFlips, 0, 'f', 2)
                     .arg(kOutputChangeTopK);
     f.columns = 2;
     f.panels = {bars, changed};

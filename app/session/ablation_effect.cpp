@@ -55,6 +55,19 @@ std::vector<PositionChange> outputChange(const Tensor& cleanLogits, const Tensor
     return changes;
 }
 
+OutputChangeSummary summarizeOutputChange(const std::vector<PositionChange>& positions) {
+    OutputChangeSummary summary;
+    if (positions.empty()) return summary;
+    for (const PositionChange& c : positions) {
+        summary.meanKl += c.kl;
+        summary.flipped += c.flipped() ? 1 : 0;
+        summary.meanTopKFlips += c.topKFlips;
+    }
+    summary.meanKl /= double(positions.size());
+    summary.meanTopKFlips /= double(positions.size());
+    return summary;
+}
+
 bool hasLanguageModelHead(const TransformerModel& model) {
     return model.spec().causal && model.hasLmHead();
 }

@@ -26,6 +26,15 @@ constexpr int kOutputChangeTopK = 5;
 // Per position of two logit tensors [T, V] of the same shape.
 std::vector<PositionChange> outputChange(const Tensor& cleanLogits, const Tensor& ablatedLogits);
 
+// The change over every position, as the Effect view, the knockout grid, the Features caption
+// and `inspect` report it; zeros for no position.
+struct OutputChangeSummary {
+    double meanKl = 0.0;
+    int flipped = 0; // positions whose top-1 prediction changed
+    double meanTopKFlips = 0.0;
+};
+OutputChangeSummary summarizeOutputChange(const std::vector<PositionChange>& positions);
+
 struct AblationEffect {
     Tensor cleanLogits, ablatedLogits; // [T, V]
     std::vector<PositionChange> positions;

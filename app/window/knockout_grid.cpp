@@ -329,12 +329,7 @@ void KnockoutGrid::updateReadout() {
     const int query = workspace_->state().query;
     const int position = query >= 0 ? query : int(result->outputChange.size()) - 1;
     const PositionChange& c = result->outputChange[std::size_t(position)];
-    int flips = 0;
-    double mean = 0.0;
-    for (const PositionChange& p : result->outputChange) {
-        flips += p.flipped() ? 1 : 0;
-        mean += p.kl / double(result->outputChange.size());
-    }
+    const OutputChangeSummary all = summarizeOutputChange(result->outputChange);
     readout_->setText(
         tr("At token %1 “%2”: KL(p_clean ‖ p_ablated) = %3 nats<br>top-1 %4 (%5) → %6 (%7)%8"
            "<br>All tokens: mean KL %9, top-1 changed at %10 of %11")
@@ -346,8 +341,8 @@ void KnockoutGrid::updateReadout() {
             .arg(tokenText(*result->model, c.ablatedTop).toHtmlEscaped())
             .arg(c.ablatedTopProbability, 0, 'f', 3)
             .arg(c.flipped() ? tr(" <b>changed</b>") : QString())
-            .arg(mean, 0, 'g', 4)
-            .arg(flips)
+            .arg(all.meanKl, 0, 'g', 4)
+            .arg(all.flipped)
             .arg(result->outputChange.size()));
 }
 } // namespace headlight::app
